@@ -1,0 +1,268 @@
+//! Shared position helpers for adapters: byte offsets of borrowed `RawValue`s → `Location`,
+//! a bounded "skim" of a document for format detection, and the JSON Lines reader (line numbers,
+//! a maximum record size, BOM and CRLF handling, invalid UTF-8 reported per line).
+
+use std::io::BufRead;
+
+use serde_json::value::RawValue;
+use serde_json::{Map, Value};
+
+use crate::finding::InputIssue;
+use crate::model::{LineIndex, Location};
+
+/// Byte offset of a borrowed raw value inside the text it was parsed from.
+pub fn offset_in(text: &str, raw: &RawValue) -> usize {
+    let base = text.as_ptr() as usize;
+    let at = raw.get().as_ptr() as usize;
+    at.saturating_sub(base).min(text.len())
+}
+
+/// The location of a borrowed raw value.
+pub fn locate(text: &str, index: &LineIndex, raw: &RawValue, pointer: String) -> Location {
+    index.location(text, offset_in(text, raw), pointer)
+}
+
+/// Turn a serde_json error into (line, column) relative to a text that starts at `first_line`.
+pub fn error_position(err: &serde_json::Error, first_line: u32) -> (u32, u32) {
+    let line = u32::try_from(err.line()).unwrap_or(u32::MAX);
+    (
+        first_line.saturating_add(line.saturating_sub(1)).max(1),
+        u32::try_from(err.column()).unwrap_or(u32::MAX).max(1),
+    )
+}
+
+/// A serde_json error's message without its " at line L column C" suffix (the caller reports the
+/// position itself, relative to the file).
+pub fn error_message(err: &serde_json::Error) -> String {
+    let s = err.to_string();
+    match s.rfind(" at line ") {
+        Some(i) if s[i..].contains(" column ") => s[..i].to_owned(),
+        _ => s,
+    }
+}
+
+/// A reduced copy of a JSON text for format detection: objects keep every key, arrays keep
+/// their first few elements, and nesting stops at `depth`. Costs about one scan of the text.
+pub fn skim(text: &str, depth: usize) -> Result<Value, serde_json::Error> {
+    let raw: &RawValue = serde_json::from_str(text)?;
+    Ok(skim_raw(raw, depth))
+}
+
+/// Elements kept per array by `skim`.
+const SKIM_ITEMS: usize = 3;
+
+fn skim_raw(raw: &RawValue, depth: usize) -> Value {
+    let s = raw.get();
+    match s.as_bytes().first() {
+        Some(b'{') if depth > 0 => {
+            match serde_json::from_str::<std::collections::BTreeMap<String, &RawValue>>(s) {
+                Ok(map) => Value::Object(
+                    map.into_iter()
+                        .map(|(k, v)| (k, skim_raw(v, depth - 1)))
+                        .collect::<Map<String, Value>>(),
+                ),
+                Err(_) => Value::Null,
+            }
+        }
+        Some(b'[') if depth > 0 => match serde_json::from_str::<Vec<&RawValue>>(s) {
+            Ok(items) => Value::Array(
+                items
+                    .into_iter()
+                    .take(SKIM_ITEMS)
+                    .map(|v| skim_raw(v, depth - 1))
+                    .collect(),
+            ),
+            Err(_) => Value::Null,
+        },
+        Some(b'{' | b'[') => Value::Null,
+        // Long strings are cut: detection only needs to see their start.
+        Some(b'"') if s.len() > 4096 => {
+            let v: String = serde_json::from_str(s).unwrap_or_default();
+            Value::String(v.chars().take(2048).collect())
+        }
+        _ => serde_json::from_str(s).unwrap_or(Value::Null),
+    }
+}
+
+/// One line of a JSON Lines input.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Line {
+    /// 1-based line number in the file.
+    pub number: u32,
+    /// The line's text, without its line ending.
+    pub text: String,
+}
+
+/// Reads JSON Lines from any `BufRead`: skips blank lines, strips a UTF-8 BOM and `\r`, bounds
+/// each record, and reports (without stopping) lines that are too long or not UTF-8.
+pub struct LineReader<R> {
+    inner: R,
+    path: String,
+    max_record: usize,
+    line: u32,
+    buf: Vec<u8>,
+    done: bool,
+}
+
+impl<R: BufRead> LineReader<R> {
+    /// A reader over `inner`, whose records are at most `max_record` bytes.
+    pub fn new(inner: R, path: impl Into<String>, max_record: usize) -> Self {
+        Self {
+            inner,
+            path: path.into(),
+            max_record,
+            line: 0,
+            buf: Vec::new(),
+            done: false,
+        }
+    }
+
+    /// Read one physical line into `buf`, keeping at most `max_record + 1` bytes; returns
+    /// `(bytes read, truncated)` or `None` at the end.
+    fn read_line(&mut self) -> std::io::Result<Option<bool>> {
+        self.buf.clear();
+        let mut read_any = false;
+        let mut truncated = false;
+        loop {
+            let available = match self.inner.fill_buf() {
+                Ok(b) => b,
+                Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
+                Err(e) => return Err(e),
+            };
+            if available.is_empty() {
+                return Ok(read_any.then_some(truncated));
+            }
+            read_any = true;
+            let (chunk, used, end) = match memchr::memchr(b'\n', available) {
+                Some(i) => (&available[..i], i + 1, true),
+                None => (available, available.len(), false),
+            };
+            let room = (self.max_record + 1).saturating_sub(self.buf.len());
+            if chunk.len() > room {
+                truncated = true;
+            }
+            self.buf.extend_from_slice(&chunk[..chunk.len().min(room)]);
+            self.inner.consume(used);
+            if end {
+                return Ok(Some(truncated));
+            }
+        }
+    }
+}
+
+impl<R: BufRead> Iterator for LineReader<R> {
+    type Item = Result<Line, InputIssue>;
+
+    fn next(&mut self) -> Option<Self::Item> {
+        loop {
+            if self.done {
+                return None;
+            }
+            let truncated = match self.read_line() {
+                Ok(Some(t)) => t,
+                Ok(None) => {
+                    self.done = true;
+                    return None;
+                }
+                Err(e) => {
+                    self.done = true;
+                    return Some(Err(InputIssue::file(
+                        &self.path,
+                        format!("cannot read: {e}"),
+                    )));
+                }
+            };
+            self.line += 1;
+            if truncated || self.buf.len() > self.max_record {
+                return Some(Err(InputIssue::at(
+                    &self.path,
+                    self.line,
+                    1,
+                    format!(
+                        "record is longer than the limit of {} bytes; raise it with `--max-record-size`",
+                        self.max_record
+                    ),
+                )));
+            }
+            let mut bytes = self.buf.as_slice();
+            if self.line == 1 {
+                bytes = bytes.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(bytes);
+            }
+            let bytes = bytes.strip_suffix(b"\r").unwrap_or(bytes);
+            if bytes.iter().all(u8::is_ascii_whitespace) {
+                continue;
+            }
+            return Some(match std::str::from_utf8(bytes) {
+                Ok(s) => Ok(Line {
+                    number: self.line,
+                    text: s.to_owned(),
+                }),
+                Err(e) => Err(InputIssue::at(
+                    &self.path,
+                    self.line,
+                    u32::try_from(e.valid_up_to() + 1).unwrap_or(u32::MAX),
+                    "invalid UTF-8: the record is not text",
+                )),
+            });
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn lines(input: &[u8], max: usize) -> Vec<Result<Line, InputIssue>> {
+        LineReader::new(input, "f.jsonl", max).collect()
+    }
+
+    #[test]
+    fn numbers_lines_and_skips_blanks() {
+        let got = lines(b"\xEF\xBB\xBF{\"a\":1}\r\n\n  \n{\"b\":2}", 100);
+        assert_eq!(
+            got,
+            vec![
+                Ok(Line {
+                    number: 1,
+                    text: "{\"a\":1}".into()
+                }),
+                Ok(Line {
+                    number: 4,
+                    text: "{\"b\":2}".into()
+                }),
+            ]
+        );
+    }
+
+    #[test]
+    fn long_and_invalid_lines_are_issues_and_reading_goes_on() {
+        let got = lines(b"{}\n0123456789abcdef\n\xff\xfe\n{}\n", 8);
+        assert!(matches!(&got[0], Ok(l) if l.number == 1));
+        assert_eq!(got[1].as_ref().unwrap_err().line, 2);
+        assert!(
+            got[1]
+                .as_ref()
+                .unwrap_err()
+                .message
+                .contains("--max-record-size")
+        );
+        assert_eq!(got[2].as_ref().unwrap_err().line, 3);
+        assert!(matches!(&got[3], Ok(l) if l.number == 4));
+    }
+
+    #[test]
+    fn skim_keeps_keys_and_first_items() {
+        let v = skim(r#"{"a": [1, 2, 3, 4, 5], "b": {"c": {"d": {"e": 1}}}}"#, 3).unwrap();
+        assert_eq!(v["a"], serde_json::json!([1, 2, 3]));
+        assert_eq!(v["b"]["c"]["d"], Value::Null);
+    }
+
+    #[test]
+    fn offsets_of_raw_values() {
+        let text = "[\n  {\"x\": 1},\n  {\"y\": 2}\n]";
+        let items: Vec<&RawValue> = serde_json::from_str(text).unwrap();
+        let idx = LineIndex::new(text);
+        let loc = locate(text, &idx, items[1], "/1".into());
+        assert_eq!((loc.line, loc.column), (3, 3));
+    }
+}

@@ -1,0 +1,590 @@
+//! Input formats → the canonical model. `InputFormat`, content-based detection (never the file
+//! name), and `parse_reader`, which decides between a JSON document and JSON Lines, streams JSON
+//! Lines record by record, and hands each adapter its body. Adapters never see rules, sources or
+//! reports; a problem with one record is an `InputIssue`, and the rest is still read.
+
+pub mod args;
+pub mod json_pos;
+pub mod native;
+
+use std::io::{BufRead, Read};
+
+use serde_json::Value;
+
+use crate::finding::InputIssue;
+use crate::model::{InputRef, Trace};
+
+use json_pos::{Line, LineReader};
+
+/// The input formats tracelint reads.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum InputFormat {
+    /// Seed 002's native trace JSON.
+    Native,
+    /// Claude Code session JSONL, Claude CLI `stream-json`, flat tool-use event lines.
+    Claude,
+    /// OpenAI chat messages / Responses items, ShareGPT, Anthropic Messages.
+    OpenAi,
+    /// Langfuse trace exports.
+    Langfuse,
+    /// OpenTelemetry spans: OpenInference, OTLP JSON, GenAI semantic conventions.
+    Otel,
+}
+
+impl InputFormat {
+    /// Every format, in detection order.
+    pub const ALL: &'static [InputFormat] = &[
+        InputFormat::Native,
+        InputFormat::Claude,
+        InputFormat::OpenAi,
+        InputFormat::Langfuse,
+        InputFormat::Otel,
+    ];
+
+    /// The name used on the command line and in reports.
+    pub fn name(self) -> &'static str {
+        match self {
+            InputFormat::Native => "native",
+            InputFormat::Claude => "claude",
+            InputFormat::OpenAi => "openai",
+            InputFormat::Langfuse => "langfuse",
+            InputFormat::Otel => "otel",
+        }
+    }
+
+    /// Parse a format name (`openinference` is an alias of `otel`).
+    pub fn parse(s: &str) -> Option<InputFormat> {
+        match s.trim().to_ascii_lowercase().as_str() {
+            "native" => Some(InputFormat::Native),
+            "claude" | "claude-code" => Some(InputFormat::Claude),
+            "openai" => Some(InputFormat::OpenAi),
+            "langfuse" => Some(InputFormat::Langfuse),
+            "otel" | "openinference" | "opentelemetry" => Some(InputFormat::Otel),
+            _ => None,
+        }
+    }
+
+    fn sniff(self, record: &Value) -> u8 {
+        match self {
+            InputFormat::Native => native::sniff(record),
+            InputFormat::Claude
+            | InputFormat::OpenAi
+            | InputFormat::Langfuse
+            | InputFormat::Otel => 0,
+        }
+    }
+}
+
+impl std::fmt::Display for InputFormat {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+/// Where an adapter sends what it reads: traces (one at a time, so JSON Lines can stream) and
+/// input issues.
+pub trait Emit {
+    /// A finished trace.
+    fn trace(&mut self, trace: Trace);
+    /// A problem with the input; the adapter keeps reading.
+    fn issue(&mut self, issue: InputIssue);
+}
+
+/// Everything read from one input, collected.
+#[derive(Debug, Default)]
+pub struct Parsed {
+    /// The traces, in input order.
+    pub traces: Vec<Trace>,
+    /// Problems with the input.
+    pub issues: Vec<InputIssue>,
+}
+
+impl Emit for Parsed {
+    fn trace(&mut self, trace: Trace) {
+        self.traces.push(trace);
+    }
+    fn issue(&mut self, issue: InputIssue) {
+        self.issues.push(issue);
+    }
+}
+
+/// How the input is laid out.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Container {
+    /// One JSON document (object or array).
+    Document,
+    /// JSON Lines: one record per line.
+    Lines,
+}
+
+/// What detection sees: the container and the first records, skimmed.
+#[derive(Debug)]
+pub struct Head {
+    /// The layout.
+    pub container: Container,
+    /// The first records: a document's top-level object, the elements of a top-level array, or
+    /// the first lines.
+    pub records: Vec<Value>,
+}
+
+/// Number of JSON Lines records detection looks at.
+const DETECT_LINES: usize = 8;
+
+/// Decide the format from content. `Err` names what it looked like and the flag to pass.
+pub fn detect(head: &Head) -> Result<InputFormat, String> {
+    let mut scores: Vec<(InputFormat, u32)> = InputFormat::ALL
+        .iter()
+        .map(|f| (*f, head.records.iter().map(|r| u32::from(f.sniff(r))).sum()))
+        .collect();
+    scores.sort_by_key(|s| std::cmp::Reverse(s.1));
+    let (best, score) = scores[0];
+    if score == 0 && looks_like_tools(head) {
+        return Err("this is a tools file, not a trace: pass it with `--tools`".to_owned());
+    }
+    if score == 0 {
+        return Err(format!(
+            "cannot tell the input format: {}; pass `--input-format native|claude|openai|langfuse|otel`",
+            describe(head)
+        ));
+    }
+    let tied: Vec<&str> = scores
+        .iter()
+        .filter(|(_, s)| *s == score)
+        .map(|(f, _)| f.name())
+        .collect();
+    if tied.len() > 1 {
+        return Err(format!(
+            "the input fits several formats ({}); pass `--input-format {}` to choose",
+            tied.join(", "),
+            tied.join("|")
+        ));
+    }
+    Ok(best)
+}
+
+/// A short description of what the records look like, for detection errors.
+fn describe(head: &Head) -> String {
+    let container = match head.container {
+        Container::Document => "a JSON document",
+        Container::Lines => "JSON Lines",
+    };
+    let keys: Vec<String> = head
+        .records
+        .iter()
+        .filter_map(Value::as_object)
+        .flat_map(|m| m.keys().take(6).cloned())
+        .take(6)
+        .collect();
+    if keys.is_empty() {
+        format!("it is {container} with no object records")
+    } else {
+        format!(
+            "it is {container} whose records have keys {}",
+            keys.iter()
+                .map(|k| format!("`{}`", crate::model::location::pointer_token(k)))
+                .collect::<Vec<_>>()
+                .join(", ")
+        )
+    }
+}
+
+/// The body an adapter reads.
+pub enum Body<'a> {
+    /// A whole JSON document.
+    Document(&'a str),
+    /// JSON Lines, streamed.
+    Lines(&'a mut dyn Iterator<Item = Result<Line, InputIssue>>),
+}
+
+/// Run one adapter over a body.
+pub fn parse_body(format: InputFormat, body: Body<'_>, input: &InputRef, out: &mut dyn Emit) {
+    match (format, body) {
+        (InputFormat::Native, Body::Document(text)) => native::parse_document(text, input, out),
+        (InputFormat::Native, Body::Lines(lines)) => native::parse_lines(lines, input, out),
+        (other, _) => out.issue(InputIssue::file(
+            &input.path,
+            format!("the `{other}` reader is not available in this build"),
+        )),
+    }
+}
+
+/// How to read one input.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct ReadOptions {
+    /// The format, or `None` to detect it from the content.
+    pub format: Option<InputFormat>,
+    /// Size limits.
+    pub limits: Limits,
+    /// Skip (instead of failing on) a file that is a tools file, not a trace: set for files found
+    /// by walking a directory.
+    pub skip_tools_files: bool,
+}
+
+/// What reading one input came to.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ReadOutcome {
+    /// Read as this format (issues, if any, were emitted).
+    Read(InputFormat),
+    /// A tools file found by a directory walk: skipped.
+    SkippedToolsFile,
+    /// Nothing could be read; an issue says why.
+    Failed,
+}
+
+/// Does the head look like a tools file (`{"tools": …}`, a `tools/list` reply, an array of tool
+/// definitions)?
+fn looks_like_tools(head: &Head) -> bool {
+    let tool_def = |v: &Value| {
+        v.get("name").is_some_and(Value::is_string)
+            && ["inputSchema", "input_schema", "parameters"]
+                .iter()
+                .any(|k| v.get(*k).is_some())
+            || v.get("type").and_then(Value::as_str) == Some("function")
+                && v.get("function").is_some()
+                && v.get("role").is_none()
+    };
+    !head.records.is_empty()
+        && head.records.iter().all(|r| {
+            tool_def(r)
+                || r.get("tools")
+                    .is_some_and(|t| t.is_array() || t.is_object())
+                    && r.get("steps").is_none()
+                    && r.get("messages").is_none()
+                || r.get("result").and_then(|x| x.get("tools")).is_some()
+        })
+}
+
+/// Limits on what one input may hold.
+#[derive(Debug, Clone, Copy)]
+pub struct Limits {
+    /// Largest single record (a JSON Lines line, or a whole JSON document), in bytes.
+    pub max_record: usize,
+}
+
+impl Default for Limits {
+    fn default() -> Self {
+        Self {
+            max_record: 256 << 20,
+        }
+    }
+}
+
+/// Read one input: decide document vs. JSON Lines, detect the format (unless given), and run
+/// the adapter.
+pub fn parse_reader<R: BufRead>(
+    mut reader: R,
+    path: &str,
+    opts: &ReadOptions,
+    out: &mut dyn Emit,
+) -> ReadOutcome {
+    let (format, limits) = (opts.format, opts.limits);
+    let undetected = |head: &Head, msg: String, out: &mut dyn Emit| {
+        if opts.skip_tools_files && looks_like_tools(head) {
+            ReadOutcome::SkippedToolsFile
+        } else {
+            out.issue(InputIssue::file(path, msg));
+            ReadOutcome::Failed
+        }
+    };
+    let mut first = Vec::new();
+    let mut first_truncated = false;
+    match read_first_line(
+        &mut reader,
+        limits.max_record,
+        &mut first,
+        &mut first_truncated,
+    ) {
+        Ok(()) => {}
+        Err(e) => {
+            out.issue(InputIssue::file(path, format!("cannot read: {e}")));
+            return ReadOutcome::Failed;
+        }
+    }
+    let bom_len = if first.starts_with(b"\xEF\xBB\xBF") {
+        3
+    } else {
+        0
+    };
+    let first_text = &first[bom_len..];
+    let lead = first_text.iter().position(|b| !b.is_ascii_whitespace());
+    let is_lines = !first_truncated
+        && lead.is_some_and(|i| first_text[i] == b'{')
+        && std::str::from_utf8(first_text)
+            .ok()
+            .is_some_and(|s| serde_json::from_str::<serde::de::IgnoredAny>(s).is_ok());
+    if is_lines {
+        let rest = LineReader::new(reader, path, limits.max_record).map(|r| {
+            r.map(|mut l| {
+                l.number += 1;
+                l
+            })
+            .map_err(|mut i| {
+                if i.line > 0 {
+                    i.line += 1;
+                }
+                i
+            })
+        });
+        let first_line = LineReader::new(&first[..], path, limits.max_record);
+        let mut all = first_line.chain(rest);
+        let mut buffered: Vec<Result<Line, InputIssue>> = Vec::new();
+        let format = match format {
+            Some(f) => f,
+            None => {
+                for item in all.by_ref() {
+                    buffered.push(item);
+                    if buffered.iter().filter(|r| r.is_ok()).count() >= DETECT_LINES {
+                        break;
+                    }
+                }
+                let records = buffered
+                    .iter()
+                    .filter_map(|r| r.as_ref().ok())
+                    .filter_map(|l| json_pos::skim(&l.text, 4).ok())
+                    .collect();
+                let head = Head {
+                    container: Container::Lines,
+                    records,
+                };
+                match detect(&head) {
+                    Ok(f) => f,
+                    Err(msg) => return undetected(&head, msg, out),
+                }
+            }
+        };
+        let mut lines = buffered.into_iter().chain(all);
+        parse_body(
+            format,
+            Body::Lines(&mut lines),
+            &InputRef {
+                path: path.to_owned(),
+                format: format.name().to_owned(),
+            },
+            out,
+        );
+        return ReadOutcome::Read(format);
+    }
+    // A whole document: read the rest.
+    let mut bytes = first;
+    let cap = limits.max_record as u64;
+    if let Err(e) = reader
+        .take(cap + 1 - (bytes.len() as u64).min(cap))
+        .read_to_end(&mut bytes)
+    {
+        out.issue(InputIssue::file(path, format!("cannot read: {e}")));
+        return ReadOutcome::Failed;
+    }
+    if bytes.len() > limits.max_record {
+        out.issue(InputIssue::file(
+            path,
+            format!(
+                "the document is larger than the limit of {} bytes; raise it with `--max-record-size`",
+                limits.max_record
+            ),
+        ));
+        return ReadOutcome::Failed;
+    }
+    let text = match std::str::from_utf8(&bytes[bom_len..]) {
+        Ok(t) => t,
+        Err(e) => {
+            let upto = &bytes[bom_len..bom_len + e.valid_up_to()];
+            let line = 1 + memchr::memchr_iter(b'\n', upto).count();
+            out.issue(InputIssue::at(
+                path,
+                u32::try_from(line).unwrap_or(u32::MAX),
+                0,
+                "invalid UTF-8: the file is not text",
+            ));
+            return ReadOutcome::Failed;
+        }
+    };
+    let trimmed = text.trim_start();
+    if trimmed.is_empty() {
+        out.issue(InputIssue::file(path, "the file is empty: nothing to lint"));
+        return ReadOutcome::Failed;
+    }
+    if !trimmed.starts_with(['{', '[']) {
+        let (line, col) = first_char_position(text);
+        out.issue(InputIssue::at(
+            path,
+            line,
+            col,
+            "not JSON: a trace file must hold a JSON object, a JSON array or JSON Lines",
+        ));
+        return ReadOutcome::Failed;
+    }
+    let format = match format {
+        Some(f) => f,
+        None => {
+            let top = match json_pos::skim(text, 5) {
+                Ok(v) => v,
+                Err(e) => {
+                    let (line, col) = json_pos::error_position(&e, 1);
+                    out.issue(InputIssue::at(
+                        path,
+                        line,
+                        col,
+                        format!("invalid JSON: {}", json_pos::error_message(&e)),
+                    ));
+                    return ReadOutcome::Failed;
+                }
+            };
+            let records = match top {
+                Value::Array(items) => items,
+                other => vec![other],
+            };
+            let head = Head {
+                container: Container::Document,
+                records,
+            };
+            match detect(&head) {
+                Ok(f) => f,
+                Err(msg) => return undetected(&head, msg, out),
+            }
+        }
+    };
+    parse_body(
+        format,
+        Body::Document(text),
+        &InputRef {
+            path: path.to_owned(),
+            format: format.name().to_owned(),
+        },
+        out,
+    );
+    ReadOutcome::Read(format)
+}
+
+fn first_char_position(text: &str) -> (u32, u32) {
+    let offset = text.len() - text.trim_start().len();
+    let idx = crate::model::LineIndex::new(text);
+    idx.line_col(text, offset)
+}
+
+/// Read the first physical line (up to `max` bytes, plus its newline) into `buf`.
+fn read_first_line<R: BufRead>(
+    reader: &mut R,
+    max: usize,
+    buf: &mut Vec<u8>,
+    truncated: &mut bool,
+) -> std::io::Result<()> {
+    loop {
+        let available = match reader.fill_buf() {
+            Ok(b) => b,
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
+            Err(e) => return Err(e),
+        };
+        if available.is_empty() {
+            return Ok(());
+        }
+        let (take, end) = match memchr::memchr(b'\n', available) {
+            Some(i) => (i + 1, true),
+            None => (available.len(), false),
+        };
+        buf.extend_from_slice(&available[..take]);
+        reader.consume(take);
+        if end {
+            return Ok(());
+        }
+        if buf.len() > max {
+            *truncated = true;
+            return Ok(());
+        }
+    }
+}
+
+/// Parse a whole input held in memory (library API and tests).
+pub fn parse_bytes(
+    bytes: &[u8],
+    path: &str,
+    format: Option<InputFormat>,
+) -> (Option<InputFormat>, Parsed) {
+    let mut parsed = Parsed::default();
+    let opts = ReadOptions {
+        format,
+        ..ReadOptions::default()
+    };
+    let f = match parse_reader(bytes, path, &opts, &mut parsed) {
+        ReadOutcome::Read(f) => Some(f),
+        _ => None,
+    };
+    (f, parsed)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn jsonl_with_a_broken_middle_line() {
+        let text = b"{\"run_id\":\"a\",\"steps\":[]}\n{\"run_id\": \"b\", \"steps\": [\n{\"run_id\":\"c\",\"steps\":[]}\n";
+        let (f, p) = parse_bytes(text, "x.jsonl", None);
+        assert_eq!(f, Some(InputFormat::Native));
+        let ids: Vec<_> = p.traces.iter().map(|t| t.run_id.as_str()).collect();
+        assert_eq!(ids, ["a", "c"]);
+        assert_eq!(p.issues.len(), 1);
+        assert_eq!(p.issues[0].line, 2);
+        assert!(
+            p.issues[0]
+                .message
+                .starts_with("invalid JSON: EOF while parsing a"),
+            "{}",
+            p.issues[0]
+        );
+    }
+
+    #[test]
+    fn pretty_document_is_not_lines() {
+        let text = b"{\n  \"run_id\": \"a\",\n  \"steps\": [\n    {\"type\": \"message\", \"role\": \"user\", \"content\": \"x\"}\n  ]\n}\n";
+        let (f, p) = parse_bytes(text, "x.json", None);
+        assert_eq!(f, Some(InputFormat::Native));
+        assert_eq!(p.traces[0].steps[0].at.line, 4);
+        assert_eq!(p.traces[0].steps[0].at.column, 5);
+    }
+
+    #[test]
+    fn empty_and_non_json_inputs() {
+        let (_, p) = parse_bytes(b"  \n\n", "e.json", None);
+        assert_eq!(
+            p.issues[0].to_string(),
+            "e.json: the file is empty: nothing to lint"
+        );
+        let (_, p) = parse_bytes(b"\nhello", "h.txt", None);
+        assert_eq!(
+            p.issues[0].to_string(),
+            "h.txt:2:1: not JSON: a trace file must hold a JSON object, a JSON array or JSON Lines"
+        );
+    }
+
+    #[test]
+    fn tools_files_are_named_as_such_or_skipped_when_walked() {
+        let text = br#"{"tools": [{"name": "t", "inputSchema": {}}]}"#;
+        let (_, p) = parse_bytes(text, "tools.json", None);
+        assert_eq!(
+            p.issues[0].message,
+            "this is a tools file, not a trace: pass it with `--tools`"
+        );
+        let mut parsed = Parsed::default();
+        let opts = ReadOptions {
+            skip_tools_files: true,
+            ..ReadOptions::default()
+        };
+        assert_eq!(
+            parse_reader(&text[..], "tools.json", &opts, &mut parsed),
+            ReadOutcome::SkippedToolsFile
+        );
+        assert!(parsed.issues.is_empty());
+    }
+
+    #[test]
+    fn undetectable_input_names_the_flag() {
+        let (f, p) = parse_bytes(br#"{"hello": "world"}"#, "u.json", None);
+        assert_eq!(f, None);
+        assert!(
+            p.issues[0].message.contains("pass `--input-format"),
+            "{}",
+            p.issues[0]
+        );
+        assert!(p.issues[0].message.contains("`hello`"), "{}", p.issues[0]);
+    }
+}

@@ -1,0 +1,403 @@
+//! The `native` format (seed 002): `{"run_id", "steps": [...], "final"}`. A `.json` document is
+//! one trace, a JSON array is many, and JSON Lines is one trace per line. Every step is located
+//! at the line and column where its JSON begins.
+
+use serde::Deserialize;
+use serde_json::value::RawValue;
+use serde_json::{Map, Value};
+
+use crate::finding::InputIssue;
+use crate::model::{
+    CallOrigin, InputRef, LineIndex, Location, Message, ResultStatus, Role, StepKind, StepMeta,
+    ToolCall, ToolResult, Trace,
+};
+
+use super::json_pos::{Line, error_message, error_position, locate};
+use super::{Emit, Parsed, args};
+
+/// Does this record look like a native trace? (`steps` list of typed steps.)
+pub fn sniff(record: &Value) -> u8 {
+    let Some(steps) = record.get("steps").and_then(Value::as_array) else {
+        return 0;
+    };
+    if steps.is_empty() {
+        return 2;
+    }
+    let typed = steps
+        .iter()
+        .filter(|s| {
+            matches!(
+                s.get("type").and_then(Value::as_str),
+                Some("message" | "tool_call" | "tool_result")
+            )
+        })
+        .count();
+    if typed > 0 { 10 } else { 1 }
+}
+
+#[derive(Deserialize)]
+struct RawTrace<'a> {
+    #[serde(default)]
+    run_id: Option<Value>,
+    #[serde(default, borrow)]
+    steps: Option<&'a RawValue>,
+    #[serde(default, rename = "final")]
+    final_answer: Option<Value>,
+}
+
+/// Parse a whole native document (object or array of objects).
+pub fn parse_document(text: &str, input: &InputRef, out: &mut dyn Emit) {
+    let index = LineIndex::new(text);
+    let trimmed = text.trim_start();
+    if trimmed.starts_with('[') {
+        let items: Vec<&RawValue> = match serde_json::from_str(text) {
+            Ok(items) => items,
+            Err(e) => return json_error(&e, 1, input, out),
+        };
+        if items.is_empty() {
+            out.issue(InputIssue::file(
+                &input.path,
+                "the file holds an empty array: nothing to lint",
+            ));
+        }
+        for (i, raw) in items.iter().enumerate() {
+            let default_id = format!("{}[{i}]", input.path);
+            parse_trace(text, &index, raw, &format!("/{i}"), &default_id, input, out);
+        }
+    } else {
+        let raw: &RawValue = match serde_json::from_str(text) {
+            Ok(r) => r,
+            Err(e) => return json_error(&e, 1, input, out),
+        };
+        parse_trace(text, &index, raw, "", &input.path, input, out);
+    }
+}
+
+/// Parse native JSON Lines: one trace per line.
+pub fn parse_lines(
+    lines: &mut dyn Iterator<Item = Result<Line, InputIssue>>,
+    input: &InputRef,
+    out: &mut dyn Emit,
+) {
+    for line in lines {
+        match line {
+            Err(issue) => out.issue(issue),
+            Ok(line) => {
+                let raw: &RawValue = match serde_json::from_str(&line.text) {
+                    Ok(r) => r,
+                    Err(e) => {
+                        json_error(&e, line.number, input, out);
+                        continue;
+                    }
+                };
+                let index = LineIndex::starting_at(&line.text, line.number);
+                let default_id = format!("{}:{}", input.path, line.number);
+                parse_trace(&line.text, &index, raw, "", &default_id, input, out);
+            }
+        }
+    }
+}
+
+/// Parse a native document given as a string (tests and the library API).
+pub fn parse_str(text: &str, path: &str) -> Parsed {
+    let input = InputRef {
+        path: path.to_owned(),
+        format: "native".to_owned(),
+    };
+    let mut parsed = Parsed::default();
+    parse_document(text, &input, &mut parsed);
+    parsed
+}
+
+fn json_error(e: &serde_json::Error, first_line: u32, input: &InputRef, out: &mut dyn Emit) {
+    let (line, col) = error_position(e, first_line);
+    out.issue(InputIssue::at(
+        &input.path,
+        line,
+        col,
+        format!("invalid JSON: {}", error_message(e)),
+    ));
+}
+
+fn parse_trace(
+    text: &str,
+    index: &LineIndex,
+    raw: &RawValue,
+    pointer: &str,
+    default_id: &str,
+    input: &InputRef,
+    out: &mut dyn Emit,
+) {
+    let at = locate(text, index, raw, pointer.to_owned());
+    let issue = |msg: String| InputIssue::at(&input.path, at.line, at.column, msg);
+    let rt: RawTrace<'_> = match serde_json::from_str(raw.get()) {
+        Ok(t) => t,
+        Err(_) => {
+            return out.issue(issue(
+                "not a native trace: expected an object with a `steps` list (pass `--input-format` if this is another format)".into(),
+            ));
+        }
+    };
+    let Some(steps_raw) = rt.steps else {
+        return out.issue(issue("not a native trace: missing `steps` list".into()));
+    };
+    let steps: Vec<&RawValue> = match serde_json::from_str(steps_raw.get()) {
+        Ok(s) => s,
+        Err(_) => return out.issue(issue("not a native trace: `steps` is not a list".into())),
+    };
+    let run_id = match rt.run_id {
+        Some(Value::String(s)) => s,
+        Some(Value::Number(n)) => n.to_string(),
+        _ => default_id.to_owned(),
+    };
+    let mut trace = Trace::new(run_id, input.clone());
+    trace.final_answer = match rt.final_answer {
+        Some(Value::String(s)) => Some(s),
+        Some(Value::Null) | None => None,
+        Some(other) => Some(other.to_string()),
+    };
+    for (j, step_raw) in steps.iter().enumerate() {
+        let loc = locate(text, index, step_raw, format!("{pointer}/steps/{j}"));
+        match parse_step(step_raw) {
+            Ok((kind, meta)) => {
+                trace.push(kind, loc, meta);
+            }
+            Err(msg) => {
+                trace.partial = true;
+                out.issue(InputIssue::at(
+                    &input.path,
+                    loc.line,
+                    loc.column,
+                    format!("step {j}: {msg}"),
+                ));
+            }
+        }
+    }
+    out.trace(trace);
+}
+
+fn parse_step(raw: &RawValue) -> Result<(StepKind, StepMeta), String> {
+    let v: Value = serde_json::from_str(raw.get()).map_err(|e| format!("invalid JSON: {e}"))?;
+    let Value::Object(m) = v else {
+        return Err("a step must be an object".into());
+    };
+    let meta = parse_meta(m.get("meta"));
+    let kind = match m.get("type").and_then(Value::as_str) {
+        Some("message") => StepKind::Message(Message {
+            role: parse_role(m.get("role"))?,
+            content: text_of(m.get("content")),
+        }),
+        Some("tool_call") => {
+            let name = match m.get("name") {
+                Some(Value::String(s)) => s.clone(),
+                _ => return Err("a `tool_call` needs a string `name`".into()),
+            };
+            let raw_args = m
+                .get("raw_text")
+                .or_else(|| m.get("raw_args"))
+                .and_then(Value::as_str)
+                .map(str::to_owned);
+            let explicit = m.get("args");
+            let args = match (&raw_args, explicit) {
+                (Some(raw), Some(Value::Object(o))) if o.is_empty() => args::from_text(raw),
+                (Some(raw), None | Some(Value::Null)) => args::from_text(raw),
+                (Some(raw), Some(other)) => match args::from_text(raw) {
+                    m @ crate::model::Args::Malformed(_) => m,
+                    _ => args::from_value(Some(other)),
+                },
+                (None, value) => args::from_value(value),
+            };
+            let origin = match m.get("origin").and_then(Value::as_str) {
+                Some("tool" | "tool_record") => CallOrigin::ToolRecord,
+                _ => CallOrigin::Model,
+            };
+            StepKind::ToolCall(ToolCall {
+                call_id: id_of(m.get("call_id")),
+                name,
+                raw_args: raw_args.or_else(|| explicit.and_then(Value::as_str).map(str::to_owned)),
+                args,
+                origin,
+            })
+        }
+        Some("tool_result") => StepKind::ToolResult(parse_result(&m)),
+        Some(other) => {
+            return Err(format!(
+                "unknown step type `{other}` (expected `message`, `tool_call` or `tool_result`)"
+            ));
+        }
+        None => return Err("missing step `type`".into()),
+    };
+    Ok((kind, meta))
+}
+
+fn parse_result(m: &Map<String, Value>) -> ToolResult {
+    let content_recorded = m.contains_key("content");
+    let content = m.get("content").cloned().unwrap_or(Value::Null);
+    let http_status = m.get("http_status").and_then(status_code);
+    let error = match m.get("error") {
+        Some(Value::String(s)) if !s.trim().is_empty() => Some(s.clone()),
+        Some(Value::Bool(true)) => Some("error".to_owned()),
+        Some(v @ Value::Object(_)) => Some(v.to_string()),
+        _ => None,
+    };
+    let explicit = match m.get("status") {
+        Some(Value::String(s)) => match s.to_ascii_lowercase().as_str() {
+            "ok" | "success" | "succeeded" | "completed" => ResultStatus::Ok,
+            "error" | "failed" | "failure" => ResultStatus::Error,
+            _ => ResultStatus::Unknown,
+        },
+        _ => ResultStatus::Unknown,
+    };
+    let is_error = m.get("is_error").and_then(Value::as_bool);
+    let status = if error.is_some()
+        || is_error == Some(true)
+        || http_status.is_some_and(|c| c >= 400)
+        || explicit == ResultStatus::Error
+    {
+        ResultStatus::Error
+    } else if explicit == ResultStatus::Ok || is_error == Some(false) {
+        ResultStatus::Ok
+    } else {
+        ResultStatus::Unknown
+    };
+    ToolResult {
+        call_id: id_of(m.get("call_id")),
+        content,
+        status,
+        error,
+        http_status,
+        content_recorded,
+    }
+}
+
+fn status_code(v: &Value) -> Option<u16> {
+    match v {
+        Value::Number(n) => n.as_u64().and_then(|c| u16::try_from(c).ok()),
+        Value::String(s) => s.trim().parse().ok(),
+        _ => None,
+    }
+}
+
+fn parse_role(v: Option<&Value>) -> Result<Role, String> {
+    match v.and_then(Value::as_str) {
+        Some("user" | "human") => Ok(Role::User),
+        Some("assistant" | "ai" | "model") => Ok(Role::Assistant),
+        Some("system" | "developer") => Ok(Role::System),
+        Some("tool" | "function") => Ok(Role::Tool),
+        Some(other) => Err(format!("unknown message role `{other}`")),
+        None => Err("a `message` needs a `role`".into()),
+    }
+}
+
+/// A call id written as a string or a number.
+fn id_of(v: Option<&Value>) -> Option<String> {
+    match v {
+        Some(Value::String(s)) => Some(s.clone()),
+        Some(Value::Number(n)) => Some(n.to_string()),
+        _ => None,
+    }
+}
+
+/// Message text: the string itself, typed blocks' text joined, or JSON text for anything else.
+fn text_of(v: Option<&Value>) -> String {
+    match v {
+        None | Some(Value::Null) => String::new(),
+        Some(Value::String(s)) => s.clone(),
+        Some(Value::Array(items))
+            if items
+                .iter()
+                .all(|i| i.get("text").is_some_and(Value::is_string)) =>
+        {
+            items
+                .iter()
+                .filter_map(|i| i.get("text").and_then(Value::as_str))
+                .collect::<Vec<_>>()
+                .join("\n")
+        }
+        Some(other) => other.to_string(),
+    }
+}
+
+fn parse_meta(v: Option<&Value>) -> StepMeta {
+    let Some(Value::Object(m)) = v else {
+        return StepMeta::default();
+    };
+    let s = |k: &str| m.get(k).and_then(Value::as_str).map(str::to_owned);
+    StepMeta {
+        timestamp: s("timestamp"),
+        duration_ms: m.get("duration_ms").and_then(Value::as_f64),
+        model: s("model"),
+        parent_id: s("parent_id"),
+        source_id: s("id").or_else(|| s("span_id")),
+        retry_attempt: m
+            .get("retry_attempt")
+            .and_then(Value::as_u64)
+            .and_then(|n| u32::try_from(n).ok()),
+        injected: m.get("injected").and_then(Value::as_bool).unwrap_or(false),
+        fault_injection_id: s("fault_injection_id"),
+    }
+}
+
+/// The location of the first step (used when a trace has no step but needs a position).
+pub fn start_of(trace: &Trace) -> Location {
+    trace
+        .steps
+        .first()
+        .map(|s| s.at.clone())
+        .unwrap_or_default()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn steps_are_located_in_arrays_and_objects() {
+        let text = "[\n {\"run_id\": \"a\", \"steps\": [\n   {\"type\": \"message\", \"role\": \"user\", \"content\": \"hi\"},\n   {\"type\": \"tool_call\", \"call_id\": 7, \"name\": \"t\", \"args\": {\"x\": 1}}\n ]},\n {\"steps\": []}\n]";
+        let p = parse_str(text, "t.json");
+        assert!(p.issues.is_empty(), "{:?}", p.issues);
+        assert_eq!(p.traces.len(), 2);
+        let s = &p.traces[0].steps;
+        assert_eq!(
+            (s[0].at.line, s[0].at.column, s[0].at.pointer.as_str()),
+            (3, 4, "/0/steps/0")
+        );
+        assert_eq!((s[1].at.line, s[1].at.column), (4, 4));
+        assert_eq!(s[1].as_call().unwrap().call_id.as_deref(), Some("7"));
+        assert_eq!(p.traces[1].run_id, "t.json[1]");
+    }
+
+    #[test]
+    fn bad_steps_are_issues_and_the_trace_is_partial() {
+        let text = r#"{"run_id": "r", "steps": [{"type": "tool_call", "name": "t", "args": {}}, {"type": "nope"}, 3]}"#;
+        let p = parse_str(text, "t.json");
+        assert_eq!(p.traces.len(), 1);
+        assert!(p.traces[0].partial);
+        assert_eq!(p.traces[0].steps.len(), 1);
+        assert_eq!(p.issues.len(), 2);
+        assert_eq!(
+            p.issues[0].to_string(),
+            "t.json:1:75: step 1: unknown step type `nope` (expected `message`, `tool_call` or `tool_result`)"
+        );
+    }
+
+    #[test]
+    fn result_status_from_structured_signals_only() {
+        let text = r#"{"steps": [
+          {"type": "tool_result", "call_id": "1", "content": "Error: boom"},
+          {"type": "tool_result", "call_id": "2", "content": {}, "status": "ok"},
+          {"type": "tool_result", "call_id": "3", "content": {}, "http_status": "503"},
+          {"type": "tool_result", "call_id": "4", "content": {}, "error": "timeout"},
+          {"type": "tool_result", "call_id": "5"}
+        ]}"#;
+        let p = parse_str(text, "t.json");
+        let st: Vec<_> = p.traces[0]
+            .steps
+            .iter()
+            .map(|s| s.as_result().unwrap().status)
+            .collect();
+        use ResultStatus::*;
+        assert_eq!(st, vec![Unknown, Ok, Error, Error, Unknown]);
+        assert!(!p.traces[0].steps[4].as_result().unwrap().content_recorded);
+    }
+}

@@ -1,0 +1,230 @@
+//! The command line, as clap derive types only: no logic. Doc comments are the help text.
+
+use std::path::PathBuf;
+
+use clap::{Args, Parser, Subcommand, ValueEnum};
+
+/// Lint what a tool-calling AI agent actually did.
+///
+/// tracelint reads an agent's transcript or trace (Claude Code sessions, OpenAI messages,
+/// Langfuse exports, OpenTelemetry / OpenInference spans, native traces), checks every tool call
+/// against the tools' JSON Schemas, and finds structural bugs — ignored tool errors, hallucinated
+/// arguments, loops, redundant calls, malformed arguments, unknown tools — each with the exact
+/// file:line evidence. No model judges anything.
+///
+/// `tracelint FILE --tools TOOLS` is short for `tracelint check FILE --tools TOOLS`.
+#[derive(Debug, Parser)]
+#[command(name = "tracelint", version, propagate_version = true, after_help = crate::exit::EXIT_CODES_HELP)]
+pub struct Cli {
+    /// What to do.
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+/// Subcommands.
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// Lint traces; the exit code gates CI.
+    #[command(after_help = CHECK_AFTER_HELP)]
+    Check(CheckArgs),
+    /// List the rules.
+    Rules(RulesArgs),
+    /// Explain a rule: what it checks, its tiers, an example, how to fix.
+    Explain(ExplainArgs),
+}
+
+const CHECK_AFTER_HELP: &str = "\
+Examples:
+  tracelint check trace.jsonl --tools tools.json
+  tracelint check 'traces/**/*.jsonl' --tools tools.json --output-format json
+  tracelint check session.jsonl --tools tools.json --json report.json --include-candidates
+  cat trace.json | tracelint check - --tools tools.json
+
+Exit codes (highest wins):
+  0  no finding at or above the --fail-on tier
+  1  only a non-default --fail-on gate tripped (candidates or hard events)
+  2  a hard_defect
+  3  input or usage error (unreadable file, malformed input, bad tools source, unknown rule)";
+
+/// `check` arguments.
+#[derive(Debug, Args, Clone)]
+pub struct CheckArgs {
+    /// Traces to lint: files, directories (walked for .json/.jsonl/.ndjson), globs, or `-` for stdin.
+    #[arg(required = true, value_name = "INPUT")]
+    pub inputs: Vec<String>,
+
+    /// Where tool schemas come from: a tools file, `mcp-stdio:<command>` or `mcp-http:<url>`. Repeatable.
+    #[arg(
+        long = "tools",
+        short = 't',
+        value_name = "SOURCE",
+        help_heading = "Schemas"
+    )]
+    pub tools: Vec<String>,
+
+    /// A call to a tool absent from the registry is a hard_defect (R7).
+    #[arg(long, help_heading = "Schemas")]
+    pub closed_toolset: bool,
+
+    /// Input format; `auto` decides from content, never from the file name.
+    #[arg(long, value_enum, value_name = "FORMAT", help_heading = "Input")]
+    pub input_format: Option<InputFormatArg>,
+
+    /// Largest single record (JSON Lines line or JSON document) in bytes.
+    #[arg(long, value_name = "BYTES", help_heading = "Input")]
+    pub max_record_size: Option<usize>,
+
+    /// What goes to stdout. `--format native|openai|openinference|otel|langfuse` (seed 002's spelling) sets the input format instead.
+    #[arg(long, alias = "format", value_name = "FORMAT", help_heading = "Output")]
+    pub output_format: Option<String>,
+
+    /// Also write the JSON report to FILE.
+    #[arg(long, value_name = "FILE", help_heading = "Output")]
+    pub json: Option<PathBuf>,
+
+    /// Show candidates in text output (JSON always carries them).
+    #[arg(long, help_heading = "Output")]
+    pub include_candidates: bool,
+
+    /// List every suppression with its reason.
+    #[arg(long, help_heading = "Output")]
+    pub show_suppressions: bool,
+
+    /// Print findings and input errors only, no footer.
+    #[arg(long, short = 'q', help_heading = "Output")]
+    pub quiet: bool,
+
+    /// When to use colour (honours NO_COLOR; never colours a pipe in `auto`).
+    #[arg(long, value_enum, default_value_t = ColorArg::Auto, value_name = "WHEN", help_heading = "Output")]
+    pub color: ColorArg,
+
+    /// Run only these rules (comma-separated or repeated; `R2` = R2a and R2b).
+    #[arg(
+        long,
+        value_delimiter = ',',
+        value_name = "RULES",
+        help_heading = "Rules"
+    )]
+    pub select: Vec<String>,
+
+    /// Skip these rules.
+    #[arg(
+        long,
+        value_delimiter = ',',
+        value_name = "RULES",
+        help_heading = "Rules"
+    )]
+    pub ignore: Vec<String>,
+
+    /// The lowest tier that fails the run: hard_defect (default, exit 2), hard_event or candidate (exit 1).
+    #[arg(long, value_enum, value_name = "TIER", help_heading = "Rules")]
+    pub fail_on: Option<FailOn>,
+
+    /// Read settings from this file instead of the nearest tracelint.toml.
+    #[arg(long, value_name = "FILE", help_heading = "Config")]
+    pub config: Option<PathBuf>,
+
+    /// Ignore any tracelint.toml / pyproject.toml.
+    #[arg(long, help_heading = "Config", conflicts_with = "config")]
+    pub no_config: bool,
+
+    /// Threads to use (default: all cores).
+    #[arg(long, short = 'j', value_name = "N")]
+    pub jobs: Option<usize>,
+
+    /// Only read and parse every record; lint nothing (benchmarks).
+    #[arg(long, hide = true)]
+    pub parse_only: bool,
+}
+
+/// `--input-format` values.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum InputFormatArg {
+    /// Decide from the content.
+    Auto,
+    /// tracelint's native trace JSON.
+    Native,
+    /// Claude Code session JSONL, Claude CLI stream-json.
+    Claude,
+    /// OpenAI chat / Responses messages, ShareGPT, Anthropic Messages.
+    Openai,
+    /// Langfuse trace export.
+    Langfuse,
+    /// OpenTelemetry spans (OpenInference, OTLP JSON, GenAI semconv).
+    #[value(alias = "openinference")]
+    Otel,
+}
+
+/// `--fail-on` values.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum FailOn {
+    /// Fail (exit 2) only on structurally provable defects.
+    #[value(name = "hard_defect", alias = "hard-defect")]
+    HardDefect,
+    /// Also fail (exit 1) on certain events such as a tool returning an error.
+    #[value(name = "hard_event", alias = "hard-event")]
+    HardEvent,
+    /// Also fail (exit 1) on heuristic candidates.
+    Candidate,
+}
+
+/// `--color` values.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum ColorArg {
+    /// Colour a terminal, not a pipe; honour NO_COLOR.
+    Auto,
+    /// Always colour.
+    Always,
+    /// Never colour.
+    Never,
+}
+
+/// `rules` arguments.
+#[derive(Debug, Args)]
+pub struct RulesArgs {
+    /// Print the table as JSON.
+    #[arg(long)]
+    pub json: bool,
+}
+
+/// `explain` arguments.
+#[derive(Debug, Args)]
+pub struct ExplainArgs {
+    /// The rule id (R1, R2a, …).
+    pub rule: String,
+}
+
+/// Subcommand names, for the implicit `check` (`tracelint FILE --tools T`).
+pub const SUBCOMMANDS: &[&str] = &["check", "rules", "explain", "help"];
+
+/// Insert `check` when the first argument is not a subcommand or a global flag, so
+/// `tracelint FILE --tools T` works (seed 000's form).
+pub fn with_implicit_check(mut args: Vec<std::ffi::OsString>) -> Vec<std::ffi::OsString> {
+    if let Some(first) = args.get(1).and_then(|a| a.to_str()) {
+        let global = matches!(first, "-h" | "--help" | "-V" | "--version");
+        if !global && !SUBCOMMANDS.contains(&first) {
+            args.insert(1, "check".into());
+        }
+    }
+    args
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use clap::CommandFactory;
+
+    #[test]
+    fn cli_is_consistent() {
+        Cli::command().debug_assert();
+    }
+
+    #[test]
+    fn implicit_check() {
+        let a = |v: &[&str]| with_implicit_check(v.iter().map(Into::into).collect());
+        assert_eq!(a(&["tracelint", "t.json", "--tools", "x"])[1], "check");
+        assert_eq!(a(&["tracelint", "--tools", "x", "t.json"])[1], "check");
+        assert_eq!(a(&["tracelint", "rules"])[1], "rules");
+        assert_eq!(a(&["tracelint", "--version"])[1], "--version");
+    }
+}

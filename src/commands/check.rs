@@ -1,0 +1,334 @@
+//! `tracelint check`: settings (flags over config) → tools sources → inputs → adapters, linted
+//! in parallel across files with each trace linted as soon as it is read → one sorted report →
+//! side outputs, stdout, exit status.
+
+use std::io::{BufReader, Read, Write};
+use std::path::Path;
+
+use anyhow::{Context, bail};
+use rayon::prelude::*;
+
+use crate::adapters::{self, Emit, InputFormat, Limits, ReadOptions, ReadOutcome};
+use crate::cli::{CheckArgs, ColorArg, FailOn, InputFormatArg};
+use crate::config::{self, Config};
+use crate::exit::ExitStatus;
+use crate::finding::{InputIssue, RuleId, Tier};
+use crate::inputs::{self, InputSpec};
+use crate::lint::{Linter, ReportBuilder, TraceLint};
+use crate::model::{ToolRegistry, Trace};
+use crate::reporters::{self, OutputFormat, TextOptions};
+use crate::rules::{RuleSettings, Selection, parse_rule_list};
+use crate::sources::{self, SourceSpec};
+
+/// Everything `check` needs, resolved from flags and config (flags win).
+#[derive(Debug)]
+pub struct Settings {
+    /// Inputs as given.
+    pub inputs: Vec<String>,
+    /// Tools sources.
+    pub tools: Vec<SourceSpec>,
+    /// `None` = auto.
+    pub input_format: Option<InputFormat>,
+    /// Stdout format.
+    pub output: OutputFormat,
+    /// Rules to run.
+    pub selection: Selection,
+    /// Lowest failing tier.
+    pub fail_on: Tier,
+    /// Text options.
+    pub text: TextOptions,
+    /// Unknown tools are hard defects.
+    pub closed_toolset: bool,
+    /// Parallelism.
+    pub jobs: Option<usize>,
+    /// Record limits.
+    pub limits: Limits,
+    /// The config in force.
+    pub config: Config,
+    /// Notices for stderr (e.g. the legacy `--format` spelling).
+    pub notices: Vec<String>,
+}
+
+fn resolve(args: &CheckArgs) -> anyhow::Result<Settings> {
+    let config = if args.no_config {
+        Config::default()
+    } else if let Some(path) = &args.config {
+        config::load(path)?
+    } else {
+        let cwd = std::env::current_dir().context("cannot read the working directory")?;
+        config::discover(&cwd)?.unwrap_or_default()
+    };
+    let mut notices = Vec::new();
+    let mut input_format = config.input_format;
+    if let Some(f) = args.input_format {
+        input_format = match f {
+            InputFormatArg::Auto => None,
+            InputFormatArg::Native => Some(InputFormat::Native),
+            InputFormatArg::Claude => Some(InputFormat::Claude),
+            InputFormatArg::Openai => Some(InputFormat::OpenAi),
+            InputFormatArg::Langfuse => Some(InputFormat::Langfuse),
+            InputFormatArg::Otel => Some(InputFormat::Otel),
+        };
+    }
+    let mut output = OutputFormat::Text;
+    if let Some(name) = args.output_format.as_deref() {
+        match name {
+            "text" => output = OutputFormat::Text,
+            "json" => output = OutputFormat::Json,
+            "json-lines" | "sarif" | "html" | "github" => {
+                bail!("output format `{name}` is not available in this build; use `text` or `json`")
+            }
+            other => match InputFormat::parse(other) {
+                Some(f) => {
+                    notices.push(format!(
+                        "note: `--format {other}` names an input format; read as `--input-format {}` (use --output-format for the report format)",
+                        f.name()
+                    ));
+                    input_format = Some(f);
+                }
+                None => bail!(
+                    "unknown format `{other}`: output formats are text, json, json-lines, sarif, html, github; input formats (for --input-format) are native, claude, openai, langfuse, otel"
+                ),
+            },
+        }
+    }
+    let select = if args.select.is_empty() {
+        config.select.clone()
+    } else {
+        parse_rule_list(&args.select)?
+    };
+    let ignore: Vec<RuleId> = if args.ignore.is_empty() {
+        config.ignore_rules.clone()
+    } else {
+        parse_rule_list(&args.ignore)?
+    };
+    let fail_on = match args.fail_on {
+        Some(FailOn::HardDefect) => Tier::HardDefect,
+        Some(FailOn::HardEvent) => Tier::HardEvent,
+        Some(FailOn::Candidate) => Tier::Candidate,
+        None => config.fail_on.unwrap_or(Tier::HardDefect),
+    };
+    let tools: Vec<SourceSpec> = if args.tools.is_empty() {
+        config.tools.iter()
+    } else {
+        args.tools.iter()
+    }
+    .map(|s| SourceSpec::parse(s))
+    .collect();
+    let color = match args.color {
+        ColorArg::Always => true,
+        ColorArg::Never => false,
+        ColorArg::Auto => {
+            anstream::AutoStream::choice(&std::io::stdout()) != anstream::ColorChoice::Never
+        }
+    };
+    Ok(Settings {
+        inputs: args.inputs.clone(),
+        tools,
+        input_format,
+        output,
+        selection: Selection::new(&select, &ignore),
+        fail_on,
+        text: TextOptions {
+            include_candidates: args.include_candidates
+                || config.include_candidates.unwrap_or(false),
+            show_suppressions: args.show_suppressions,
+            quiet: args.quiet,
+            color,
+        },
+        closed_toolset: args.closed_toolset || config.closed_toolset.unwrap_or(false),
+        jobs: args.jobs,
+        limits: Limits {
+            max_record: args.max_record_size.unwrap_or(Limits::default().max_record),
+        },
+        config,
+        notices,
+    })
+}
+
+/// Load the `--tools` sources and apply config metadata overrides.
+fn registry(settings: &Settings) -> anyhow::Result<Option<ToolRegistry>> {
+    if settings.tools.is_empty() {
+        if !settings.config.metadata.is_empty() {
+            bail!(
+                "the config declares `[metadata.*]` overrides but no tools source: add `tools = \"tools.json\"` or pass `--tools`"
+            );
+        }
+        return Ok(None);
+    }
+    let mut registry = sources::load_all(&settings.tools)?;
+    for (tool, meta) in &settings.config.metadata {
+        let spec = registry.get_mut(tool).with_context(|| {
+            format!("the config overrides metadata of `{tool}`, which no tools source declares")
+        })?;
+        spec.metadata.overlay(meta);
+    }
+    Ok(Some(registry))
+}
+
+/// What one input produced.
+struct InputResult {
+    outcome: ReadOutcome,
+    traces: Vec<TraceLint>,
+    issues: Vec<InputIssue>,
+}
+
+/// Lints each trace as soon as its adapter emits it, so memory follows the largest trace.
+struct Sink<'a> {
+    linter: &'a Linter,
+    parse_only: bool,
+    result: InputResult,
+}
+
+impl Emit for Sink<'_> {
+    fn trace(&mut self, trace: Trace) {
+        let lint = if self.parse_only {
+            TraceLint {
+                calls: trace.call_count(),
+                partial: trace.partial,
+                ..TraceLint::default()
+            }
+        } else {
+            self.linter.lint(&trace)
+        };
+        self.result.traces.push(lint);
+    }
+    fn issue(&mut self, issue: InputIssue) {
+        self.result.issues.push(issue);
+    }
+}
+
+fn read_input(
+    spec: &InputSpec,
+    settings: &Settings,
+    linter: &Linter,
+    parse_only: bool,
+) -> InputResult {
+    let mut sink = Sink {
+        linter,
+        parse_only,
+        result: InputResult {
+            outcome: ReadOutcome::Failed,
+            traces: Vec::new(),
+            issues: Vec::new(),
+        },
+    };
+    let opts = ReadOptions {
+        format: settings.input_format,
+        limits: settings.limits,
+        skip_tools_files: spec.walked,
+    };
+    let outcome = match &spec.path {
+        None => {
+            let mut bytes = Vec::new();
+            match std::io::stdin()
+                .lock()
+                .take(settings.limits.max_record as u64 + 1)
+                .read_to_end(&mut bytes)
+            {
+                Ok(_) => adapters::parse_reader(&bytes[..], &spec.display, &opts, &mut sink),
+                Err(e) => {
+                    sink.issue(InputIssue::file("-", format!("cannot read stdin: {e}")));
+                    ReadOutcome::Failed
+                }
+            }
+        }
+        Some(path) => match open(path) {
+            Ok(file) => adapters::parse_reader(
+                BufReader::with_capacity(256 << 10, file),
+                &spec.display,
+                &opts,
+                &mut sink,
+            ),
+            Err(e) => {
+                sink.issue(InputIssue::file(&spec.display, format!("cannot read: {e}")));
+                ReadOutcome::Failed
+            }
+        },
+    };
+    sink.result.outcome = outcome;
+    sink.result
+}
+
+fn open(path: &Path) -> std::io::Result<std::fs::File> {
+    let file = std::fs::File::open(path)?;
+    if file.metadata()?.is_dir() {
+        return Err(std::io::Error::other("it is a directory"));
+    }
+    Ok(file)
+}
+
+/// `tracelint check`.
+#[allow(clippy::print_stderr)]
+pub fn run(args: &CheckArgs) -> anyhow::Result<ExitStatus> {
+    let settings = resolve(args)?;
+    for n in &settings.notices {
+        eprintln!("{n}");
+    }
+    let given = registry(&settings)?;
+    let linter = Linter::new(
+        given,
+        settings.selection,
+        RuleSettings {
+            closed_toolset: settings.closed_toolset,
+        },
+    );
+    let (specs, expand_issues) = inputs::expand(&settings.inputs);
+    let pool = rayon::ThreadPoolBuilder::new()
+        .num_threads(settings.jobs.unwrap_or(0))
+        .build()
+        .context("cannot start worker threads")?;
+    let results: Vec<InputResult> = pool.install(|| {
+        specs
+            .par_iter()
+            .map(|spec| read_input(spec, &settings, &linter, args.parse_only))
+            .collect()
+    });
+    let mut builder = ReportBuilder::new();
+    for issue in expand_issues {
+        builder.issue(issue);
+    }
+    for (spec, result) in specs.iter().zip(results) {
+        let input = builder.input(&spec.display);
+        match result.outcome {
+            ReadOutcome::Read(f) => builder.format(input, f.name()),
+            ReadOutcome::SkippedToolsFile => {
+                builder.note(
+                    input,
+                    "skipped: a tools file found in a walked directory, not a trace".into(),
+                );
+            }
+            ReadOutcome::Failed => {}
+        }
+        if result.issues.iter().any(|i| i.line > 0) {
+            builder.partial(input);
+        }
+        for issue in result.issues {
+            builder.issue(issue);
+        }
+        for t in result.traces {
+            builder.trace(input, t);
+        }
+    }
+    let report = builder.finish(settings.fail_on, &settings.config.ignores);
+    // Side outputs first, so a CI upload step finds them whatever the exit code.
+    if let Some(path) = &args.json {
+        let mut file = std::io::BufWriter::new(
+            std::fs::File::create(path)
+                .with_context(|| format!("cannot write `{}`", path.display()))?,
+        );
+        reporters::render(
+            OutputFormat::Json,
+            &report,
+            TextOptions::default(),
+            &mut file,
+        )
+        .and_then(|()| file.flush())
+        .with_context(|| format!("cannot write `{}`", path.display()))?;
+    }
+    let stdout = std::io::stdout();
+    let mut out = std::io::BufWriter::new(stdout.lock());
+    reporters::render(settings.output, &report, settings.text, &mut out)?;
+    out.flush()?;
+    Ok(report.exit)
+}

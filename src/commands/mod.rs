@@ -1,0 +1,17 @@
+//! One module per subcommand: glue between the CLI, config, inputs, adapters, sources, rules and
+//! reporters. Each returns `anyhow::Result<ExitStatus>`; only `main` prints an error.
+
+pub mod check;
+pub mod rules;
+
+use crate::cli::{Cli, Command};
+use crate::exit::ExitStatus;
+
+/// Run a parsed command line.
+pub fn run(cli: Cli) -> anyhow::Result<ExitStatus> {
+    match cli.command {
+        Command::Check(args) => check::run(&args),
+        Command::Rules(args) => rules::list(&args),
+        Command::Explain(args) => rules::explain(&args),
+    }
+}

@@ -1,0 +1,136 @@
+//! `tracelint rules` (the table of rules) and `tracelint explain RULE` (a rule's doc), both
+//! generated from the rules' static metadata, as is the README's rules table.
+
+use std::io::Write;
+
+use anyhow::Context;
+
+use crate::cli::{ExplainArgs, RulesArgs};
+use crate::exit::ExitStatus;
+use crate::finding::RuleId;
+use crate::rules::{RULES, meta_of};
+
+/// The rules table in Markdown (the README embeds exactly this; a test keeps them equal).
+pub fn markdown_table() -> String {
+    let mut s =
+        String::from("| rule | finding type | tiers | what it flags |\n|---|---|---|---|\n");
+    for rule in RULES {
+        let m = rule.meta();
+        s.push_str(&format!(
+            "| {} | `{}` | {} | {} |\n",
+            m.id,
+            m.kind.as_str(),
+            m.tiers
+                .iter()
+                .map(|t| format!("`{t}`"))
+                .collect::<Vec<_>>()
+                .join(" / "),
+            m.summary
+        ));
+    }
+    s
+}
+
+/// `tracelint rules`.
+#[allow(clippy::print_stdout)]
+pub fn list(args: &RulesArgs) -> anyhow::Result<ExitStatus> {
+    let mut out = std::io::stdout().lock();
+    if args.json {
+        let rows: Vec<_> = RULES
+            .iter()
+            .map(|r| {
+                let m = r.meta();
+                serde_json::json!({
+                    "id": m.id.as_str(),
+                    "type": m.kind.as_str(),
+                    "tiers": m.tiers.iter().map(|t| t.as_str()).collect::<Vec<_>>(),
+                    "unit": m.unit,
+                    "summary": m.summary,
+                })
+            })
+            .collect();
+        serde_json::to_writer_pretty(&mut out, &rows)?;
+        writeln!(out)?;
+    } else {
+        writeln!(out, "{:<5} {:<20} {:<25} SUMMARY", "RULE", "TYPE", "TIERS")?;
+        for rule in RULES {
+            let m = rule.meta();
+            writeln!(
+                out,
+                "{:<5} {:<20} {:<25} {}",
+                m.id.as_str(),
+                m.kind.as_str(),
+                m.tiers_text(),
+                m.summary
+            )?;
+        }
+        writeln!(
+            out,
+            "\nRun `tracelint explain RULE` for what a rule checks, its tiers, an example and how to fix."
+        )?;
+    }
+    Ok(ExitStatus::Clean)
+}
+
+/// `tracelint explain RULE`.
+pub fn explain(args: &ExplainArgs) -> anyhow::Result<ExitStatus> {
+    let id = RuleId::parse(&args.rule).with_context(|| {
+        format!(
+            "unknown rule `{}`: run `tracelint rules` for the list",
+            args.rule
+        )
+    })?;
+    let meta = meta_of(id).with_context(|| format!("rule {id} is not in this build"))?;
+    let mut out = std::io::stdout().lock();
+    writeln!(out, "# {} — {}\n", meta.id, meta.kind.as_str())?;
+    writeln!(out, "{}\n", meta.summary)?;
+    writeln!(out, "Tiers: {}\n", meta.tiers_text())?;
+    write!(out, "{}", meta.explanation)?;
+    Ok(ExitStatus::Clean)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_rule_doc_has_the_fixed_headings() {
+        for rule in RULES {
+            let m = rule.meta();
+            let mut last = 0;
+            for h in [
+                "## What it checks",
+                "## Why it matters",
+                "## Tiers & suppressions",
+                "## Example",
+                "## How to fix",
+            ] {
+                let at = m
+                    .explanation
+                    .find(h)
+                    .unwrap_or_else(|| panic!("{} doc lacks `{h}`", m.id));
+                assert!(at >= last, "{}: `{h}` out of order", m.id);
+                last = at;
+            }
+        }
+    }
+
+    #[test]
+    fn readme_rules_table_is_current() {
+        let readme = include_str!("../../README.md");
+        let table = markdown_table();
+        assert!(
+            readme.contains(&table),
+            "the README's rules table is stale; replace it with:\n{table}"
+        );
+    }
+
+    #[test]
+    fn messages_start_lowercase() {
+        for rule in RULES {
+            let s = rule.meta().summary;
+            assert!(s.starts_with(|c: char| c.is_lowercase()), "{s}");
+            assert!(!s.ends_with('.'), "{s}");
+        }
+    }
+}

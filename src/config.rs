@@ -1,0 +1,408 @@
+//! `tracelint.toml` (or `[tool.tracelint]` in `pyproject.toml`): discovery upward from the
+//! working directory, parsing with every unknown key or bad value an error at its line, and the
+//! reasoned `[[ignore]]` entries. Flags override the file; the merge happens in `commands`.
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+use serde::Deserialize;
+use toml::Spanned;
+
+use crate::adapters::InputFormat;
+use crate::finding::{Finding, RuleId, Tier};
+use crate::model::{LineIndex, ToolMetadata};
+
+/// A configuration problem: always names the file and, where it can, the line.
+#[derive(Debug, thiserror::Error)]
+#[error("{location}: {message}")]
+pub struct ConfigError {
+    /// `path:line:col` or `path`.
+    pub location: String,
+    /// What is wrong and how to fix it.
+    pub message: String,
+}
+
+/// One reasoned ignore: a rule plus optional tool / field / path globs, and a mandatory reason.
+#[derive(Debug, Clone)]
+pub struct Ignore {
+    /// The rules it silences (`R2` names R2a and R2b).
+    pub rules: Vec<RuleId>,
+    /// Glob on the finding's tool.
+    pub tool: Option<glob::Pattern>,
+    /// Glob on the finding's argument field.
+    pub field: Option<glob::Pattern>,
+    /// Glob on the input path.
+    pub path: Option<glob::Pattern>,
+    /// Why the finding is accepted.
+    pub reason: String,
+    /// Where it was declared, for "matched nothing" warnings (`tracelint.toml:12`).
+    pub declared_at: String,
+}
+
+impl Ignore {
+    /// Does this ignore cover a finding from the input at `path`?
+    pub fn matches(&self, f: &Finding, path: &str) -> bool {
+        let opts = glob::MatchOptions {
+            case_sensitive: true,
+            require_literal_separator: false,
+            require_literal_leading_dot: false,
+        };
+        self.rules.contains(&f.rule)
+            && self
+                .tool
+                .as_ref()
+                .is_none_or(|g| f.tool.as_deref().is_some_and(|t| g.matches_with(t, opts)))
+            && self
+                .field
+                .as_ref()
+                .is_none_or(|g| f.field.as_deref().is_some_and(|t| g.matches_with(t, opts)))
+            && self.path.as_ref().is_none_or(|g| {
+                let p = path.strip_prefix("./").unwrap_or(path);
+                g.matches_with(p, opts) || g.matches_with(path, opts)
+            })
+    }
+}
+
+/// A loaded configuration file.
+#[derive(Debug, Clone, Default)]
+pub struct Config {
+    /// The file it came from.
+    pub path: Option<PathBuf>,
+    /// `tools`: sources, with file paths made relative to the config file's folder.
+    pub tools: Vec<String>,
+    /// `input-format`.
+    pub input_format: Option<InputFormat>,
+    /// `select`.
+    pub select: Vec<RuleId>,
+    /// `ignore` entries that are bare rule ids.
+    pub ignore_rules: Vec<RuleId>,
+    /// `fail-on`.
+    pub fail_on: Option<Tier>,
+    /// `closed-toolset`.
+    pub closed_toolset: Option<bool>,
+    /// `include-candidates`.
+    pub include_candidates: Option<bool>,
+    /// `[[ignore]]` entries with reasons.
+    pub ignores: Vec<Ignore>,
+    /// `[metadata.<tool>]` overrides.
+    pub metadata: BTreeMap<String, ToolMetadata>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields, rename_all = "kebab-case")]
+struct RawConfig {
+    #[serde(default)]
+    tools: Option<Spanned<toml::Value>>,
+    #[serde(default, alias = "format", alias = "input_format")]
+    input_format: Option<Spanned<String>>,
+    #[serde(default)]
+    select: Option<Vec<Spanned<String>>>,
+    #[serde(default)]
+    ignore: Option<Vec<Spanned<toml::Value>>>,
+    #[serde(default, alias = "fail_on")]
+    fail_on: Option<Spanned<String>>,
+    #[serde(default, alias = "closed_toolset")]
+    closed_toolset: Option<bool>,
+    #[serde(default, alias = "include_candidates")]
+    include_candidates: Option<bool>,
+    #[serde(default)]
+    metadata: Option<BTreeMap<String, Spanned<toml::Value>>>,
+}
+
+#[derive(Deserialize)]
+struct Pyproject {
+    #[serde(default)]
+    tool: Option<PyTool>,
+}
+
+#[derive(Deserialize)]
+struct PyTool {
+    #[serde(default)]
+    tracelint: Option<RawConfig>,
+}
+
+/// Find the nearest config upward from `start`: `tracelint.toml`, then a `pyproject.toml` with
+/// a `[tool.tracelint]` table. Stops at the repository root (a folder holding `.git`).
+pub fn discover(start: &Path) -> Result<Option<Config>, ConfigError> {
+    let mut dir = Some(start);
+    while let Some(d) = dir {
+        let candidate = d.join("tracelint.toml");
+        if candidate.is_file() {
+            return load(&candidate).map(Some);
+        }
+        let py = d.join("pyproject.toml");
+        if py.is_file() {
+            let text = read(&py)?;
+            if text.contains("[tool.tracelint") {
+                return parse(&text, &py).map(Some);
+            }
+        }
+        if d.join(".git").exists() {
+            break;
+        }
+        dir = d.parent();
+    }
+    Ok(None)
+}
+
+fn read(path: &Path) -> Result<String, ConfigError> {
+    std::fs::read_to_string(path).map_err(|e| ConfigError {
+        location: path.display().to_string(),
+        message: format!("cannot read the config file: {e}"),
+    })
+}
+
+/// Load a named config file (`--config FILE`).
+pub fn load(path: &Path) -> Result<Config, ConfigError> {
+    let text = read(path)?;
+    parse(&text, path)
+}
+
+/// Parse config text; `path` decides the shape (`pyproject.toml` → `[tool.tracelint]`).
+pub fn parse(text: &str, path: &Path) -> Result<Config, ConfigError> {
+    let index = LineIndex::new(text);
+    let display = path.display().to_string();
+    let at = |span: Option<std::ops::Range<usize>>| match span {
+        Some(s) => {
+            let (l, c) = index.line_col(text, s.start);
+            format!("{display}:{l}:{c}")
+        }
+        None => display.clone(),
+    };
+    let is_pyproject = path.file_name().is_some_and(|n| n == "pyproject.toml");
+    let raw = if is_pyproject {
+        let py: Pyproject = toml::from_str(text).map_err(|e| ConfigError {
+            location: at(e.span()),
+            message: e.message().trim().to_owned(),
+        })?;
+        py.tool
+            .and_then(|t| t.tracelint)
+            .ok_or_else(|| ConfigError {
+                location: display.clone(),
+                message: "no `[tool.tracelint]` table".into(),
+            })?
+    } else {
+        toml::from_str::<RawConfig>(text).map_err(|e| ConfigError {
+            location: at(e.span()),
+            message: e.message().trim().to_owned(),
+        })?
+    };
+    let base = path.parent().unwrap_or(Path::new(""));
+    let err = |span: std::ops::Range<usize>, message: String| ConfigError {
+        location: at(Some(span)),
+        message,
+    };
+    let mut cfg = Config {
+        path: Some(path.to_path_buf()),
+        closed_toolset: raw.closed_toolset,
+        include_candidates: raw.include_candidates,
+        ..Config::default()
+    };
+    if let Some(tools) = raw.tools {
+        let span = tools.span();
+        let list = match tools.into_inner() {
+            toml::Value::String(s) => vec![s],
+            toml::Value::Array(items) => items
+                .into_iter()
+                .map(|v| match v {
+                    toml::Value::String(s) => Ok(s),
+                    _ => Err(err(
+                        span.clone(),
+                        "`tools` must be a string or a list of strings".into(),
+                    )),
+                })
+                .collect::<Result<_, _>>()?,
+            _ => {
+                return Err(err(
+                    span,
+                    "`tools` must be a string or a list of strings".into(),
+                ));
+            }
+        };
+        cfg.tools = list
+            .into_iter()
+            .map(|s| {
+                if s.starts_with("mcp-") || s.starts_with("builtin:") || Path::new(&s).is_absolute()
+                {
+                    s
+                } else {
+                    base.join(&s).to_string_lossy().into_owned()
+                }
+            })
+            .collect();
+    }
+    if let Some(f) = raw.input_format {
+        let span = f.span();
+        cfg.input_format = Some(match f.into_inner().as_str() {
+            "auto" => None,
+            name => Some(InputFormat::parse(name).ok_or_else(|| {
+                err(span, format!("unknown input format `{name}` (expected auto, native, claude, openai, langfuse or otel)"))
+            })?),
+        })
+        .flatten();
+    }
+    if let Some(t) = raw.fail_on {
+        let span = t.span();
+        let name = t.into_inner();
+        cfg.fail_on = Some(Tier::parse(&name).ok_or_else(|| {
+            err(span, format!("unknown tier `{name}` for `fail-on` (expected hard_defect, hard_event or candidate)"))
+        })?);
+    }
+    for s in raw.select.unwrap_or_default() {
+        let span = s.span();
+        cfg.select
+            .extend(rules_of(s.get_ref()).map_err(|m| err(span, m))?);
+    }
+    for entry in raw.ignore.unwrap_or_default() {
+        let span = entry.span();
+        match entry.into_inner() {
+            toml::Value::String(id) => cfg
+                .ignore_rules
+                .extend(rules_of(&id).map_err(|m| err(span, m))?),
+            toml::Value::Table(t) => cfg
+                .ignores
+                .push(parse_ignore(t, at(Some(span.clone()))).map_err(|m| err(span, m))?),
+            _ => {
+                return Err(err(
+                    span,
+                    "an `ignore` entry must be a rule id or a table with `rule` and `reason`"
+                        .into(),
+                ));
+            }
+        }
+    }
+    for (tool, value) in raw.metadata.unwrap_or_default() {
+        let span = value.span();
+        let json = serde_json::to_value(value.into_inner())
+            .map_err(|e| err(span.clone(), format!("`metadata.{tool}`: {e}")))?;
+        let meta = crate::sources::file::parse_metadata(&json)
+            .map_err(|m| err(span, format!("`metadata.{tool}`: {m}")))?;
+        cfg.metadata.insert(tool, meta);
+    }
+    Ok(cfg)
+}
+
+fn rules_of(id: &str) -> Result<Vec<RuleId>, String> {
+    crate::rules::parse_rule_list(&[id.to_owned()]).map_err(|e| e.to_string())
+}
+
+fn parse_ignore(t: toml::Table, declared_at: String) -> Result<Ignore, String> {
+    const KEYS: &[&str] = &["rule", "tool", "field", "path", "reason"];
+    for key in t.keys() {
+        if !KEYS.contains(&key.as_str()) {
+            let hint = crate::suggest::closest_name(key, KEYS.iter().copied())
+                .map(|k| format!(" (did you mean `{k}`?)"))
+                .unwrap_or_default();
+            return Err(format!(
+                "unknown key `{key}` in an `[[ignore]]` entry{hint}"
+            ));
+        }
+    }
+    let string = |k: &str| -> Result<Option<String>, String> {
+        match t.get(k) {
+            None => Ok(None),
+            Some(toml::Value::String(s)) => Ok(Some(s.clone())),
+            Some(_) => Err(format!("`{k}` must be a string")),
+        }
+    };
+    let rule = string("rule")?.ok_or("an `[[ignore]]` entry needs a `rule`")?;
+    let rules = rules_of(&rule)?;
+    let reason = string("reason")?.unwrap_or_default();
+    if reason.trim().is_empty() {
+        return Err(format!(
+            "the `[[ignore]]` entry for {rule} has no `reason`: say why the finding is accepted (reasons are mandatory)"
+        ));
+    }
+    let pattern = |k: &str| -> Result<Option<glob::Pattern>, String> {
+        string(k)?
+            .map(|s| glob::Pattern::new(&s).map_err(|e| format!("`{k}` is not a valid glob: {e}")))
+            .transpose()
+    };
+    Ok(Ignore {
+        rules,
+        tool: pattern("tool")?,
+        field: pattern("field")?,
+        path: pattern("path")?,
+        reason,
+        declared_at,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn p(text: &str) -> Result<Config, String> {
+        parse(text, Path::new("tracelint.toml")).map_err(|e| e.to_string())
+    }
+
+    #[test]
+    fn parses_everything() {
+        let c = p(r#"
+tools = ["tools.json", "mcp-stdio:server --x"]
+input-format = "openai"
+select = ["R1", "R2"]
+ignore = ["R5", { rule = "R3", tool = "add_*", reason = "free-text note" }]
+fail-on = "candidate"
+
+[metadata.charge_card]
+side_effecting = true
+failure_when = { pointer = "/status", in = ["declined"] }
+"#)
+        .unwrap();
+        assert_eq!(c.tools, ["tools.json", "mcp-stdio:server --x"]);
+        assert_eq!(c.input_format, Some(InputFormat::OpenAi));
+        assert_eq!(c.select, [RuleId::R1, RuleId::R2a, RuleId::R2b]);
+        assert_eq!(c.ignore_rules, [RuleId::R5]);
+        assert_eq!(c.fail_on, Some(Tier::Candidate));
+        assert_eq!(c.ignores.len(), 1);
+        assert_eq!(c.ignores[0].declared_at, "tracelint.toml:5:17");
+        assert!(c.metadata["charge_card"].failure_when.is_some());
+    }
+
+    #[test]
+    fn errors_name_the_line() {
+        assert_eq!(
+            p("tools = \"t.json\"\nfail-onn = \"candidate\"\n")
+                .unwrap_err()
+                .lines()
+                .next()
+                .unwrap(),
+            "tracelint.toml:2:1: unknown field `fail-onn`, expected one of `tools`, `format`, `input-format`, `input_format`, `select`, `ignore`, `fail-on`, `fail_on`, `closed-toolset`, `closed_toolset`, `include-candidates`, `include_candidates`, `metadata`"
+        );
+        assert_eq!(
+            p("fail-on = \"hard_defekt\"\n").unwrap_err(),
+            "tracelint.toml:1:11: unknown tier `hard_defekt` for `fail-on` (expected hard_defect, hard_event or candidate)"
+        );
+        assert_eq!(
+            p("[[ignore]]\nrule = \"R3\"\n").unwrap_err(),
+            "tracelint.toml:1:1: the `[[ignore]]` entry for R3 has no `reason`: say why the finding is accepted (reasons are mandatory)"
+        );
+        assert!(
+            p("select = [\"R9\"]\n")
+                .unwrap_err()
+                .starts_with("tracelint.toml:1:11: unknown rule `R9`")
+        );
+        assert!(
+            p("[metadata.t]\nside_efecting = true\n")
+                .unwrap_err()
+                .contains("did you mean `side_effecting`?")
+        );
+    }
+
+    #[test]
+    fn pyproject_table() {
+        let c = parse(
+            "[project]\nname = \"x\"\n[tool.tracelint]\nfail_on = \"hard_event\"\n",
+            Path::new("pyproject.toml"),
+        )
+        .unwrap();
+        assert_eq!(c.fail_on, Some(Tier::HardEvent));
+        let e = parse("[tool.tracelint]\nbogus = 1\n", Path::new("pyproject.toml")).unwrap_err();
+        assert!(
+            e.to_string()
+                .starts_with("pyproject.toml:2:1: unknown field `bogus`"),
+            "{e}"
+        );
+    }
+}

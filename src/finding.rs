@@ -1,0 +1,352 @@
+//! What rules produce and reporters render: `Finding`, `Evidence`, `Suppression`, `Coverage`,
+//! `InputIssue` and the static `RuleMeta`. Plain data with a deterministic order; it knows
+//! locations but nothing about formats, rules' logic or output media.
+
+use std::borrow::Cow;
+use std::fmt;
+
+use serde::Serialize;
+
+use crate::model::Location;
+
+/// A rule's id.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
+pub enum RuleId {
+    /// Schema violation.
+    R1,
+    /// Tool error event.
+    R2a,
+    /// Error mishandled.
+    R2b,
+    /// Hallucinated argument.
+    R3,
+    /// Loop.
+    R4,
+    /// Redundant call.
+    R5,
+    /// Malformed arguments.
+    R6,
+    /// Unknown tool.
+    R7,
+}
+
+impl RuleId {
+    /// Every rule id, in order.
+    pub const ALL: &'static [RuleId] = &[
+        RuleId::R1,
+        RuleId::R2a,
+        RuleId::R2b,
+        RuleId::R3,
+        RuleId::R4,
+        RuleId::R5,
+        RuleId::R6,
+        RuleId::R7,
+    ];
+
+    /// The id as written (`R2a`).
+    pub fn as_str(self) -> &'static str {
+        match self {
+            RuleId::R1 => "R1",
+            RuleId::R2a => "R2a",
+            RuleId::R2b => "R2b",
+            RuleId::R3 => "R3",
+            RuleId::R4 => "R4",
+            RuleId::R5 => "R5",
+            RuleId::R6 => "R6",
+            RuleId::R7 => "R7",
+        }
+    }
+
+    /// Parse an id, case-insensitively (`r2a`, `R2A`). `R2` names both R2a and R2b and is
+    /// handled by the caller.
+    pub fn parse(s: &str) -> Option<RuleId> {
+        RuleId::ALL
+            .iter()
+            .copied()
+            .find(|r| r.as_str().eq_ignore_ascii_case(s.trim()))
+    }
+}
+
+impl fmt::Display for RuleId {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// What kind of problem a finding is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum FindingType {
+    /// R1.
+    SchemaViolation,
+    /// R2a.
+    ToolErrorEvent,
+    /// R2b.
+    ErrorMishandled,
+    /// R3.
+    HallucinatedArg,
+    /// R4.
+    Loop,
+    /// R5.
+    RedundantCall,
+    /// R6.
+    MalformedArguments,
+    /// R7.
+    UnknownTool,
+}
+
+impl FindingType {
+    /// The type as written (`schema_violation`).
+    pub fn as_str(self) -> &'static str {
+        match self {
+            FindingType::SchemaViolation => "schema_violation",
+            FindingType::ToolErrorEvent => "tool_error_event",
+            FindingType::ErrorMishandled => "error_mishandled",
+            FindingType::HallucinatedArg => "hallucinated_arg",
+            FindingType::Loop => "loop",
+            FindingType::RedundantCall => "redundant_call",
+            FindingType::MalformedArguments => "malformed_arguments",
+            FindingType::UnknownTool => "unknown_tool",
+        }
+    }
+}
+
+/// How sure a finding is. The order is the gate order: `Candidate < HardEvent < HardDefect`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Tier {
+    /// A heuristic match, shown with its evidence for a human to judge.
+    Candidate,
+    /// A certain fact (a tool returned 500); never fails CI by default.
+    HardEvent,
+    /// Structurally provable; fails CI by default.
+    HardDefect,
+}
+
+impl Tier {
+    /// The tier as written (`hard_defect`).
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Tier::Candidate => "candidate",
+            Tier::HardEvent => "hard_event",
+            Tier::HardDefect => "hard_defect",
+        }
+    }
+
+    /// Parse `hard_defect` / `hard_event` / `candidate` (also with `-`).
+    pub fn parse(s: &str) -> Option<Tier> {
+        match s.trim().replace('-', "_").as_str() {
+            "candidate" => Some(Tier::Candidate),
+            "hard_event" => Some(Tier::HardEvent),
+            "hard_defect" => Some(Tier::HardDefect),
+            _ => None,
+        }
+    }
+}
+
+impl fmt::Display for Tier {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// One step a finding points at. The first evidence of a finding is its primary location.
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Serialize)]
+pub struct Evidence {
+    /// Step index in the trace.
+    pub step: usize,
+    /// Where the step is in the input.
+    pub at: Location,
+    /// What this step shows ("the call", "failed result", …).
+    pub note: Cow<'static, str>,
+    /// A short excerpt of the step (untrusted text: reporters escape it).
+    pub excerpt: String,
+}
+
+/// One problem found in one trace.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Finding {
+    /// The rule.
+    pub rule: RuleId,
+    /// The kind of problem.
+    pub kind: FindingType,
+    /// How sure.
+    pub tier: Tier,
+    /// Index into the report's inputs.
+    pub input: usize,
+    /// The trace's run id.
+    pub run_id: String,
+    /// The tool involved, if one.
+    pub tool: Option<String>,
+    /// The argument involved, if one (for `[[ignore]]` `field`).
+    pub field: Option<String>,
+    /// What is wrong: lowercase, no trailing period.
+    pub message: String,
+    /// Where; `[0]` is primary. Never empty.
+    pub evidence: Vec<Evidence>,
+    /// How to fix ("did you mean `read_file`?").
+    pub help: Option<String>,
+    /// Itemised details (R1's schema errors), in a fixed order.
+    pub details: Vec<String>,
+    /// A legitimate pattern can trip this finding.
+    pub possible_false_positive: bool,
+    /// Set when a configured `[[ignore]]` matched: the reason. Ignored findings stay visible and
+    /// stop counting toward the exit code.
+    pub ignored: Option<String>,
+}
+
+impl Finding {
+    /// A finding with one primary evidence and nothing optional set.
+    pub fn new(
+        meta: &RuleMeta,
+        tier: Tier,
+        run_id: &str,
+        tool: Option<&str>,
+        message: impl Into<String>,
+        primary: Evidence,
+    ) -> Self {
+        Self {
+            rule: meta.id,
+            kind: meta.kind,
+            tier,
+            input: 0,
+            run_id: run_id.to_owned(),
+            tool: tool.map(str::to_owned),
+            field: None,
+            message: message.into(),
+            evidence: vec![primary],
+            help: None,
+            details: Vec::new(),
+            possible_false_positive: false,
+            ignored: None,
+        }
+    }
+
+    /// The primary location.
+    pub fn at(&self) -> &Location {
+        &self.evidence[0].at
+    }
+
+    /// The deterministic sort key: (input, line, column, rule, message).
+    pub fn sort_key(&self) -> (usize, u32, u32, RuleId, &str, &str) {
+        let at = self.at();
+        (
+            self.input,
+            at.line,
+            at.column,
+            self.rule,
+            self.run_id.as_str(),
+            self.message.as_str(),
+        )
+    }
+}
+
+/// A rule could not run (whole trace) or could not decide one step: disclosed, never silent.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Suppression {
+    /// The rule.
+    pub rule: RuleId,
+    /// Index into the report's inputs.
+    pub input: usize,
+    /// The trace's run id.
+    pub run_id: String,
+    /// The step it concerns, for a per-call suppression.
+    pub step: Option<usize>,
+    /// Where that step is.
+    pub at: Option<Location>,
+    /// The tool involved, if one.
+    pub tool: Option<String>,
+    /// Why the rule could not decide.
+    pub reason: String,
+}
+
+/// How much of a trace a rule could decide: `decided` of `total` units.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize)]
+pub struct Coverage {
+    /// Units the rule could decide.
+    pub decided: usize,
+    /// Units it looked at.
+    pub total: usize,
+}
+
+impl Coverage {
+    /// Add another count.
+    pub fn add(&mut self, other: Coverage) {
+        self.decided += other.decided;
+        self.total += other.total;
+    }
+}
+
+/// A problem with the input itself (unreadable file, malformed line): exit 3, reported like a
+/// finding, and the rest of the input is still linted.
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Serialize)]
+pub struct InputIssue {
+    /// Index into the report's inputs (or the path when the input never opened).
+    pub path: String,
+    /// 1-based line, 0 when the problem is the whole file.
+    pub line: u32,
+    /// 1-based column, 0 when unknown.
+    pub column: u32,
+    /// What is wrong and, where possible, how to fix it.
+    pub message: String,
+}
+
+impl InputIssue {
+    /// An issue about the whole file.
+    pub fn file(path: impl Into<String>, message: impl Into<String>) -> Self {
+        Self {
+            path: path.into(),
+            line: 0,
+            column: 0,
+            message: message.into(),
+        }
+    }
+
+    /// An issue at `line:column`.
+    pub fn at(path: impl Into<String>, line: u32, column: u32, message: impl Into<String>) -> Self {
+        Self {
+            path: path.into(),
+            line,
+            column,
+            message: message.into(),
+        }
+    }
+}
+
+impl fmt::Display for InputIssue {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match (self.line, self.column) {
+            (0, _) => write!(f, "{}: {}", self.path, self.message),
+            (l, 0) => write!(f, "{}:{}: {}", self.path, l, self.message),
+            (l, c) => write!(f, "{}:{}:{}: {}", self.path, l, c, self.message),
+        }
+    }
+}
+
+/// What a rule is, for `rules`, `explain`, SARIF and the README: static data.
+#[derive(Debug, PartialEq, Eq)]
+pub struct RuleMeta {
+    /// Its id.
+    pub id: RuleId,
+    /// The finding type it produces.
+    pub kind: FindingType,
+    /// One line: what it flags.
+    pub summary: &'static str,
+    /// The tiers it can report at.
+    pub tiers: &'static [Tier],
+    /// What coverage counts (`tool calls`, `tool results`).
+    pub unit: &'static str,
+    /// The full doc (Markdown, fixed headings).
+    pub explanation: &'static str,
+}
+
+impl RuleMeta {
+    /// The tiers as `hard_event / candidate`.
+    pub fn tiers_text(&self) -> String {
+        self.tiers
+            .iter()
+            .map(|t| t.as_str())
+            .collect::<Vec<_>>()
+            .join(" / ")
+    }
+}

@@ -1,0 +1,252 @@
+//! INPUT arguments → the list of inputs to lint: files, directories (walked for `.json`,
+//! `.jsonl`, `.ndjson`), globs (expanded here, so they work from the GitHub action and on
+//! Windows) and `-` for stdin. Sorted, de-duplicated, symlink loops and unreadable entries
+//! reported as input errors instead of crashing or hanging.
+
+use std::collections::BTreeSet;
+use std::path::{Path, PathBuf};
+
+use crate::finding::InputIssue;
+
+/// One input to lint.
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord)]
+pub struct InputSpec {
+    /// The path as shown in reports.
+    pub display: String,
+    /// The file, or `None` for stdin.
+    pub path: Option<PathBuf>,
+    /// Found by walking a directory (not named explicitly): a tools file there is skipped.
+    pub walked: bool,
+}
+
+/// Extensions a directory walk picks up.
+const TRACE_EXTENSIONS: &[&str] = &["json", "jsonl", "ndjson"];
+/// Deepest directory nesting walked.
+const MAX_WALK_DEPTH: usize = 64;
+
+/// Expand INPUT arguments. Problems (a missing path, a glob matching nothing, an unreadable
+/// directory, a symlink loop) are input errors; everything else is still returned.
+pub fn expand(args: &[String]) -> (Vec<InputSpec>, Vec<InputIssue>) {
+    let mut out: Vec<InputSpec> = Vec::new();
+    let mut issues = Vec::new();
+    let mut seen = BTreeSet::new();
+    let mut push = |spec: InputSpec, out: &mut Vec<InputSpec>| {
+        if seen.insert(spec.display.clone()) {
+            out.push(spec);
+        }
+    };
+    for arg in args {
+        if arg == "-" {
+            push(
+                InputSpec {
+                    display: "-".into(),
+                    path: None,
+                    walked: false,
+                },
+                &mut out,
+            );
+            continue;
+        }
+        let path = Path::new(arg);
+        if path.is_dir() {
+            let mut found = Vec::new();
+            let mut visited = BTreeSet::new();
+            walk(path, 0, &mut visited, &mut found, &mut issues);
+            found.sort();
+            if found.is_empty() {
+                issues.push(InputIssue::file(
+                    arg,
+                    "the directory holds no .json, .jsonl or .ndjson file",
+                ));
+            }
+            for p in found {
+                push(
+                    InputSpec {
+                        display: display(&p),
+                        path: Some(p),
+                        walked: true,
+                    },
+                    &mut out,
+                );
+            }
+        } else if path.exists() || path.symlink_metadata().is_ok() {
+            push(
+                InputSpec {
+                    display: display(path),
+                    path: Some(path.to_path_buf()),
+                    walked: false,
+                },
+                &mut out,
+            );
+        } else if arg.contains(['*', '?', '[']) {
+            match glob::glob(arg) {
+                Ok(paths) => {
+                    let mut matched: Vec<PathBuf> = Vec::new();
+                    for entry in paths {
+                        match entry {
+                            Ok(p) if p.is_file() => matched.push(p),
+                            Ok(_) => {}
+                            Err(e) => issues.push(InputIssue::file(
+                                display(e.path()),
+                                format!("cannot read: {}", e.error()),
+                            )),
+                        }
+                    }
+                    matched.sort();
+                    if matched.is_empty() {
+                        issues.push(InputIssue::file(arg, "no file matches this pattern"));
+                    }
+                    for p in matched {
+                        push(
+                            InputSpec {
+                                display: display(&p),
+                                path: Some(p),
+                                walked: true,
+                            },
+                            &mut out,
+                        );
+                    }
+                }
+                Err(e) => issues.push(InputIssue::file(arg, format!("invalid glob pattern: {e}"))),
+            }
+        } else {
+            issues.push(InputIssue::file(arg, "no such file or directory"));
+        }
+    }
+    (out, issues)
+}
+
+fn display(p: &Path) -> String {
+    let s = p.to_string_lossy();
+    s.strip_prefix("./").unwrap_or(&s).to_owned()
+}
+
+fn walk(
+    dir: &Path,
+    depth: usize,
+    visited: &mut BTreeSet<PathBuf>,
+    found: &mut Vec<PathBuf>,
+    issues: &mut Vec<InputIssue>,
+) {
+    if depth > MAX_WALK_DEPTH {
+        issues.push(InputIssue::file(
+            display(dir),
+            format!("directory nesting deeper than {MAX_WALK_DEPTH}; not walked further"),
+        ));
+        return;
+    }
+    // A directory reached twice through symlinks is a loop (or a duplicate): walk it once.
+    match dir.canonicalize() {
+        Ok(real) => {
+            if !visited.insert(real) {
+                issues.push(InputIssue::file(
+                    display(dir),
+                    "symlink loop: this directory was already walked",
+                ));
+                return;
+            }
+        }
+        Err(e) => {
+            issues.push(InputIssue::file(display(dir), format!("cannot read: {e}")));
+            return;
+        }
+    }
+    let entries = match std::fs::read_dir(dir) {
+        Ok(e) => e,
+        Err(e) => {
+            issues.push(InputIssue::file(
+                display(dir),
+                format!("cannot read directory: {e}"),
+            ));
+            return;
+        }
+    };
+    let mut entries: Vec<_> = entries.filter_map(Result::ok).collect();
+    entries.sort_by_key(|e| e.file_name());
+    for entry in entries {
+        let name = entry.file_name();
+        if name.to_string_lossy().starts_with('.') {
+            continue;
+        }
+        let path = entry.path();
+        match std::fs::metadata(&path) {
+            Ok(m) if m.is_dir() => walk(&path, depth + 1, visited, found, issues),
+            Ok(m) if m.is_file() => {
+                if path
+                    .extension()
+                    .and_then(|e| e.to_str())
+                    .is_some_and(|e| TRACE_EXTENSIONS.contains(&e.to_ascii_lowercase().as_str()))
+                {
+                    found.push(path);
+                }
+            }
+            Ok(_) => {}
+            Err(e) => issues.push(InputIssue::file(
+                display(&path),
+                format!("cannot read: {e}"),
+            )),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn missing_path_and_empty_glob_are_issues() {
+        let (specs, issues) = expand(&["/definitely/not/here.json".into(), "/nope/*.jsonl".into()]);
+        assert!(specs.is_empty());
+        assert_eq!(
+            issues[0].to_string(),
+            "/definitely/not/here.json: no such file or directory"
+        );
+        assert_eq!(
+            issues[1].to_string(),
+            "/nope/*.jsonl: no file matches this pattern"
+        );
+    }
+
+    #[test]
+    fn walks_directories_sorted_and_skips_other_files() {
+        let dir = tempfile::tempdir().unwrap();
+        let d = dir.path();
+        std::fs::create_dir(d.join("sub")).unwrap();
+        std::fs::write(d.join("b.jsonl"), "{}").unwrap();
+        std::fs::write(d.join("a.json"), "{}").unwrap();
+        std::fs::write(d.join("notes.txt"), "x").unwrap();
+        std::fs::write(d.join("sub/c.ndjson"), "{}").unwrap();
+        std::fs::write(d.join(".hidden.json"), "{}").unwrap();
+        let (specs, issues) = expand(&[d.to_string_lossy().into_owned()]);
+        assert!(issues.is_empty(), "{issues:?}");
+        let names: Vec<_> = specs
+            .iter()
+            .map(|s| {
+                s.path
+                    .as_ref()
+                    .unwrap()
+                    .strip_prefix(d)
+                    .unwrap()
+                    .to_string_lossy()
+                    .into_owned()
+            })
+            .collect();
+        assert_eq!(names, ["a.json", "b.jsonl", "sub/c.ndjson"]);
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn symlink_loops_do_not_hang() {
+        let dir = tempfile::tempdir().unwrap();
+        let d = dir.path();
+        std::fs::create_dir(d.join("sub")).unwrap();
+        std::fs::write(d.join("sub/t.json"), "{}").unwrap();
+        std::os::unix::fs::symlink(d, d.join("sub/loop")).unwrap();
+        let (specs, issues) = expand(&[d.to_string_lossy().into_owned()]);
+        assert_eq!(specs.len(), 1);
+        assert!(
+            issues.iter().any(|i| i.message.contains("symlink loop")),
+            "{issues:?}"
+        );
+    }
+}

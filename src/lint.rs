@@ -1,0 +1,260 @@
+//! The linting engine behind `check` and the library API: pick the registry in force for a
+//! trace (the given one, or the schemas the trace carries), run the selected rules, and gather
+//! per-input results into a sorted `Report` with ignores applied and the exit status decided.
+
+use std::collections::BTreeMap;
+
+use crate::config::Ignore;
+use crate::exit::ExitStatus;
+use crate::finding::{Coverage, Finding, InputIssue, RuleId, Tier};
+use crate::model::{SchemaSource, ToolRegistry, Trace};
+use crate::reporters::{InputSummary, Report, RuleCoverage, Summary};
+use crate::rules::{self, RuleSettings, RunCx, Selection, TraceCx, TraceOutcome};
+
+/// What to lint with: the given registry (if any), rule selection and settings.
+#[derive(Debug, Default)]
+pub struct Linter {
+    /// The registry from `--tools`; `None` means "use what each trace carries".
+    pub given: Option<ToolRegistry>,
+    /// Which rules run.
+    pub selection: Selection,
+    /// Compiled schemas and rule settings, shared across traces.
+    pub run: RunCx,
+}
+
+/// One linted trace.
+#[derive(Debug, Default)]
+pub struct TraceLint {
+    /// What the rules found.
+    pub outcome: TraceOutcome,
+    /// Where the schemas in force came from.
+    pub schemas: Vec<String>,
+    /// Tool calls in the trace.
+    pub calls: usize,
+    /// The trace was partial.
+    pub partial: bool,
+}
+
+impl Linter {
+    /// A linter with the given registry (or none) and default rules.
+    pub fn new(given: Option<ToolRegistry>, selection: Selection, settings: RuleSettings) -> Self {
+        Self {
+            given,
+            selection,
+            run: RunCx {
+                settings,
+                ..RunCx::default()
+            },
+        }
+    }
+
+    /// Lint one trace.
+    pub fn lint(&self, trace: &Trace) -> TraceLint {
+        let embedded;
+        let (registry, schemas) = match &self.given {
+            Some(r) => (r, r.sources.clone()),
+            None => {
+                embedded = embedded_registry(trace);
+                let sources = embedded_sources(&embedded);
+                (&embedded, sources)
+            }
+        };
+        let cx = TraceCx::new(trace, registry, &self.run);
+        TraceLint {
+            outcome: rules::run(&cx, &self.selection),
+            schemas,
+            calls: trace.call_count(),
+            partial: trace.partial,
+        }
+    }
+}
+
+/// The registry of schemas a trace carries. The first declaration of a tool wins: a trace that
+/// re-sends its tools with every request repeats them.
+pub fn embedded_registry(trace: &Trace) -> ToolRegistry {
+    let mut r = ToolRegistry::new();
+    for spec in &trace.embedded_tools {
+        if r.get(&spec.name).is_none() {
+            // Cannot fail: the name is new.
+            let _ = r.insert(spec.clone());
+        }
+    }
+    r
+}
+
+fn embedded_sources(r: &ToolRegistry) -> Vec<String> {
+    let mut by_source: BTreeMap<&SchemaSource, usize> = BTreeMap::new();
+    for spec in r.iter() {
+        *by_source.entry(&spec.source).or_default() += 1;
+    }
+    by_source
+        .into_iter()
+        .map(|(s, n)| format!("{s} ({n} tool{})", if n == 1 { "" } else { "s" }))
+        .collect()
+}
+
+/// Gathers inputs, traces and issues into a `Report`.
+#[derive(Debug, Default)]
+pub struct ReportBuilder {
+    report: Report,
+    coverage: BTreeMap<RuleId, (&'static str, Coverage)>,
+}
+
+impl ReportBuilder {
+    /// An empty builder.
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// Register an input; returns its index.
+    pub fn input(&mut self, path: &str) -> usize {
+        self.report.inputs.push(InputSummary {
+            path: path.to_owned(),
+            ..InputSummary::default()
+        });
+        self.report.inputs.len() - 1
+    }
+
+    /// Record the format an input was read as.
+    pub fn format(&mut self, input: usize, format: &str) {
+        self.report.inputs[input].format = Some(format.to_owned());
+    }
+
+    /// Add a note about an input.
+    pub fn note(&mut self, input: usize, note: String) {
+        let notes = &mut self.report.inputs[input].notes;
+        if !notes.contains(&note) {
+            notes.push(note);
+        }
+    }
+
+    /// Add an input error.
+    pub fn issue(&mut self, issue: InputIssue) {
+        self.report.issues.push(issue);
+    }
+
+    /// Add one linted trace of input `input`.
+    pub fn trace(&mut self, input: usize, lint: TraceLint) {
+        let summary = &mut self.report.inputs[input];
+        summary.traces += 1;
+        summary.tool_calls += lint.calls;
+        summary.partial |= lint.partial;
+        for s in lint.schemas {
+            if !summary.schemas.contains(&s) {
+                summary.schemas.push(s);
+            }
+        }
+        for mut f in lint.outcome.findings {
+            f.input = input;
+            self.report.findings.push(f);
+        }
+        for mut s in lint.outcome.suppressions {
+            s.input = input;
+            self.report.suppressions.push(s);
+        }
+        for (rule, unit, c) in lint.outcome.coverage {
+            self.coverage
+                .entry(rule)
+                .or_insert((unit, Coverage::default()))
+                .1
+                .add(c);
+        }
+    }
+
+    /// Mark an input partial (a record could not be read).
+    pub fn partial(&mut self, input: usize) {
+        self.report.inputs[input].partial = true;
+    }
+
+    /// Sort, apply ignores, count, and decide the exit status.
+    pub fn finish(mut self, fail_on: Tier, ignores: &[Ignore]) -> Report {
+        let r = &mut self.report;
+        r.findings.sort_by(|a, b| a.sort_key().cmp(&b.sort_key()));
+        r.suppressions.sort_by(|a, b| {
+            (
+                a.input,
+                a.at.as_ref().map(|l| (l.line, l.column)),
+                a.rule,
+                &a.reason,
+            )
+                .cmp(&(
+                    b.input,
+                    b.at.as_ref().map(|l| (l.line, l.column)),
+                    b.rule,
+                    &b.reason,
+                ))
+        });
+        r.issues.sort();
+        r.issues.dedup();
+        let mut used = vec![false; ignores.len()];
+        for f in &mut r.findings {
+            let path = r.inputs.get(f.input).map_or("", |i| i.path.as_str());
+            if let Some((i, ig)) = ignores
+                .iter()
+                .enumerate()
+                .find(|(_, ig)| ig.matches(f, path))
+            {
+                used[i] = true;
+                f.ignored = Some(ig.reason.clone());
+            }
+        }
+        r.unmatched_ignores = ignores
+            .iter()
+            .zip(&used)
+            .filter(|(_, u)| !**u)
+            .map(|(ig, _)| {
+                let rules: Vec<&str> = ig.rules.iter().map(|r| r.as_str()).collect();
+                format!("{} ({})", ig.declared_at, rules.join(", "))
+            })
+            .collect();
+        r.coverage = self
+            .coverage
+            .into_iter()
+            .map(|(rule, (unit, coverage))| RuleCoverage {
+                rule,
+                unit,
+                coverage,
+            })
+            .collect();
+        r.rules = rules::RULES.iter().map(|rule| rule.meta()).collect();
+        r.fail_on = Some(fail_on);
+        let count = |t: Tier| r.active().filter(|f| f.tier == t).count();
+        r.summary = Summary {
+            inputs: r.inputs.len(),
+            traces: r.inputs.iter().map(|i| i.traces).sum(),
+            tool_calls: r.inputs.iter().map(|i| i.tool_calls).sum(),
+            hard_defect: count(Tier::HardDefect),
+            hard_event: count(Tier::HardEvent),
+            candidate: count(Tier::Candidate),
+            ignored: r.findings.iter().filter(|f| f.ignored.is_some()).count(),
+            suppressions: r.suppressions.len(),
+            input_errors: r.issues.len(),
+        };
+        r.exit = exit_status(r.active(), fail_on, !r.issues.is_empty());
+        self.report
+    }
+}
+
+/// The exit status for a set of active findings (SPEC §1: highest wins).
+pub fn exit_status<'a>(
+    active: impl Iterator<Item = &'a Finding>,
+    fail_on: Tier,
+    input_error: bool,
+) -> ExitStatus {
+    let mut status = if input_error {
+        ExitStatus::InputError
+    } else {
+        ExitStatus::Clean
+    };
+    for f in active {
+        let s = if f.tier == Tier::HardDefect {
+            ExitStatus::HardDefect
+        } else if f.tier >= fail_on {
+            ExitStatus::GateTripped
+        } else {
+            ExitStatus::Clean
+        };
+        status = status.max(s);
+    }
+    status
+}

@@ -1,0 +1,305 @@
+//! The canonical trace model (SPEC §2). Adapters produce it, rules read it, nothing else crosses
+//! that line. Plain data: no I/O, no knowledge of input formats, rules or reports.
+
+pub mod location;
+pub mod pairing;
+pub mod registry;
+
+use serde::Serialize;
+use serde_json::Value;
+
+pub use location::{InputRef, LineIndex, Location};
+pub use pairing::Pairing;
+pub use registry::{
+    Condition, FailureOutcome, FailureWhen, SchemaSource, ToolMetadata, ToolRegistry, ToolSpec,
+    ValueOrigin,
+};
+
+/// One agent run: the steps it took, in order.
+#[derive(Debug, Clone, Serialize)]
+pub struct Trace {
+    /// The run's id (from the input, or derived from the file and position).
+    pub run_id: String,
+    /// The input file this trace was read from.
+    pub source: InputRef,
+    /// The steps, in the order the agent took them.
+    pub steps: Vec<Step>,
+    /// The agent's final answer, when the input records one.
+    #[serde(rename = "final", skip_serializing_if = "Option::is_none")]
+    pub final_answer: Option<String>,
+    /// True when part of the trace could not be read (a malformed line or element); the report
+    /// says so, and the rest is still linted.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub partial: bool,
+    /// Tool schemas the trace itself carries (an OpenAI request's `tools`, OpenInference
+    /// `llm.tools.*`, …). Used only when the user gave no `--tools`.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub embedded_tools: Vec<ToolSpec>,
+    /// Facts about the producer that adapters know and reports may show (e.g. a Claude Code
+    /// `version`), as `(key, value)` pairs in a fixed order.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub attributes: Vec<(String, String)>,
+}
+
+impl Trace {
+    /// An empty trace read from `source`.
+    pub fn new(run_id: impl Into<String>, source: InputRef) -> Self {
+        Self {
+            run_id: run_id.into(),
+            source,
+            steps: Vec::new(),
+            final_answer: None,
+            partial: false,
+            embedded_tools: Vec::new(),
+            attributes: Vec::new(),
+        }
+    }
+
+    /// Append a step, assigning its `index`.
+    pub fn push(&mut self, kind: StepKind, at: Location, meta: StepMeta) -> usize {
+        let index = self.steps.len();
+        self.steps.push(Step {
+            index,
+            at,
+            meta,
+            kind,
+        });
+        index
+    }
+
+    /// Number of tool calls in the trace.
+    pub fn call_count(&self) -> usize {
+        self.steps.iter().filter(|s| s.as_call().is_some()).count()
+    }
+
+    /// The value of an attribute recorded by the adapter.
+    pub fn attribute(&self, key: &str) -> Option<&str> {
+        self.attributes
+            .iter()
+            .find(|(k, _)| k == key)
+            .map(|(_, v)| v.as_str())
+    }
+}
+
+/// One step of a trace.
+#[derive(Debug, Clone, Serialize)]
+pub struct Step {
+    /// Position in `Trace::steps`.
+    pub index: usize,
+    /// Where the step's JSON begins in the input file.
+    pub at: Location,
+    /// Optional facts about the step.
+    #[serde(skip_serializing_if = "StepMeta::is_empty")]
+    pub meta: StepMeta,
+    /// What happened.
+    #[serde(flatten)]
+    pub kind: StepKind,
+}
+
+impl Step {
+    /// The call, when this step is one.
+    pub fn as_call(&self) -> Option<&ToolCall> {
+        match &self.kind {
+            StepKind::ToolCall(c) => Some(c),
+            _ => None,
+        }
+    }
+
+    /// The result, when this step is one.
+    pub fn as_result(&self) -> Option<&ToolResult> {
+        match &self.kind {
+            StepKind::ToolResult(r) => Some(r),
+            _ => None,
+        }
+    }
+
+    /// The message, when this step is one.
+    pub fn as_message(&self) -> Option<&Message> {
+        match &self.kind {
+            StepKind::Message(m) => Some(m),
+            _ => None,
+        }
+    }
+}
+
+/// The three kinds of step.
+#[derive(Debug, Clone, Serialize)]
+#[serde(tag = "type", rename_all = "snake_case")]
+pub enum StepKind {
+    /// A message from the user, the assistant, the system or a tool.
+    Message(Message),
+    /// The agent called a tool.
+    ToolCall(ToolCall),
+    /// A tool answered.
+    ToolResult(ToolResult),
+}
+
+/// Who wrote a message.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Role {
+    /// The human (or the harness speaking for them).
+    User,
+    /// The model.
+    Assistant,
+    /// The system prompt or developer instructions.
+    System,
+    /// A tool's free-text message (not a result paired to a call).
+    Tool,
+}
+
+/// A message step.
+#[derive(Debug, Clone, Serialize)]
+pub struct Message {
+    /// Who wrote it.
+    pub role: Role,
+    /// Its text (typed content blocks flattened to text by the adapter).
+    pub content: String,
+}
+
+/// A tool call's arguments: known, malformed, or not recorded — never a silent `{}`.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(tag = "state", content = "value", rename_all = "snake_case")]
+pub enum Args {
+    /// The arguments as a JSON value (normally an object).
+    Known(Value),
+    /// The emitted text is not a JSON object; `raw_args` holds it and the reason says why.
+    Malformed(String),
+    /// Not recorded (redacted, positional, absent); the reason says which.
+    Unknown(String),
+}
+
+impl Args {
+    /// The known value.
+    pub fn known(&self) -> Option<&Value> {
+        match self {
+            Args::Known(v) => Some(v),
+            _ => None,
+        }
+    }
+}
+
+/// Who recorded a call's arguments: the model's own emission, or only a tool's record of what it
+/// received (which may be lossy, e.g. truncated by an exporter).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum CallOrigin {
+    /// The model emitted the call (an assistant tool call).
+    #[default]
+    Model,
+    /// Only a tool's own record (a tool span's input) carries it.
+    ToolRecord,
+}
+
+/// A tool-call step.
+#[derive(Debug, Clone, Serialize)]
+pub struct ToolCall {
+    /// The id that pairs the call with its result, when the input has one.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub call_id: Option<String>,
+    /// The tool's name.
+    pub name: String,
+    /// The arguments.
+    pub args: Args,
+    /// The original argument string when the arguments came as text (OpenAI), so R6 can prove
+    /// it malformed.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub raw_args: Option<String>,
+    /// Who recorded the arguments.
+    #[serde(skip_serializing_if = "is_model")]
+    pub origin: CallOrigin,
+}
+
+fn is_model(o: &CallOrigin) -> bool {
+    *o == CallOrigin::Model
+}
+
+/// A result's status, set only from a structured signal (SPEC §2).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ResultStatus {
+    /// The input says it succeeded.
+    Ok,
+    /// The input says it failed (explicit status, `is_error`, HTTP ≥ 400, span ERROR, …).
+    Error,
+    /// The input does not say.
+    #[default]
+    Unknown,
+}
+
+/// A tool-result step.
+#[derive(Debug, Clone, Serialize)]
+pub struct ToolResult {
+    /// The id of the call this answers, when the input has one.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub call_id: Option<String>,
+    /// The result as recorded (a string, or structured JSON). `Value::Null` when the input
+    /// recorded a result with no content.
+    pub content: Value,
+    /// Structured status.
+    pub status: ResultStatus,
+    /// The structured error message, when the input gives one.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub error: Option<String>,
+    /// The HTTP status the input recorded for the call, if any.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub http_status: Option<u16>,
+    /// False when the exporter dropped the content (a lossy export): rules that need it
+    /// suppress instead of reading `Null` as an empty result.
+    #[serde(skip_serializing_if = "is_true")]
+    pub content_recorded: bool,
+}
+
+fn is_true(b: &bool) -> bool {
+    *b
+}
+
+impl ToolResult {
+    /// A result with the given content and status; everything else empty.
+    pub fn new(call_id: Option<String>, content: Value, status: ResultStatus) -> Self {
+        Self {
+            call_id,
+            content,
+            status,
+            error: None,
+            http_status: None,
+            content_recorded: true,
+        }
+    }
+}
+
+/// Optional facts about a step.
+#[derive(Debug, Clone, Default, PartialEq, Serialize)]
+pub struct StepMeta {
+    /// When it happened (as the input wrote it).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub timestamp: Option<String>,
+    /// How long it took, in milliseconds.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub duration_ms: Option<f64>,
+    /// The model that produced it.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub model: Option<String>,
+    /// The parent record's id (span parent, `parentUuid`, …).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub parent_id: Option<String>,
+    /// The record's own id in its source system (span id, observation id, line uuid).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub source_id: Option<String>,
+    /// Retry attempt number, when the producer recorded one.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub retry_attempt: Option<u32>,
+    /// True when a fault injector produced this step.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub injected: bool,
+    /// The fault injection that produced it.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub fault_injection_id: Option<String>,
+}
+
+impl StepMeta {
+    /// True when no field is set.
+    pub fn is_empty(&self) -> bool {
+        *self == StepMeta::default()
+    }
+}

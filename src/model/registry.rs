@@ -1,0 +1,494 @@
+//! The tool registry (SPEC §3): what each tool accepts and how it behaves. `ToolSpec`,
+//! `ToolMetadata`, `FailureWhen` (with its tri-state evaluation) and `ToolRegistry` (merge,
+//! `closed`, where each schema came from). Parsing of files and MCP replies lives in `sources`.
+
+use std::collections::BTreeMap;
+
+use serde::Serialize;
+use serde_json::Value;
+
+/// Where a tool's schema came from, for the report ("tools.json", "mcp-stdio:…", "embedded in
+/// the trace", "builtin:claude-code@2.1.53").
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Serialize)]
+pub struct SchemaSource(pub String);
+
+impl std::fmt::Display for SchemaSource {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+/// Where a schema property's value must come from (`x-value-origin`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ValueOrigin {
+    /// Must be derivable from what the agent observed (R3 hard_defect when not).
+    Provided,
+    /// The agent legitimately makes it up (an idempotency key); R3 skips it.
+    Generated,
+}
+
+impl ValueOrigin {
+    /// Parse `provided` / `generated`.
+    pub fn parse(s: &str) -> Option<Self> {
+        match s {
+            "provided" => Some(Self::Provided),
+            "generated" => Some(Self::Generated),
+            _ => None,
+        }
+    }
+}
+
+/// How a tool behaves. Every field defaults to "not declared": nothing is waved through by
+/// omission, and rules that need a fact the registry lacks say so.
+#[derive(Debug, Clone, Default, PartialEq, Serialize)]
+pub struct ToolMetadata {
+    /// Changes the world (sends, writes, charges). `None` = not declared.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub side_effecting: Option<bool>,
+    /// Repeating it has no further effect. `None` = not declared.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub idempotent: Option<bool>,
+    /// Repeats by design (R4 never calls it a loop).
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub polling: bool,
+    /// Pages through results (repeats with a cursor are progress).
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub paginated: bool,
+    /// Error kinds after which a retry is the right move.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub retryable_errors: Vec<String>,
+    /// What failure looks like in this tool's result.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub failure_when: Option<FailureWhen>,
+}
+
+impl ToolMetadata {
+    /// Declared side-effecting.
+    pub fn is_side_effecting(&self) -> bool {
+        self.side_effecting == Some(true)
+    }
+
+    /// Overlay the fields `other` declares onto `self` (config overrides).
+    pub fn overlay(&mut self, other: &ToolMetadata) {
+        if other.side_effecting.is_some() {
+            self.side_effecting = other.side_effecting;
+        }
+        if other.idempotent.is_some() {
+            self.idempotent = other.idempotent;
+        }
+        self.polling |= other.polling;
+        self.paginated |= other.paginated;
+        if !other.retryable_errors.is_empty() {
+            self.retryable_errors = other.retryable_errors.clone();
+        }
+        if other.failure_when.is_some() {
+            self.failure_when = other.failure_when.clone();
+        }
+    }
+}
+
+/// The condition of a `failure_when` predicate.
+#[derive(Debug, Clone, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Condition {
+    /// The value is one of these.
+    In(Vec<Value>),
+    /// The value equals this.
+    Equals(Value),
+    /// The pointer resolves.
+    Exists,
+    /// The value's string form contains this.
+    Contains(String),
+    /// The value's string form matches this regex (linear-time engine, size-limited).
+    Matches(#[serde(serialize_with = "ser_regex")] regex::Regex),
+}
+
+fn ser_regex<S: serde::Serializer>(r: &regex::Regex, s: S) -> Result<S::Ok, S::Error> {
+    s.serialize_str(r.as_str())
+}
+
+impl PartialEq for Condition {
+    fn eq(&self, other: &Self) -> bool {
+        match (self, other) {
+            (Self::In(a), Self::In(b)) => a == b,
+            (Self::Equals(a), Self::Equals(b)) => a == b,
+            (Self::Exists, Self::Exists) => true,
+            (Self::Contains(a), Self::Contains(b)) => a == b,
+            (Self::Matches(a), Self::Matches(b)) => a.as_str() == b.as_str(),
+            _ => false,
+        }
+    }
+}
+
+/// A declared failure predicate: a pointer into the result content plus a condition.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct FailureWhen {
+    /// RFC 6901 pointer (`""` = the whole result; a pointer without `/` is one top-level key).
+    pub pointer: String,
+    /// What the value must satisfy for the result to be a failure.
+    pub condition: Condition,
+    /// When the pointed-to field is absent: `true` reads that as a clean pass, `false` (the
+    /// default) as "cannot tell".
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub optional: bool,
+}
+
+/// The tri-state outcome of evaluating `failure_when` on a result.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum FailureOutcome {
+    /// The declared failure is present.
+    Match,
+    /// The field is present and is not a failure value.
+    NoMatch,
+    /// The field is absent, so the predicate cannot be evaluated.
+    Unknown,
+}
+
+/// Size limit for a compiled `failure_when.matches` regex (bytes of compiled program).
+pub const REGEX_SIZE_LIMIT: usize = 1 << 20;
+
+impl FailureWhen {
+    /// Evaluate the predicate on a result's content. A string content holding JSON is read as
+    /// the JSON it encodes.
+    pub fn evaluate(&self, content: &Value) -> FailureOutcome {
+        let parsed;
+        let root = match content {
+            Value::String(s) if self.pointer_is_nested() => {
+                match serde_json::from_str::<Value>(s.trim()) {
+                    Ok(v @ (Value::Object(_) | Value::Array(_))) => {
+                        parsed = v;
+                        &parsed
+                    }
+                    _ => content,
+                }
+            }
+            _ => content,
+        };
+        let target = match self.resolve(root) {
+            Some(v) => v,
+            None => {
+                return if matches!(self.condition, Condition::Exists) || self.optional {
+                    FailureOutcome::NoMatch
+                } else {
+                    FailureOutcome::Unknown
+                };
+            }
+        };
+        let hit = match &self.condition {
+            Condition::In(values) => values.iter().any(|v| loose_eq(v, target)),
+            Condition::Equals(v) => loose_eq(v, target),
+            Condition::Exists => true,
+            Condition::Contains(needle) => string_form(target).contains(needle.as_str()),
+            Condition::Matches(re) => re.is_match(&string_form(target)),
+        };
+        if hit {
+            FailureOutcome::Match
+        } else {
+            FailureOutcome::NoMatch
+        }
+    }
+
+    fn pointer_is_nested(&self) -> bool {
+        !self.pointer.is_empty()
+    }
+
+    fn resolve<'v>(&self, root: &'v Value) -> Option<&'v Value> {
+        if self.pointer.is_empty() {
+            Some(root)
+        } else if self.pointer.starts_with('/') {
+            root.pointer(&self.pointer)
+        } else {
+            root.as_object()?.get(&self.pointer)
+        }
+    }
+}
+
+/// Equality that reads a number and its decimal string alike is *not* wanted: `"404"` and `404`
+/// differ in a contract. Only exact JSON equality, except that integers and floats of the same
+/// value are equal.
+fn loose_eq(a: &Value, b: &Value) -> bool {
+    match (a, b) {
+        (Value::Number(x), Value::Number(y)) => x.as_f64() == y.as_f64(),
+        _ => a == b,
+    }
+}
+
+/// The string form of a value: the string itself, or JSON text for anything else.
+pub fn string_form(v: &Value) -> std::borrow::Cow<'_, str> {
+    match v {
+        Value::String(s) => s.as_str().into(),
+        other => other.to_string().into(),
+    }
+}
+
+/// What the registry knows about one tool.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct ToolSpec {
+    /// The tool's name.
+    pub name: String,
+    /// Its input JSON Schema, when one is declared.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub schema: Option<Value>,
+    /// Its output JSON Schema (MCP `outputSchema`), kept for later rules.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub output_schema: Option<Value>,
+    /// How it behaves.
+    pub metadata: ToolMetadata,
+    /// Where each top-level argument's value must come from.
+    #[serde(skip_serializing_if = "BTreeMap::is_empty")]
+    pub value_origins: BTreeMap<String, ValueOrigin>,
+    /// Where this spec came from.
+    pub source: SchemaSource,
+}
+
+impl ToolSpec {
+    /// A spec with a name, an optional schema and nothing declared.
+    pub fn new(name: impl Into<String>, schema: Option<Value>, source: SchemaSource) -> Self {
+        let mut spec = Self {
+            name: name.into(),
+            schema,
+            output_schema: None,
+            metadata: ToolMetadata::default(),
+            value_origins: BTreeMap::new(),
+            source,
+        };
+        spec.absorb_schema_origins();
+        spec
+    }
+
+    /// Read `x-value-origin` from the schema's top-level properties into `value_origins`
+    /// (explicit entries already present win).
+    pub fn absorb_schema_origins(&mut self) {
+        let Some(props) = self
+            .schema
+            .as_ref()
+            .and_then(|s| s.get("properties"))
+            .and_then(Value::as_object)
+        else {
+            return;
+        };
+        for (field, prop) in props {
+            if let Some(origin) = prop
+                .get("x-value-origin")
+                .and_then(Value::as_str)
+                .and_then(ValueOrigin::parse)
+            {
+                self.value_origins.entry(field.clone()).or_insert(origin);
+            }
+        }
+    }
+
+    /// Whether two specs say the same thing (the source may differ).
+    pub fn same_contract(&self, other: &ToolSpec) -> bool {
+        self.name == other.name
+            && self.schema == other.schema
+            && self.metadata == other.metadata
+            && self.value_origins == other.value_origins
+    }
+}
+
+/// The tools a run declares: the ground truth rules check against.
+#[derive(Debug, Clone, Default, Serialize)]
+pub struct ToolRegistry {
+    tools: BTreeMap<String, ToolSpec>,
+    /// When true, a call to an undeclared tool is a hard defect (R7).
+    pub closed: bool,
+    /// The sources merged into this registry, in order.
+    pub sources: Vec<String>,
+}
+
+/// Two sources declared one tool differently.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("tool `{name}` is declared differently by {first} and {second}")]
+pub struct DuplicateTool {
+    /// The tool.
+    pub name: String,
+    /// The first source.
+    pub first: String,
+    /// The second source.
+    pub second: String,
+}
+
+impl ToolRegistry {
+    /// An empty registry.
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// Add one spec. A later duplicate is an error unless it says the same thing.
+    pub fn insert(&mut self, spec: ToolSpec) -> Result<(), DuplicateTool> {
+        if let Some(existing) = self.tools.get(&spec.name) {
+            if existing.same_contract(&spec) {
+                return Ok(());
+            }
+            return Err(DuplicateTool {
+                name: spec.name,
+                first: existing.source.0.clone(),
+                second: spec.source.0,
+            });
+        }
+        self.tools.insert(spec.name.clone(), spec);
+        Ok(())
+    }
+
+    /// Merge another registry into this one (sources in order; `closed` if either is).
+    pub fn merge(&mut self, other: ToolRegistry) -> Result<(), DuplicateTool> {
+        self.closed |= other.closed;
+        for src in other.sources {
+            if !self.sources.contains(&src) {
+                self.sources.push(src);
+            }
+        }
+        for (_, spec) in other.tools {
+            self.insert(spec)?;
+        }
+        Ok(())
+    }
+
+    /// The spec for `name`.
+    pub fn get(&self, name: &str) -> Option<&ToolSpec> {
+        self.tools.get(name)
+    }
+
+    /// A mutable spec for `name` (config overrides).
+    pub fn get_mut(&mut self, name: &str) -> Option<&mut ToolSpec> {
+        self.tools.get_mut(name)
+    }
+
+    /// True when no tool is declared.
+    pub fn is_empty(&self) -> bool {
+        self.tools.is_empty()
+    }
+
+    /// Number of tools.
+    pub fn len(&self) -> usize {
+        self.tools.len()
+    }
+
+    /// All specs, sorted by name.
+    pub fn iter(&self) -> impl Iterator<Item = &ToolSpec> {
+        self.tools.values()
+    }
+
+    /// All names, sorted.
+    pub fn names(&self) -> impl Iterator<Item = &str> {
+        self.tools.keys().map(String::as_str)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn fw(pointer: &str, condition: Condition) -> FailureWhen {
+        FailureWhen {
+            pointer: pointer.into(),
+            condition,
+            optional: false,
+        }
+    }
+
+    #[test]
+    fn failure_when_is_tri_state() {
+        let p = fw(
+            "/status",
+            Condition::In(vec![json!("declined"), json!("failed")]),
+        );
+        assert_eq!(
+            p.evaluate(&json!({"status": "declined"})),
+            FailureOutcome::Match
+        );
+        assert_eq!(
+            p.evaluate(&json!({"status": "ok"})),
+            FailureOutcome::NoMatch
+        );
+        assert_eq!(p.evaluate(&json!({"other": 1})), FailureOutcome::Unknown);
+        // A JSON string result is read as the JSON it encodes.
+        assert_eq!(
+            p.evaluate(&json!("{\"status\": \"failed\"}")),
+            FailureOutcome::Match
+        );
+        let opt = FailureWhen {
+            optional: true,
+            ..p
+        };
+        assert_eq!(opt.evaluate(&json!({"other": 1})), FailureOutcome::NoMatch);
+    }
+
+    #[test]
+    fn failure_when_conditions() {
+        let exists = fw("error", Condition::Exists);
+        assert_eq!(
+            exists.evaluate(&json!({"error": "x"})),
+            FailureOutcome::Match
+        );
+        assert_eq!(exists.evaluate(&json!({"ok": 1})), FailureOutcome::NoMatch);
+        let contains = fw("", Condition::Contains("Error:".into()));
+        assert_eq!(
+            contains.evaluate(&json!("Error: boom")),
+            FailureOutcome::Match
+        );
+        assert_eq!(contains.evaluate(&json!("fine")), FailureOutcome::NoMatch);
+        let re = regex::Regex::new(r"^HTTP [45]\d\d").unwrap();
+        let matches = fw("", Condition::Matches(re));
+        assert_eq!(
+            matches.evaluate(&json!("HTTP 503 busy")),
+            FailureOutcome::Match
+        );
+        let eq = fw("/code", Condition::Equals(json!(500)));
+        assert_eq!(eq.evaluate(&json!({"code": 500.0})), FailureOutcome::Match);
+        assert_eq!(
+            eq.evaluate(&json!({"code": "500"})),
+            FailureOutcome::NoMatch
+        );
+        // Containers are tested by their JSON text.
+        let c = fw("/detail", Condition::Contains("denied".into()));
+        assert_eq!(
+            c.evaluate(&json!({"detail": {"reason": "denied"}})),
+            FailureOutcome::Match
+        );
+    }
+
+    #[test]
+    fn duplicate_tools_must_agree() {
+        let mut r = ToolRegistry::new();
+        let a = ToolSpec::new(
+            "t",
+            Some(json!({"type": "object"})),
+            SchemaSource("a".into()),
+        );
+        let same = ToolSpec::new(
+            "t",
+            Some(json!({"type": "object"})),
+            SchemaSource("b".into()),
+        );
+        let other = ToolSpec::new(
+            "t",
+            Some(json!({"type": "string"})),
+            SchemaSource("c".into()),
+        );
+        r.insert(a).unwrap();
+        r.insert(same).unwrap();
+        let err = r.insert(other).unwrap_err();
+        assert_eq!(
+            err.to_string(),
+            "tool `t` is declared differently by a and c"
+        );
+    }
+
+    #[test]
+    fn value_origins_from_schema() {
+        let s = ToolSpec::new(
+            "t",
+            Some(
+                json!({"properties": {"id": {"type": "string", "x-value-origin": "provided"},
+                                        "key": {"x-value-origin": "generated"}}}),
+            ),
+            SchemaSource("x".into()),
+        );
+        assert_eq!(s.value_origins["id"], ValueOrigin::Provided);
+        assert_eq!(s.value_origins["key"], ValueOrigin::Generated);
+    }
+}

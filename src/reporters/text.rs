@@ -1,0 +1,258 @@
+//! The text report (SPEC §6): `FILE:LINE:COL: TIER RULE tool: message`, indented evidence and
+//! help lines, input errors in the same shape, then a footer with counts, suppressions, coverage
+//! and schema sources. Every piece of trace content goes through `escape::terminal`.
+
+use std::io::{self, Write};
+
+use anstyle::{AnsiColor, Style};
+
+use crate::finding::{Finding, Tier};
+
+use super::escape::terminal;
+use super::{Report, TextOptions};
+
+const BOLD: Style = Style::new().bold();
+const DIM: Style = Style::new().dimmed();
+
+fn tier_style(t: Tier) -> Style {
+    match t {
+        Tier::HardDefect => AnsiColor::Red.on_default().bold(),
+        Tier::HardEvent => AnsiColor::Yellow.on_default().bold(),
+        Tier::Candidate => AnsiColor::Cyan.on_default(),
+    }
+}
+
+struct Painter {
+    on: bool,
+}
+
+impl Painter {
+    fn paint(&self, style: Style, s: &str) -> String {
+        if self.on {
+            format!("{}{s}{}", style.render(), style.render_reset())
+        } else {
+            s.to_owned()
+        }
+    }
+}
+
+fn position(path: &str, line: u32, col: u32) -> String {
+    match (line, col) {
+        (0, _) => terminal(path).into_owned(),
+        (l, 0) => format!("{}:{l}", terminal(path)),
+        (l, c) => format!("{}:{l}:{c}", terminal(path)),
+    }
+}
+
+/// Render the text report.
+pub fn render(report: &Report, opts: TextOptions, out: &mut dyn Write) -> io::Result<()> {
+    let p = Painter { on: opts.color };
+    // Input errors about paths that never became inputs (a missing file) come first; then, input
+    // by input, its errors and findings in line order.
+    let is_input = |path: &str| report.inputs.iter().any(|i| i.path == path);
+    for issue in report.issues.iter().filter(|i| !is_input(&i.path)) {
+        input_error(issue, &p, out)?;
+    }
+    for (idx, input) in report.inputs.iter().enumerate() {
+        let mut issues = report
+            .issues
+            .iter()
+            .filter(|i| i.path == input.path)
+            .peekable();
+        for f in report.findings.iter().filter(|f| f.input == idx) {
+            if f.tier == Tier::Candidate && !opts.include_candidates {
+                continue;
+            }
+            while let Some(i) = issues.next_if(|i| i.line <= f.at().line) {
+                input_error(i, &p, out)?;
+            }
+            finding(report, f, &p, out)?;
+        }
+        for i in issues {
+            input_error(i, &p, out)?;
+        }
+    }
+    if opts.show_suppressions {
+        for s in &report.suppressions {
+            let path = report.path_of(s.input);
+            let pos = match &s.at {
+                Some(at) => position(path, at.line, at.column),
+                None => format!("{} (run `{}`)", terminal(path), terminal(&s.run_id)),
+            };
+            let tool = s
+                .tool
+                .as_deref()
+                .map(|t| format!(" {}", terminal(t)))
+                .unwrap_or_default();
+            writeln!(
+                out,
+                "{}: {} {}{tool}: {}",
+                p.paint(BOLD, &pos),
+                p.paint(DIM, "suppressed"),
+                s.rule,
+                terminal(&s.reason)
+            )?;
+        }
+    }
+    if opts.quiet {
+        return Ok(());
+    }
+    footer(report, opts, &p, out)
+}
+
+fn input_error(
+    issue: &crate::finding::InputIssue,
+    p: &Painter,
+    out: &mut dyn Write,
+) -> io::Result<()> {
+    writeln!(
+        out,
+        "{}: {}: {}",
+        p.paint(BOLD, &position(&issue.path, issue.line, issue.column)),
+        p.paint(AnsiColor::Red.on_default().bold(), "input_error"),
+        terminal(&issue.message)
+    )
+}
+
+fn finding(report: &Report, f: &Finding, p: &Painter, out: &mut dyn Write) -> io::Result<()> {
+    let path = report.path_of(f.input);
+    let at = f.at();
+    let tool = f
+        .tool
+        .as_deref()
+        .map(|t| format!(" {}", terminal(t)))
+        .unwrap_or_default();
+    let mut flags = String::new();
+    if f.possible_false_positive {
+        flags.push_str(" (possible false positive)");
+    }
+    if let Some(reason) = &f.ignored {
+        flags.push_str(&format!(" [ignored: {}]", terminal(reason)));
+    }
+    writeln!(
+        out,
+        "{}: {} {}{tool}: {}{}",
+        p.paint(BOLD, &position(path, at.line, at.column)),
+        p.paint(tier_style(f.tier), f.tier.as_str()),
+        p.paint(BOLD, f.rule.as_str()),
+        terminal(&f.message),
+        p.paint(DIM, &flags),
+    )?;
+    for e in &f.evidence {
+        writeln!(
+            out,
+            "    {} step {} ({}): {}",
+            p.paint(DIM, &position(path, e.at.line, e.at.column)),
+            e.step,
+            e.note,
+            terminal(&e.excerpt)
+        )?;
+    }
+    if let Some(help) = &f.help {
+        writeln!(out, "    {} {}", p.paint(BOLD, "help:"), terminal(help))?;
+    }
+    Ok(())
+}
+
+fn plural(n: usize, one: &str, many: &str) -> String {
+    format!("{n} {}", if n == 1 { one } else { many })
+}
+
+fn footer(report: &Report, opts: TextOptions, p: &Painter, out: &mut dyn Write) -> io::Result<()> {
+    let s = &report.summary;
+    if !report.findings.is_empty() || !report.issues.is_empty() {
+        writeln!(out)?;
+    }
+    let hidden = if opts.include_candidates || s.candidate == 0 {
+        String::new()
+    } else {
+        " (hidden: pass --include-candidates)".to_owned()
+    };
+    let ignored = if s.ignored > 0 {
+        format!(", {} ignored with a reason", s.ignored)
+    } else {
+        String::new()
+    };
+    writeln!(
+        out,
+        "{}, {}, {}{hidden}{ignored}",
+        p.paint(
+            tier_style(Tier::HardDefect),
+            &plural(s.hard_defect, "hard_defect", "hard_defects")
+        ),
+        p.paint(
+            tier_style(Tier::HardEvent),
+            &plural(s.hard_event, "hard_event", "hard_events")
+        ),
+        p.paint(
+            tier_style(Tier::Candidate),
+            &plural(s.candidate, "candidate", "candidates")
+        ),
+    )?;
+    writeln!(
+        out,
+        "linted {} ({}) from {}",
+        plural(s.traces, "trace", "traces"),
+        plural(s.tool_calls, "tool call", "tool calls"),
+        plural(s.inputs, "input", "inputs"),
+    )?;
+    if s.suppressions > 0 {
+        let hint = if opts.show_suppressions {
+            ""
+        } else {
+            " (pass --show-suppressions to list them)"
+        };
+        writeln!(
+            out,
+            "{}: rule checks that could not decide{hint}",
+            plural(s.suppressions, "suppression", "suppressions")
+        )?;
+    }
+    if !report.coverage.is_empty() {
+        let cov: Vec<String> = report
+            .coverage
+            .iter()
+            .map(|c| format!("{} {}/{}", c.rule, c.coverage.decided, c.coverage.total))
+            .collect();
+        writeln!(out, "coverage: {}", cov.join(", "))?;
+    }
+    let mut schemas: Vec<&str> = report
+        .inputs
+        .iter()
+        .flat_map(|i| i.schemas.iter().map(String::as_str))
+        .collect();
+    schemas.sort_unstable();
+    schemas.dedup();
+    if !schemas.is_empty() {
+        writeln!(out, "schemas: {}", terminal(&schemas.join(", ")))?;
+    }
+    for input in &report.inputs {
+        for note in &input.notes {
+            writeln!(out, "note: {}: {}", terminal(&input.path), terminal(note))?;
+        }
+        if input.partial {
+            writeln!(
+                out,
+                "note: {}: partial: part of it could not be read (see the input errors)",
+                terminal(&input.path)
+            )?;
+        }
+    }
+    for u in &report.unmatched_ignores {
+        writeln!(out, "warning: ignore matched nothing: {}", terminal(u))?;
+    }
+    if s.input_errors > 0 {
+        writeln!(
+            out,
+            "{}",
+            p.paint(
+                AnsiColor::Red.on_default().bold(),
+                &format!(
+                    "{} (exit 3)",
+                    plural(s.input_errors, "input error", "input errors")
+                )
+            )
+        )?;
+    }
+    Ok(())
+}

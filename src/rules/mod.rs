@@ -1,0 +1,403 @@
+//! The rules (SPEC §5) over the canonical model only: the `Rule` trait, the explicit ordered
+//! registry `RULES`, rule selection, and `run`, which applies the selected rules to one trace.
+//! Rules produce data (findings, suppressions, coverage); they never print.
+
+pub mod context;
+mod r1_schema_violation;
+mod r6_malformed_arguments;
+mod r7_unknown_tool;
+
+use crate::finding::{Coverage, Evidence, Finding, RuleId, RuleMeta, Suppression, Tier};
+use crate::model::Step;
+
+pub use context::{RuleSettings, RunCx, SchemaCache, TraceCx};
+
+/// A lint rule.
+pub trait Rule: Sync {
+    /// The rule's static description.
+    fn meta(&self) -> &'static RuleMeta;
+
+    /// `Err(reason)` when the rule cannot run on this trace at all (one whole-trace
+    /// suppression, never silence).
+    fn applicable(&self, _cx: &TraceCx<'_>) -> Result<(), String> {
+        Ok(())
+    }
+
+    /// Check the trace, pushing findings, per-step suppressions and coverage into `out`.
+    fn check(&self, cx: &TraceCx<'_>, out: &mut Sink);
+}
+
+/// Every rule, in id order. Adding a rule = one line here (and a `RuleId` variant).
+pub static RULES: &[&dyn Rule] = &[
+    &r1_schema_violation::SchemaViolation,
+    &r6_malformed_arguments::MalformedArguments,
+    &r7_unknown_tool::UnknownTool,
+];
+
+/// The metadata of a rule by id, when it is in the registry.
+pub fn meta_of(id: RuleId) -> Option<&'static RuleMeta> {
+    RULES.iter().map(|r| r.meta()).find(|m| m.id == id)
+}
+
+/// Where one rule's output goes while it checks one trace.
+#[derive(Debug)]
+pub struct Sink {
+    meta: &'static RuleMeta,
+    run_id: String,
+    /// Findings so far.
+    pub findings: Vec<Finding>,
+    /// Suppressions so far.
+    pub suppressions: Vec<Suppression>,
+    /// Units decided / looked at.
+    pub coverage: Coverage,
+}
+
+impl Sink {
+    fn new(meta: &'static RuleMeta, run_id: &str) -> Self {
+        Self {
+            meta,
+            run_id: run_id.to_owned(),
+            findings: Vec::new(),
+            suppressions: Vec::new(),
+            coverage: Coverage::default(),
+        }
+    }
+
+    /// Start a finding at `step` (its primary evidence) and push it; returns it for extras.
+    pub fn finding(
+        &mut self,
+        tier: Tier,
+        step: &Step,
+        tool: Option<&str>,
+        message: impl Into<String>,
+        note: &'static str,
+    ) -> &mut Finding {
+        let f = Finding::new(
+            self.meta,
+            tier,
+            &self.run_id,
+            tool,
+            message,
+            evidence(step, note),
+        );
+        self.findings.push(f);
+        self.findings.last_mut().expect("just pushed")
+    }
+
+    /// A per-step suppression: the rule could not decide this step.
+    pub fn suppress(&mut self, step: &Step, tool: Option<&str>, reason: impl Into<String>) {
+        self.suppressions.push(Suppression {
+            rule: self.meta.id,
+            input: 0,
+            run_id: self.run_id.clone(),
+            step: Some(step.index),
+            at: Some(step.at.clone()),
+            tool: tool.map(str::to_owned),
+            reason: reason.into(),
+        });
+    }
+
+    /// Count one unit looked at; `decided` when the rule could judge it.
+    pub fn count(&mut self, decided: bool) {
+        self.coverage.total += 1;
+        self.coverage.decided += usize::from(decided);
+    }
+}
+
+/// Evidence pointing at a step.
+pub fn evidence(step: &Step, note: &'static str) -> Evidence {
+    Evidence {
+        step: step.index,
+        at: step.at.clone(),
+        note: note.into(),
+        excerpt: excerpt(step),
+    }
+}
+
+/// Longest step excerpt kept in evidence, in characters.
+const EXCERPT_CHARS: usize = 160;
+
+/// A one-line excerpt of a step: `name {args}`, `[status] content`, or `role: text`.
+pub fn excerpt(step: &Step) -> String {
+    use crate::model::{Args, StepKind};
+    let text = match &step.kind {
+        StepKind::ToolCall(c) => match (&c.args, &c.raw_args) {
+            (Args::Known(v), _) => format!("{} {}", c.name, v),
+            (_, Some(raw)) => format!("{} {}", c.name, raw),
+            (Args::Unknown(why), None) => format!("{} (arguments {why})", c.name),
+            (Args::Malformed(_), None) => c.name.clone(),
+        },
+        StepKind::ToolResult(r) => {
+            let content = match &r.content {
+                serde_json::Value::String(s) => s.clone(),
+                other => other.to_string(),
+            };
+            let status = match r.status {
+                crate::model::ResultStatus::Ok => "ok",
+                crate::model::ResultStatus::Error => "error",
+                crate::model::ResultStatus::Unknown => "result",
+            };
+            format!("[{status}] {content}")
+        }
+        StepKind::Message(m) => {
+            let role = match m.role {
+                crate::model::Role::User => "user",
+                crate::model::Role::Assistant => "assistant",
+                crate::model::Role::System => "system",
+                crate::model::Role::Tool => "tool",
+            };
+            format!("{role}: {}", m.content)
+        }
+    };
+    let flat: String = text.split_whitespace().collect::<Vec<_>>().join(" ");
+    match flat.char_indices().nth(EXCERPT_CHARS) {
+        None => flat,
+        Some((i, _)) => format!("{}…", &flat[..i]),
+    }
+}
+
+/// Which rules run.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Selection {
+    enabled: [bool; RuleId::ALL.len()],
+}
+
+impl Default for Selection {
+    fn default() -> Self {
+        Self {
+            enabled: [true; RuleId::ALL.len()],
+        }
+    }
+}
+
+/// A rule id on the command line or in a config that names no rule.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error(
+    "unknown rule `{0}`: run `tracelint rules` for the list (R1, R2a, R2b, R3, R4, R5, R6, R7)"
+)]
+pub struct UnknownRule(pub String);
+
+/// Parse a rule list entry; `R2` names both R2a and R2b.
+pub fn parse_rule_list(items: &[String]) -> Result<Vec<RuleId>, UnknownRule> {
+    let mut out = Vec::new();
+    for item in items.iter().flat_map(|s| s.split(',')) {
+        let item = item.trim();
+        if item.is_empty() {
+            continue;
+        }
+        if item.eq_ignore_ascii_case("R2") {
+            out.extend([RuleId::R2a, RuleId::R2b]);
+        } else if item.eq_ignore_ascii_case("ALL") {
+            out.extend(RuleId::ALL);
+        } else {
+            out.push(RuleId::parse(item).ok_or_else(|| UnknownRule(item.to_owned()))?);
+        }
+    }
+    Ok(out)
+}
+
+impl Selection {
+    /// `select` (empty = all), minus `ignore`.
+    pub fn new(select: &[RuleId], ignore: &[RuleId]) -> Self {
+        let mut enabled = [select.is_empty(); RuleId::ALL.len()];
+        for r in select {
+            enabled[slot(*r)] = true;
+        }
+        for r in ignore {
+            enabled[slot(*r)] = false;
+        }
+        Self { enabled }
+    }
+
+    /// Whether a rule runs.
+    pub fn contains(&self, id: RuleId) -> bool {
+        self.enabled[slot(id)]
+    }
+}
+
+fn slot(id: RuleId) -> usize {
+    RuleId::ALL
+        .iter()
+        .position(|r| *r == id)
+        .expect("every id is in ALL")
+}
+
+/// What the rules found in one trace.
+#[derive(Debug, Default)]
+pub struct TraceOutcome {
+    /// Findings, in rule order.
+    pub findings: Vec<Finding>,
+    /// Suppressions, in rule order.
+    pub suppressions: Vec<Suppression>,
+    /// Per-rule coverage, in rule order.
+    pub coverage: Vec<(RuleId, &'static str, Coverage)>,
+}
+
+/// Run the selected rules on one trace.
+pub fn run(cx: &TraceCx<'_>, selection: &Selection) -> TraceOutcome {
+    let mut outcome = TraceOutcome::default();
+    for rule in RULES {
+        let meta = rule.meta();
+        if !selection.contains(meta.id) {
+            continue;
+        }
+        let mut sink = Sink::new(meta, &cx.trace.run_id);
+        match rule.applicable(cx) {
+            Ok(()) => rule.check(cx, &mut sink),
+            Err(reason) => {
+                sink.coverage.total = unit_count(cx, meta.unit);
+                sink.suppressions.push(Suppression {
+                    rule: meta.id,
+                    input: 0,
+                    run_id: cx.trace.run_id.clone(),
+                    step: None,
+                    at: None,
+                    tool: None,
+                    reason,
+                });
+            }
+        }
+        outcome.findings.append(&mut sink.findings);
+        outcome.suppressions.append(&mut sink.suppressions);
+        outcome.coverage.push((meta.id, meta.unit, sink.coverage));
+    }
+    outcome
+}
+
+fn unit_count(cx: &TraceCx<'_>, unit: &str) -> usize {
+    let steps = &cx.trace.steps;
+    match unit {
+        "tool results" => steps.iter().filter(|s| s.as_result().is_some()).count(),
+        _ => steps.iter().filter(|s| s.as_call().is_some()).count(),
+    }
+}
+
+#[cfg(test)]
+pub(crate) mod testing {
+    //! Helpers for rule tests: build a trace from native JSON text and render findings the way
+    //! the text reporter's first line does.
+    use super::*;
+    use crate::model::ToolRegistry;
+
+    /// Lint native trace text against a tools-file text with the given settings.
+    pub(crate) fn lint(trace: &str, tools: Option<&str>, settings: RuleSettings) -> String {
+        let parsed = crate::adapters::native::parse_str(trace, "trace.json");
+        assert!(parsed.issues.is_empty(), "{:?}", parsed.issues);
+        let registry = match tools {
+            Some(t) => crate::sources::file::parse_tools_str(t, "tools.json").expect("tools"),
+            None => ToolRegistry::new(),
+        };
+        let run = RunCx {
+            settings,
+            ..RunCx::default()
+        };
+        let mut out = String::new();
+        for trace in &parsed.traces {
+            let cx = TraceCx::new(trace, &registry, &run);
+            let o = super::run(&cx, &Selection::default());
+            for f in &o.findings {
+                let at = f.at();
+                out.push_str(&format!(
+                    "{}:{}: {} {} {}: {}\n",
+                    at.line,
+                    at.column,
+                    f.tier,
+                    f.rule,
+                    f.tool.as_deref().unwrap_or("-"),
+                    f.message
+                ));
+                if let Some(h) = &f.help {
+                    out.push_str(&format!("  help: {h}\n"));
+                }
+            }
+            for s in &o.suppressions {
+                out.push_str(&format!(
+                    "suppressed {} {}: {}\n",
+                    s.rule,
+                    s.at.as_ref()
+                        .map_or("-".into(), |a| format!("{}:{}", a.line, a.column)),
+                    s.reason
+                ));
+            }
+            for (id, unit, c) in &o.coverage {
+                out.push_str(&format!("coverage {id} {}/{} {unit}\n", c.decided, c.total));
+            }
+        }
+        out
+    }
+}
+
+#[cfg(test)]
+mod fixture_tests {
+    //! Every rule has a doc and a fixture folder `fixtures/rules/<id>/` holding `tools.json` and
+    //! `fail*` / `pass*` / `suppressed*` traces; each file behaves as its name says, and the
+    //! findings of every file are snapshotted.
+    use super::*;
+    use crate::lint::{Linter, ReportBuilder};
+    use std::path::Path;
+
+    fn folder(id: RuleId) -> std::path::PathBuf {
+        Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("fixtures/rules")
+            .join(id.as_str().to_lowercase())
+    }
+
+    #[test]
+    fn every_rule_has_a_fixture_folder_with_fail_and_pass_cases() {
+        for rule in RULES {
+            let dir = folder(rule.meta().id);
+            let names: Vec<String> = std::fs::read_dir(&dir)
+                .unwrap_or_else(|_| panic!("missing {}", dir.display()))
+                .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+                .collect();
+            assert!(
+                names.iter().any(|n| n.starts_with("fail")),
+                "{}: no fail case",
+                dir.display()
+            );
+            assert!(
+                names.iter().any(|n| n.starts_with("pass")),
+                "{}: no pass case",
+                dir.display()
+            );
+        }
+    }
+
+    #[test]
+    fn rule_fixtures_behave_as_named() {
+        insta::glob!("../../fixtures/rules", "*/[fps]*.json*", |path| {
+            let dir = path.parent().unwrap();
+            let id = RuleId::parse(&dir.file_name().unwrap().to_string_lossy()).unwrap();
+            let name = path.file_name().unwrap().to_string_lossy().into_owned();
+            let tools = crate::sources::load_file(&dir.join("tools.json"), "tools.json").unwrap();
+            let text = std::fs::read(path).unwrap();
+            let (_, parsed) = crate::adapters::parse_bytes(&text, &name, None);
+            assert!(parsed.issues.is_empty(), "{name}: {:?}", parsed.issues);
+            let linter = Linter::new(Some(tools), Selection::default(), RuleSettings::default());
+            let mut builder = ReportBuilder::new();
+            let input = builder.input(&name);
+            for t in &parsed.traces {
+                builder.trace(input, linter.lint(t));
+            }
+            let report = builder.finish(Tier::HardDefect, &[]);
+            let of_rule = report.findings.iter().filter(|f| f.rule == id).count();
+            let suppressed = report.suppressions.iter().filter(|s| s.rule == id).count();
+            match name.chars().next() {
+                Some('f') => assert!(of_rule > 0, "{name}: expected a {id} finding"),
+                Some('p') => assert_eq!(of_rule, 0, "{name}: expected no {id} finding"),
+                _ => assert!(
+                    of_rule == 0 && suppressed > 0,
+                    "{name}: expected a {id} suppression and no finding"
+                ),
+            }
+            let mut out = Vec::new();
+            let opts = crate::reporters::TextOptions {
+                include_candidates: true,
+                show_suppressions: true,
+                ..Default::default()
+            };
+            crate::reporters::text::render(&report, opts, &mut out).unwrap();
+            insta::assert_snapshot!(String::from_utf8(out).unwrap());
+        });
+    }
+}

@@ -1,0 +1,229 @@
+//! R1 schema_violation: a call's arguments fail its tool's JSON Schema. One finding per call
+//! listing every error as `instance path: message`, sorted by path then keyword. Malformed
+//! arguments (R6's business) and unknown arguments are not validated: counted as not checked.
+
+use std::collections::HashMap;
+use std::sync::Arc;
+
+use crate::finding::{FindingType, RuleId, RuleMeta, Tier};
+use crate::model::Args;
+
+use super::context::Compiled;
+use super::{Rule, Sink, TraceCx};
+
+pub(crate) static META: RuleMeta = RuleMeta {
+    id: RuleId::R1,
+    kind: FindingType::SchemaViolation,
+    summary: "a call's arguments fail the tool's JSON Schema",
+    tiers: &[Tier::HardDefect],
+    unit: "tool calls",
+    explanation: include_str!("docs/R1.md"),
+};
+
+/// Longest single schema-error message kept (the instance value inside can be huge).
+const MAX_ERROR_CHARS: usize = 300;
+
+pub(crate) struct SchemaViolation;
+
+impl Rule for SchemaViolation {
+    fn meta(&self) -> &'static RuleMeta {
+        &META
+    }
+
+    fn applicable(&self, cx: &TraceCx<'_>) -> Result<(), String> {
+        if cx.registry.iter().any(|s| s.schema.is_some()) {
+            Ok(())
+        } else {
+            Err("no tool schemas: pass `--tools FILE` (or `mcp-stdio:`/`mcp-http:`) to check arguments".into())
+        }
+    }
+
+    fn check(&self, cx: &TraceCx<'_>, out: &mut Sink) {
+        let mut compiled: HashMap<&str, Arc<Compiled>> = HashMap::new();
+        for step in &cx.trace.steps {
+            let Some(call) = step.as_call() else { continue };
+            let Some(spec) = cx.spec(&call.name) else {
+                // R7 reports the unknown tool; nothing to validate against.
+                out.count(false);
+                continue;
+            };
+            let Some(schema) = spec.schema.as_ref() else {
+                out.count(false);
+                out.suppress(
+                    step,
+                    Some(&call.name),
+                    format!("tool `{}` declares no input schema", call.name),
+                );
+                continue;
+            };
+            let args = match &call.args {
+                Args::Known(v) => v,
+                Args::Malformed(_) => {
+                    // R6 reports it; one broken call never yields two defects.
+                    out.count(false);
+                    continue;
+                }
+                Args::Unknown(reason) => {
+                    out.count(false);
+                    out.suppress(
+                        step,
+                        Some(&call.name),
+                        format!("arguments not recorded ({reason})"),
+                    );
+                    continue;
+                }
+            };
+            let validator = compiled
+                .entry(call.name.as_str())
+                .or_insert_with(|| cx.run.schemas.get(schema));
+            let validator = match validator.as_ref() {
+                Ok(v) => v,
+                Err(reason) => {
+                    out.count(false);
+                    out.suppress(step, Some(&call.name), reason.clone());
+                    continue;
+                }
+            };
+            out.count(true);
+            let mut errors: Vec<(String, String, String)> = validator
+                .iter_errors(args)
+                .map(|e| {
+                    let path = e.instance_path().as_str().to_owned();
+                    let keyword = e.kind().keyword().to_owned();
+                    (path, keyword, truncate(&e.to_string()))
+                })
+                .collect();
+            if errors.is_empty() {
+                continue;
+            }
+            errors.sort();
+            errors.dedup();
+            let details: Vec<String> = errors
+                .iter()
+                .map(|(path, _, msg)| {
+                    if path.is_empty() {
+                        msg.clone()
+                    } else {
+                        format!("{path}: {msg}")
+                    }
+                })
+                .collect();
+            let message = details.join("; ");
+            let f = out.finding(
+                Tier::HardDefect,
+                step,
+                Some(&call.name),
+                message,
+                "the call",
+            );
+            f.field = errors
+                .first()
+                .and_then(|(p, _, _)| p.strip_prefix('/'))
+                .map(|p| p.split('/').next().unwrap_or(p).to_owned());
+            f.details = details;
+            f.help = Some(format!(
+                "fix the arguments the agent builds for `{}`, or correct the schema if it is wrong",
+                call.name
+            ));
+        }
+    }
+}
+
+fn truncate(s: &str) -> String {
+    if s.chars().count() <= MAX_ERROR_CHARS {
+        return s.to_owned();
+    }
+    let mut t: String = s.chars().take(MAX_ERROR_CHARS).collect();
+    t.push('…');
+    t
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::rules::testing::lint;
+
+    const TOOLS: &str = r#"{"tools": [
+      {"name": "read_file", "inputSchema": {
+        "type": "object",
+        "properties": {
+          "file_path": {"type": "string", "pattern": "^/"},
+          "limit": {"type": "integer", "minimum": 1},
+          "mode": {"enum": ["text", "bytes"]},
+          "tags": {"type": "array", "items": {"type": "string"}}
+        },
+        "required": ["file_path"],
+        "additionalProperties": false}}
+    ]}"#;
+
+    #[test]
+    fn lists_every_error_in_order() {
+        let trace = r#"{"run_id": "r", "steps": [
+          {"type": "tool_call", "call_id": "1", "name": "read_file",
+           "args": {"limit": 0, "mode": "full", "tags": ["a", 3], "encoding": "utf-8"}},
+          {"type": "tool_call", "call_id": "2", "name": "read_file",
+           "args": {"file_path": "relative", "limit": "10"}}
+        ]}"#;
+        insta::assert_snapshot!(lint(trace, Some(TOOLS), Default::default()));
+    }
+
+    #[test]
+    fn valid_call_is_silent_and_counted() {
+        let trace = r#"{"run_id": "r", "steps": [
+          {"type": "tool_call", "call_id": "1", "name": "read_file", "args": {"file_path": "/etc/hosts"}}
+        ]}"#;
+        let out = lint(trace, Some(TOOLS), Default::default());
+        assert!(!out.contains("R1 read_file"), "{out}");
+        assert!(out.contains("coverage R1 1/1 tool calls"), "{out}");
+    }
+
+    #[test]
+    fn draft_07_and_2020_12_are_both_honoured() {
+        // draft-07: `items` as an array is tuple validation; 2020-12 uses prefixItems.
+        let tools = r#"{"tools": [
+          {"name": "d7", "inputSchema": {"$schema": "http://json-schema.org/draft-07/schema#",
+            "type": "object", "properties": {"p": {"type": "array", "items": [{"type": "string"}], "additionalItems": false}}}},
+          {"name": "d2020", "inputSchema": {"$schema": "https://json-schema.org/draft/2020-12/schema",
+            "type": "object", "properties": {"p": {"type": "array", "prefixItems": [{"type": "string"}], "items": false}}}}
+        ]}"#;
+        let trace = r#"{"run_id": "r", "steps": [
+          {"type": "tool_call", "call_id": "1", "name": "d7", "args": {"p": [1, "x"]}},
+          {"type": "tool_call", "call_id": "2", "name": "d2020", "args": {"p": [1, "x"]}}
+        ]}"#;
+        insta::assert_snapshot!(lint(trace, Some(tools), Default::default()));
+    }
+
+    #[test]
+    fn remote_ref_is_a_per_call_suppression() {
+        let tools = r#"{"tools": [{"name": "t", "inputSchema": {"type": "object",
+            "properties": {"a": {"$ref": "https://schemas.example.invalid/a.json"}}}}]}"#;
+        let trace = r#"{"run_id": "r", "steps": [
+          {"type": "tool_call", "call_id": "1", "name": "t", "args": {"a": 1}}]}"#;
+        let out = lint(trace, Some(tools), Default::default());
+        assert!(out.contains("suppressed R1 2:11: the schema has a remote `$ref` (https://schemas.example.invalid/a.json)"), "{out}");
+        assert!(out.contains("coverage R1 0/1"), "{out}");
+    }
+
+    #[test]
+    fn unknown_and_malformed_args_are_not_validated() {
+        let trace = r#"{"run_id": "r", "steps": [
+          {"type": "tool_call", "call_id": "1", "name": "read_file", "args": {}, "raw_text": "{\"file_path\": \"/x"},
+          {"type": "tool_call", "call_id": "2", "name": "read_file"}
+        ]}"#;
+        let out = lint(trace, Some(TOOLS), Default::default());
+        assert!(!out.contains("hard_defect R1"), "{out}");
+        assert!(
+            out.contains("suppressed R1 3:11: arguments not recorded"),
+            "{out}"
+        );
+        assert!(out.contains("coverage R1 0/2"), "{out}");
+    }
+
+    #[test]
+    fn no_registry_suppresses_the_rule() {
+        let trace = r#"{"run_id": "r", "steps": [
+          {"type": "tool_call", "call_id": "1", "name": "read_file", "args": {}}]}"#;
+        let out = lint(trace, None, Default::default());
+        assert!(out.contains("suppressed R1 -: no tool schemas"), "{out}");
+        assert!(out.contains("coverage R1 0/1"), "{out}");
+    }
+}

@@ -1,0 +1,99 @@
+//! R7 unknown_tool: a call to a tool absent from a non-empty registry. A candidate by default
+//! (the tool may simply be undeclared), a hard defect when the toolset is declared closed.
+//! Suggests the closest declared name.
+
+use crate::finding::{FindingType, RuleId, RuleMeta, Tier};
+
+use super::{Rule, Sink, TraceCx};
+
+pub(crate) static META: RuleMeta = RuleMeta {
+    id: RuleId::R7,
+    kind: FindingType::UnknownTool,
+    summary: "a call to a tool absent from the declared toolset",
+    tiers: &[Tier::Candidate, Tier::HardDefect],
+    unit: "tool calls",
+    explanation: include_str!("docs/R7.md"),
+};
+
+pub(crate) struct UnknownTool;
+
+impl Rule for UnknownTool {
+    fn meta(&self) -> &'static RuleMeta {
+        &META
+    }
+
+    fn applicable(&self, cx: &TraceCx<'_>) -> Result<(), String> {
+        if cx.registry.is_empty() {
+            Err("no tool registry: pass `--tools` to check tool names".into())
+        } else {
+            Ok(())
+        }
+    }
+
+    fn check(&self, cx: &TraceCx<'_>, out: &mut Sink) {
+        let closed = cx.closed();
+        for step in &cx.trace.steps {
+            let Some(call) = step.as_call() else { continue };
+            out.count(true);
+            if cx.spec(&call.name).is_some() {
+                continue;
+            }
+            let tier = if closed {
+                Tier::HardDefect
+            } else {
+                Tier::Candidate
+            };
+            let f = out.finding(
+                tier,
+                step,
+                Some(&call.name),
+                format!("tool `{}` is not declared in the registry", call.name),
+                "the call",
+            );
+            f.possible_false_positive = !closed;
+            f.help = Some(match crate::suggest::closest_name(&call.name, cx.registry.names()) {
+                Some(name) => format!("did you mean `{name}`?"),
+                None if closed => "the toolset is closed: the agent called a tool that does not exist".into(),
+                None => "declare the tool in the tools file if it is real, or treat the call as a hallucinated tool".into(),
+            });
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::rules::RuleSettings;
+    use crate::rules::testing::lint;
+
+    const TOOLS: &str = r#"[{"name": "read_file", "inputSchema": {"type": "object"}},
+                            {"name": "write_file", "inputSchema": {"type": "object"}}]"#;
+    const TRACE: &str = r#"{"run_id": "r", "steps": [
+      {"type": "tool_call", "call_id": "1", "name": "redi_file", "args": {}},
+      {"type": "tool_call", "call_id": "2", "name": "frobnicate", "args": {}}
+    ]}"#;
+
+    #[test]
+    fn candidate_with_suggestion() {
+        insta::assert_snapshot!(lint(TRACE, Some(TOOLS), RuleSettings::default()));
+    }
+
+    #[test]
+    fn closed_toolset_is_a_hard_defect() {
+        let out = lint(
+            TRACE,
+            Some(TOOLS),
+            RuleSettings {
+                closed_toolset: true,
+            },
+        );
+        assert!(out.contains("2:7: hard_defect R7 redi_file"), "{out}");
+        assert!(out.contains("3:7: hard_defect R7 frobnicate"), "{out}");
+    }
+
+    #[test]
+    fn closed_in_tools_file() {
+        let tools = r#"{"closed": true, "tools": [{"name": "read_file", "inputSchema": {}}]}"#;
+        let out = lint(TRACE, Some(tools), RuleSettings::default());
+        assert!(out.contains("hard_defect R7 redi_file"), "{out}");
+    }
+}

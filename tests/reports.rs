@@ -1,0 +1,149 @@
+//! Report contracts checked on the real binary: every JSON report validates against the
+//! repository's JSON Schema, and untrusted text never reaches the terminal raw.
+
+use std::process::Command;
+
+fn tracelint(args: &[&str]) -> std::process::Output {
+    Command::new(env!("CARGO_BIN_EXE_tracelint"))
+        .args(args)
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .env_remove("CLICOLOR_FORCE")
+        .env("NO_COLOR", "1")
+        .output()
+        .expect("run tracelint")
+}
+
+fn report_schema() -> jsonschema::Validator {
+    let schema: serde_json::Value =
+        serde_json::from_str(include_str!("../src/reporters/report.schema.json")).unwrap();
+    jsonschema::validator_for(&schema).expect("the report schema compiles")
+}
+
+#[test]
+fn json_reports_validate_against_the_schema() {
+    let validator = report_schema();
+    let runs: &[&[&str]] = &[
+        &[
+            "check",
+            "fixtures/quickstart/transcript.json",
+            "--tools",
+            "fixtures/quickstart/tools.json",
+            "--output-format",
+            "json",
+        ],
+        &[
+            "check",
+            "fixtures/cli/broken-middle.jsonl",
+            "--tools",
+            "fixtures/quickstart/tools.json",
+            "--output-format",
+            "json",
+        ],
+        &[
+            "check",
+            "fixtures/cli/clean.json",
+            "--output-format",
+            "json",
+        ],
+        &[
+            "check",
+            "fixtures/cli/nope.json",
+            "fixtures/cli/escape.json",
+            "--tools",
+            "fixtures/quickstart/tools.json",
+            "--output-format",
+            "json",
+        ],
+        &[
+            "check",
+            "fixtures/cli",
+            "--tools",
+            "fixtures/quickstart/tools.json",
+            "--output-format",
+            "json",
+            "--fail-on",
+            "candidate",
+        ],
+    ];
+    for args in runs {
+        let out = tracelint(args);
+        let value: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap_or_else(|e| {
+            panic!(
+                "{args:?}: not JSON ({e}): {}",
+                String::from_utf8_lossy(&out.stdout)
+            )
+        });
+        let errors: Vec<String> = validator
+            .iter_errors(&value)
+            .map(|e| format!("{}: {e}", e.instance_path()))
+            .collect();
+        assert!(errors.is_empty(), "{args:?}: {errors:#?}");
+        assert_eq!(
+            Some(value["exit_code"].as_i64().unwrap() as i32),
+            out.status.code(),
+            "{args:?}"
+        );
+    }
+}
+
+#[test]
+fn side_output_json_file_is_written_whatever_the_exit_code() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("report.json");
+    let out = tracelint(&[
+        "check",
+        "fixtures/quickstart/transcript.json",
+        "--tools",
+        "fixtures/quickstart/tools.json",
+        "--json",
+        path.to_str().unwrap(),
+    ]);
+    assert_eq!(out.status.code(), Some(2));
+    let value: serde_json::Value = serde_json::from_slice(&std::fs::read(&path).unwrap()).unwrap();
+    assert!(report_schema().is_valid(&value));
+    assert_eq!(value["summary"]["hard_defect"], 2);
+    // Text still went to stdout.
+    assert!(String::from_utf8_lossy(&out.stdout).contains("hard_defect R1 cancel_order"));
+}
+
+#[test]
+fn control_characters_in_trace_content_are_escaped() {
+    let out = tracelint(&[
+        "check",
+        "fixtures/cli/escape.json",
+        "--tools",
+        "fixtures/quickstart/tools.json",
+        "--include-candidates",
+        "--color",
+        "never",
+    ]);
+    assert_eq!(out.status.code(), Some(2));
+    let stdout = String::from_utf8(out.stdout).unwrap();
+    for bad in ['\u{1b}', '\u{7}', '\u{202e}'] {
+        assert!(
+            !stdout.contains(bad),
+            "raw {bad:?} reached the terminal:\n{stdout}"
+        );
+    }
+    // The tool name's OSC sequence is shown, escaped, so the reader sees what the agent sent.
+    assert!(
+        stdout.contains(r"candidate R7 \x1b]0;pwned\x07get_order:"),
+        "{stdout}"
+    );
+    // Arguments are shown as JSON text, whose own escapes keep them on one line.
+    assert!(stdout.contains(r#"\u001b[31mred"#), "{stdout}");
+}
+
+#[test]
+fn color_always_paints_and_never_does_not() {
+    let args = [
+        "check",
+        "fixtures/quickstart/transcript.json",
+        "--tools",
+        "fixtures/quickstart/tools.json",
+    ];
+    let on = tracelint(&[&args[..], &["--color", "always"]].concat());
+    assert!(on.stdout.contains(&0x1b), "no ANSI with --color always");
+    let off = tracelint(&[&args[..], &["--color", "never"]].concat());
+    assert!(!off.stdout.contains(&0x1b));
+}
