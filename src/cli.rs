@@ -190,7 +190,7 @@ pub struct RulesArgs {
 /// `explain` arguments.
 #[derive(Debug, Args)]
 pub struct ExplainArgs {
-    /// The rule id (R1, R2a, …).
+    /// The rule id (R1, R2a, …), or `builtin:claude-code` for the built-in schemas.
     pub rule: String,
 }
 

@@ -2,24 +2,41 @@
 //! trace (the given one, or the schemas the trace carries), run the selected rules, and gather
 //! per-input results into a sorted `Report` with ignores applied and the exit status decided.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashMap};
+use std::sync::{Arc, Mutex};
 
 use crate::config::Ignore;
 use crate::exit::ExitStatus;
 use crate::finding::{Coverage, Finding, InputIssue, RuleId, Tier};
-use crate::model::{SchemaSource, ToolRegistry, Trace};
+use crate::model::{ATTR_CLAUDE_CODE_VERSION, SchemaSource, ToolRegistry, Trace};
 use crate::reporters::{InputSummary, Report, RuleCoverage, Summary};
 use crate::rules::{self, RuleSettings, RunCx, Selection, TraceCx, TraceOutcome};
+use crate::sources::builtin::ClaudeCodeTools;
+
+/// When Claude Code's built-in schemas apply.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub enum BuiltinClaude {
+    /// Only for Claude Code sessions linted with no `--tools` (the default).
+    #[default]
+    Auto,
+    /// `--tools builtin:claude-code`: for every trace, matched to its recorded version, merged
+    /// under the other given sources (which win on a name both declare).
+    Follow,
+}
 
 /// What to lint with: the given registry (if any), rule selection and settings.
 #[derive(Debug, Default)]
 pub struct Linter {
     /// The registry from `--tools`; `None` means "use what each trace carries".
     pub given: Option<ToolRegistry>,
+    /// When the built-in Claude Code schemas apply.
+    pub builtin_claude: BuiltinClaude,
     /// Which rules run.
     pub selection: Selection,
     /// Compiled schemas and rule settings, shared across traces.
     pub run: RunCx,
+    /// Built-in registries by capture index, built once per run.
+    builtin_cache: Mutex<HashMap<usize, Arc<ToolRegistry>>>,
 }
 
 /// One linted trace.
@@ -31,6 +48,8 @@ pub struct TraceLint {
     pub schemas: Vec<String>,
     /// Tool calls in the trace.
     pub calls: usize,
+    /// Notes for the report (which built-in schema version was used, …).
+    pub notes: Vec<String>,
     /// The trace was partial.
     pub partial: bool,
 }
@@ -40,24 +59,78 @@ impl Linter {
     pub fn new(given: Option<ToolRegistry>, selection: Selection, settings: RuleSettings) -> Self {
         Self {
             given,
+            builtin_claude: BuiltinClaude::Auto,
             selection,
             run: RunCx {
                 settings,
                 ..RunCx::default()
             },
+            builtin_cache: Mutex::default(),
         }
+    }
+
+    /// The built-in Claude Code registry for a trace's recorded version, and the note saying
+    /// which capture was used.
+    fn builtin_for(&self, trace: &Trace) -> (Arc<ToolRegistry>, String) {
+        let tools = ClaudeCodeTools::get();
+        let (idx, matched) = tools.choose(trace.attribute(ATTR_CLAUDE_CODE_VERSION));
+        let registry = {
+            let mut cache = self
+                .builtin_cache
+                .lock()
+                .unwrap_or_else(std::sync::PoisonError::into_inner);
+            Arc::clone(
+                cache
+                    .entry(idx)
+                    .or_insert_with(|| Arc::new(tools.registry(idx))),
+            )
+        };
+        let note = match matched.note {
+            Some(n) => format!("schemas: built-in Claude Code {}: {n}", matched.version),
+            None => format!(
+                "schemas: built-in Claude Code {} (the session's version)",
+                matched.version
+            ),
+        };
+        (registry, note)
     }
 
     /// Lint one trace.
     pub fn lint(&self, trace: &Trace) -> TraceLint {
-        let embedded;
-        let (registry, schemas) = match &self.given {
-            Some(r) => (r, r.sources.clone()),
-            None => {
-                embedded = embedded_registry(trace);
-                let sources = embedded_sources(&embedded);
-                (&embedded, sources)
+        let owned: Arc<ToolRegistry>;
+        let mut notes = Vec::new();
+        let is_claude = trace.source.format == "claude";
+        let registry: &ToolRegistry = match (&self.given, self.builtin_claude) {
+            (Some(given), BuiltinClaude::Follow) => {
+                let (builtin, note) = self.builtin_for(trace);
+                notes.push(note);
+                let mut merged = (*builtin).clone();
+                merged.closed |= given.closed;
+                for spec in given.iter() {
+                    merged.replace(spec.clone());
+                }
+                for s in &given.sources {
+                    merged.sources.push(s.clone());
+                }
+                owned = Arc::new(merged);
+                &owned
             }
+            (Some(given), BuiltinClaude::Auto) => given,
+            (None, _) if trace.embedded_tools.is_empty() && is_claude => {
+                let (builtin, note) = self.builtin_for(trace);
+                notes.push(format!("{note}; no `--tools` was given"));
+                owned = builtin;
+                &owned
+            }
+            (None, _) => {
+                owned = Arc::new(embedded_registry(trace));
+                &owned
+            }
+        };
+        let schemas = if self.given.is_none() && !trace.embedded_tools.is_empty() {
+            embedded_sources(registry)
+        } else {
+            registry.sources.clone()
         };
         let cx = TraceCx::new(trace, registry, &self.run);
         TraceLint {
@@ -65,6 +138,7 @@ impl Linter {
             schemas,
             calls: trace.call_count(),
             partial: trace.partial,
+            notes,
         }
     }
 }
@@ -142,6 +216,11 @@ impl ReportBuilder {
         for s in lint.schemas {
             if !summary.schemas.contains(&s) {
                 summary.schemas.push(s);
+            }
+        }
+        for n in lint.notes {
+            if !summary.notes.contains(&n) {
+                summary.notes.push(n);
             }
         }
         for mut f in lint.outcome.findings {

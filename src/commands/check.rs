@@ -146,24 +146,36 @@ fn resolve(args: &CheckArgs) -> anyhow::Result<Settings> {
     })
 }
 
-/// Load the `--tools` sources and apply config metadata overrides.
-fn registry(settings: &Settings) -> anyhow::Result<Option<ToolRegistry>> {
-    if settings.tools.is_empty() {
+/// Load the `--tools` sources and apply config metadata overrides. The flag is true when
+/// `builtin:claude-code` (unpinned) asks to follow each session's version.
+fn registry(settings: &Settings) -> anyhow::Result<(Option<ToolRegistry>, bool)> {
+    let mut follow_builtin = false;
+    let mut specs = Vec::new();
+    for spec in &settings.tools {
+        match sources::resolve_builtin(spec)? {
+            Some(s) => specs.push(s),
+            None => follow_builtin = true,
+        }
+    }
+    if specs.is_empty() && follow_builtin {
+        return Ok((Some(ToolRegistry::new()), true));
+    }
+    if specs.is_empty() {
         if !settings.config.metadata.is_empty() {
             bail!(
                 "the config declares `[metadata.*]` overrides but no tools source: add `tools = \"tools.json\"` or pass `--tools`"
             );
         }
-        return Ok(None);
+        return Ok((None, false));
     }
-    let mut registry = sources::load_all(&settings.tools)?;
+    let mut registry = sources::load_all(&specs)?;
     for (tool, meta) in &settings.config.metadata {
         let spec = registry.get_mut(tool).with_context(|| {
             format!("the config overrides metadata of `{tool}`, which no tools source declares")
         })?;
         spec.metadata.overlay(meta);
     }
-    Ok(Some(registry))
+    Ok((Some(registry), follow_builtin))
 }
 
 /// What one input produced.
@@ -265,14 +277,17 @@ pub fn run(args: &CheckArgs) -> anyhow::Result<ExitStatus> {
     for n in &settings.notices {
         eprintln!("{n}");
     }
-    let given = registry(&settings)?;
-    let linter = Linter::new(
+    let (given, follow_builtin) = registry(&settings)?;
+    let mut linter = Linter::new(
         given,
         settings.selection,
         RuleSettings {
             closed_toolset: settings.closed_toolset,
         },
     );
+    if follow_builtin {
+        linter.builtin_claude = crate::lint::BuiltinClaude::Follow;
+    }
     let (specs, expand_issues) = inputs::expand(&settings.inputs);
     let pool = rayon::ThreadPoolBuilder::new()
         .num_threads(settings.jobs.unwrap_or(0))

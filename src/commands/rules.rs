@@ -72,8 +72,41 @@ pub fn list(args: &RulesArgs) -> anyhow::Result<ExitStatus> {
     Ok(ExitStatus::Clean)
 }
 
+/// `tracelint explain builtin:claude-code`: the captured versions and the tools each sent.
+fn explain_builtin(name: &str) -> anyhow::Result<ExitStatus> {
+    use crate::sources::builtin::{CLAUDE_CODE, ClaudeCodeTools};
+    if name != CLAUDE_CODE {
+        anyhow::bail!("unknown built-in source `{name}`: the built-in source is `{CLAUDE_CODE}`");
+    }
+    let tools = ClaudeCodeTools::get();
+    let versions: Vec<String> = tools.versions().collect();
+    let mut out = std::io::stdout().lock();
+    writeln!(
+        out,
+        "# {CLAUDE_CODE} — Claude Code's own tool input schemas
+"
+    )?;
+    writeln!(
+        out,
+        "{} versions captured ({} … {}), {} distinct schemas. A Claude Code session linted with no `--tools` uses them \
+         automatically, matched to the `version` its lines record (the nearest capture not newer than it); \
+         `--tools {CLAUDE_CODE}@VERSION` pins one. A tool a version did not send falls back to the nearest older capture \
+         that has it. MCP tools (`mcp__server__tool`) are not built in: pass the server with `--tools mcp-stdio:…`.\n",
+        versions.len(),
+        versions.first().map_or("", String::as_str),
+        versions.last().map_or("", String::as_str),
+        tools.schema_count()
+    )?;
+    writeln!(out, "Tools: {}\n", tools.tool_names().join(", "))?;
+    writeln!(out, "Versions: {}", versions.join(", "))?;
+    Ok(ExitStatus::Clean)
+}
+
 /// `tracelint explain RULE`.
 pub fn explain(args: &ExplainArgs) -> anyhow::Result<ExitStatus> {
+    if args.rule.starts_with("builtin:") {
+        return explain_builtin(&args.rule);
+    }
     let id = RuleId::parse(&args.rule).with_context(|| {
         format!(
             "unknown rule `{}`: run `tracelint rules` for the list",

@@ -15,6 +15,9 @@ pub use registry::{
     ValueOrigin,
 };
 
+/// `Trace::attributes` key: the Claude Code version a session's lines record.
+pub const ATTR_CLAUDE_CODE_VERSION: &str = "claude_code.version";
+
 /// One agent run: the steps it took, in order.
 #[derive(Debug, Clone, Serialize)]
 pub struct Trace {

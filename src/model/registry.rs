@@ -61,6 +61,11 @@ pub struct ToolMetadata {
     /// What failure looks like in this tool's result.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub failure_when: Option<FailureWhen>,
+    /// The tool's runtime drops unknown argument keys instead of rejecting the call (Claude
+    /// Code's `Task`/`Agent`, `Skill`, …): an R1 whose only errors are unexpected properties is a
+    /// certain but tolerated event, not a defect.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub extra_keys_tolerated: bool,
 }
 
 impl ToolMetadata {
@@ -85,6 +90,7 @@ impl ToolMetadata {
         if other.failure_when.is_some() {
             self.failure_when = other.failure_when.clone();
         }
+        self.extra_keys_tolerated |= other.extra_keys_tolerated;
     }
 }
 
@@ -233,6 +239,10 @@ pub struct ToolSpec {
     /// Its output JSON Schema (MCP `outputSchema`), kept for later rules.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub output_schema: Option<Value>,
+    /// Other input schemas the same tool is also sent with (a mode or feature flag adds
+    /// parameters): a call valid under any of them is valid.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub alternate_schemas: Vec<Value>,
     /// How it behaves.
     pub metadata: ToolMetadata,
     /// Where each top-level argument's value must come from.
@@ -249,6 +259,7 @@ impl ToolSpec {
             name: name.into(),
             schema,
             output_schema: None,
+            alternate_schemas: Vec::new(),
             metadata: ToolMetadata::default(),
             value_origins: BTreeMap::new(),
             source,
@@ -283,6 +294,7 @@ impl ToolSpec {
     pub fn same_contract(&self, other: &ToolSpec) -> bool {
         self.name == other.name
             && self.schema == other.schema
+            && self.alternate_schemas == other.alternate_schemas
             && self.metadata == other.metadata
             && self.value_origins == other.value_origins
     }
@@ -344,6 +356,11 @@ impl ToolRegistry {
             self.insert(spec)?;
         }
         Ok(())
+    }
+
+    /// Add a spec, replacing any spec of the same name (an explicit source over a built-in one).
+    pub fn replace(&mut self, spec: ToolSpec) {
+        self.tools.insert(spec.name.clone(), spec);
     }
 
     /// The spec for `name`.

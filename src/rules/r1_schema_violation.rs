@@ -15,7 +15,7 @@ pub(crate) static META: RuleMeta = RuleMeta {
     id: RuleId::R1,
     kind: FindingType::SchemaViolation,
     summary: "a call's arguments fail the tool's JSON Schema",
-    tiers: &[Tier::HardDefect],
+    tiers: &[Tier::HardDefect, Tier::HardEvent],
     unit: "tool calls",
     explanation: include_str!("docs/R1.md"),
 };
@@ -96,6 +96,15 @@ impl Rule for SchemaViolation {
             if errors.is_empty() {
                 continue;
             }
+            // A tool sent with several schemas (a mode adds parameters) accepts a call valid
+            // under any of them.
+            let valid_elsewhere = spec
+                .alternate_schemas
+                .iter()
+                .any(|alt| matches!(cx.run.schemas.get(alt).as_ref(), Ok(v) if v.is_valid(args)));
+            if valid_elsewhere {
+                continue;
+            }
             errors.sort();
             errors.dedup();
             let details: Vec<String> = errors
@@ -108,14 +117,19 @@ impl Rule for SchemaViolation {
                     }
                 })
                 .collect();
-            let message = details.join("; ");
-            let f = out.finding(
-                Tier::HardDefect,
-                step,
-                Some(&call.name),
-                message,
-                "the call",
-            );
+            let only_extra_keys = errors.iter().all(|(_, kw, _)| kw == "additionalProperties");
+            let (tier, message) = if only_extra_keys && spec.metadata.extra_keys_tolerated {
+                (
+                    Tier::HardEvent,
+                    format!(
+                        "unexpected properties, which this tool's runtime drops: {}",
+                        details.join("; ")
+                    ),
+                )
+            } else {
+                (Tier::HardDefect, details.join("; "))
+            };
+            let f = out.finding(tier, step, Some(&call.name), message, "the call");
             f.field = errors
                 .first()
                 .and_then(|(p, _, _)| p.strip_prefix('/'))

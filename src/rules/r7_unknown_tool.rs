@@ -51,7 +51,17 @@ impl Rule for UnknownTool {
                 "the call",
             );
             f.possible_false_positive = !closed;
+            let mcp_server = call
+                .name
+                .strip_prefix("mcp__")
+                .and_then(|rest| rest.split_once("__"))
+                .map(|(server, _)| server);
             f.help = Some(match crate::suggest::closest_name(&call.name, cx.registry.names()) {
+                _ if mcp_server.is_some() => format!(
+                    "`{}` is a tool of the MCP server `{}`: pass its schemas with `--tools mcp-stdio:<command>` or `--tools mcp-http:<url>`",
+                    call.name,
+                    mcp_server.unwrap_or_default()
+                ),
                 Some(name) => format!("did you mean `{name}`?"),
                 None if closed => "the toolset is closed: the agent called a tool that does not exist".into(),
                 None => "declare the tool in the tools file if it is real, or treat the call as a hallucinated tool".into(),
@@ -88,6 +98,18 @@ mod tests {
         );
         assert!(out.contains("2:7: hard_defect R7 redi_file"), "{out}");
         assert!(out.contains("3:7: hard_defect R7 frobnicate"), "{out}");
+    }
+
+    #[test]
+    fn mcp_tools_name_their_server() {
+        let trace = r#"{"run_id": "r", "steps": [
+          {"type": "tool_call", "call_id": "1", "name": "mcp__github__create_issue", "args": {}}]}"#;
+        let out = lint(trace, Some(TOOLS), RuleSettings::default());
+        assert!(
+            out.contains("candidate R7 mcp__github__create_issue"),
+            "{out}"
+        );
+        assert!(out.contains("tool of the MCP server `github`: pass its schemas with `--tools mcp-stdio:<command>`"), "{out}");
     }
 
     #[test]

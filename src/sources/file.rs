@@ -228,6 +228,7 @@ pub fn parse_metadata(v: &Value) -> Result<ToolMetadata, String> {
             None | Some(Value::Null) => None,
             Some(fw) => Some(parse_failure_when(fw).map_err(|e| format!("`failure_when`: {e}"))?),
         },
+        extra_keys_tolerated: false,
     })
 }
 

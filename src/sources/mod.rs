@@ -1,6 +1,7 @@
 //! `--tools SOURCE` → `ToolRegistry`. A source is a tools file (any shape of SPEC §3), and later
 //! `mcp-stdio:<command>` / `mcp-http:<url>` live servers. Sources never see traces or rules.
 
+pub mod builtin;
 pub mod file;
 
 use std::path::Path;
@@ -40,6 +41,10 @@ pub enum SourceSpec {
     McpStdio(String),
     /// `mcp-http:<url>`.
     McpHttp(String),
+    /// A `builtin:…` name as written (resolved by `resolve_builtin`).
+    Builtin(String),
+    /// Claude Code's built-in schemas at a version (`None`: the newest capture).
+    ClaudeCode(Option<String>),
 }
 
 impl SourceSpec {
@@ -49,6 +54,8 @@ impl SourceSpec {
             SourceSpec::McpStdio(cmd.to_owned())
         } else if let Some(url) = s.strip_prefix("mcp-http:") {
             SourceSpec::McpHttp(url.to_owned())
+        } else if s.starts_with("builtin:") {
+            SourceSpec::Builtin(s.to_owned())
         } else {
             SourceSpec::File(s.to_owned())
         }
@@ -58,10 +65,29 @@ impl SourceSpec {
 /// Largest tools file read, in bytes.
 pub const MAX_TOOLS_FILE: u64 = 64 << 20;
 
+/// Resolve a `builtin:` spec: `Ok(None)` means "follow each session's version".
+pub fn resolve_builtin(spec: &SourceSpec) -> Result<Option<SourceSpec>, SourceError> {
+    match spec {
+        SourceSpec::Builtin(name) => {
+            Ok(builtin::parse_builtin(name)?.map(|v| SourceSpec::ClaudeCode(Some(v))))
+        }
+        other => Ok(Some(other.clone())),
+    }
+}
+
 /// Load one source.
 pub fn load(spec: &SourceSpec) -> Result<ToolRegistry, SourceError> {
     match spec {
         SourceSpec::File(path) => load_file(Path::new(path), path),
+        SourceSpec::Builtin(name) => {
+            let version = builtin::parse_builtin(name)?;
+            load(&SourceSpec::ClaudeCode(version))
+        }
+        SourceSpec::ClaudeCode(version) => {
+            let tools = builtin::ClaudeCodeTools::get();
+            let (idx, _) = tools.choose(version.as_deref());
+            Ok(tools.registry(idx))
+        }
         SourceSpec::McpStdio(_) | SourceSpec::McpHttp(_) => Err(SourceError::Unsupported(
             "MCP schema sources are not available in this build".into(),
         )),

@@ -1,0 +1,314 @@
+//! Built-in schema sources: `builtin:claude-code[@VERSION]` — the input schemas every published
+//! Claude Code version sent, embedded from `data/claude-code-tools/bundle.json` (473 versions
+//! deduplicated into 152 schemas, descriptions stripped). A session is matched to the nearest
+//! captured version not newer than its own; a tool a version did not send (feature-flagged away,
+//! renamed later) falls back to the nearest older version that has it, then the nearest newer.
+
+use std::collections::BTreeMap;
+use std::sync::OnceLock;
+
+use serde::Deserialize;
+use serde_json::Value;
+
+use crate::model::{SchemaSource, ToolRegistry, ToolSpec};
+
+use super::SourceError;
+
+/// The embedded bundle.
+const BUNDLE: &str = include_str!("../../data/claude-code-tools/bundle.json");
+
+/// The source name users write.
+pub const CLAUDE_CODE: &str = "builtin:claude-code";
+
+/// Tools whose runtime drops unknown keys instead of rejecting the call (measured by running
+/// Claude Code itself; see the bundle's README).
+const EXTRA_KEYS_TOLERATED: &[&str] = &[
+    "Task",
+    "Agent",
+    "TaskOutput",
+    "Skill",
+    "SlashCommand",
+    "ListMcpResourcesTool",
+    "ReadMcpResourceTool",
+];
+
+#[derive(Deserialize)]
+struct RawBundle {
+    versions: BTreeMap<String, RawVersion>,
+    schemas: BTreeMap<String, Value>,
+}
+
+#[derive(Deserialize)]
+struct RawVersion {
+    tools: BTreeMap<String, String>,
+    #[serde(default)]
+    alternates: BTreeMap<String, Vec<String>>,
+}
+
+/// A version number `major.minor.patch`.
+pub type Version = (u32, u32, u32);
+
+/// Parse `2.1.53` (a `-suffix` or missing parts are tolerated: `2.1` → 2.1.0).
+pub fn parse_version(s: &str) -> Option<Version> {
+    let core = s.trim().split(['-', '+', ' ']).next()?;
+    let mut parts = core.split('.').map(|p| p.parse::<u32>());
+    let major = parts.next()?.ok()?;
+    let minor = parts.next().unwrap_or(Ok(0)).ok()?;
+    let patch = parts.next().unwrap_or(Ok(0)).ok()?;
+    Some((major, minor, patch))
+}
+
+fn show(v: Version) -> String {
+    format!("{}.{}.{}", v.0, v.1, v.2)
+}
+
+/// The embedded captures, parsed once.
+pub struct ClaudeCodeTools {
+    /// Versions in ascending order, each with its tools (name → schema hash) and alternates.
+    versions: Vec<(Version, RawVersion)>,
+    schemas: BTreeMap<String, Value>,
+}
+
+impl std::fmt::Debug for ClaudeCodeTools {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("ClaudeCodeTools")
+            .field("versions", &self.versions.len())
+            .field("schemas", &self.schemas.len())
+            .finish()
+    }
+}
+
+/// How a session's version was matched to a capture.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Matched {
+    /// The capture used.
+    pub version: String,
+    /// A sentence for the report when the match is not exact.
+    pub note: Option<String>,
+}
+
+impl ClaudeCodeTools {
+    /// The embedded captures.
+    pub fn get() -> &'static ClaudeCodeTools {
+        static TOOLS: OnceLock<ClaudeCodeTools> = OnceLock::new();
+        TOOLS.get_or_init(|| {
+            let raw: RawBundle =
+                serde_json::from_str(BUNDLE).expect("the embedded bundle is valid JSON");
+            let mut versions: Vec<(Version, RawVersion)> = raw
+                .versions
+                .into_iter()
+                .filter_map(|(v, data)| parse_version(&v).map(|p| (p, data)))
+                .collect();
+            versions.sort_by_key(|(v, _)| *v);
+            ClaudeCodeTools {
+                versions,
+                schemas: raw.schemas,
+            }
+        })
+    }
+
+    /// Every captured version, ascending.
+    pub fn versions(&self) -> impl Iterator<Item = String> + '_ {
+        self.versions.iter().map(|(v, _)| show(*v))
+    }
+
+    /// Every tool name any version sent, sorted.
+    pub fn tool_names(&self) -> Vec<&str> {
+        let mut names: Vec<&str> = self
+            .versions
+            .iter()
+            .flat_map(|(_, d)| d.tools.keys().map(String::as_str))
+            .collect();
+        names.sort_unstable();
+        names.dedup();
+        names
+    }
+
+    /// Number of distinct schemas.
+    pub fn schema_count(&self) -> usize {
+        self.schemas.len()
+    }
+
+    /// The capture to use for a session that says it ran `version` (`None`: not recorded).
+    pub fn choose(&self, version: Option<&str>) -> (usize, Matched) {
+        let last = self.versions.len() - 1;
+        let newest = show(self.versions[last].0);
+        let Some(wanted) = version.and_then(parse_version) else {
+            let note = match version {
+                Some(v) => format!(
+                    "the session's Claude Code version `{v}` is not a version number; using the newest capture {newest}"
+                ),
+                None => format!(
+                    "the session records no Claude Code version; using the newest capture {newest}"
+                ),
+            };
+            return (
+                last,
+                Matched {
+                    version: newest,
+                    note: Some(note),
+                },
+            );
+        };
+        let at = self.versions.partition_point(|(v, _)| *v <= wanted);
+        if at == 0 {
+            let oldest = show(self.versions[0].0);
+            let note = format!(
+                "Claude Code {} is older than every capture; using the oldest capture {oldest}",
+                show(wanted)
+            );
+            return (
+                0,
+                Matched {
+                    version: oldest,
+                    note: Some(note),
+                },
+            );
+        }
+        let idx = at - 1;
+        let got = self.versions[idx].0;
+        let note = if got == wanted {
+            None
+        } else if idx == last {
+            Some(format!(
+                "Claude Code {} is newer than every capture; using the newest capture {newest}",
+                show(wanted)
+            ))
+        } else {
+            Some(format!(
+                "Claude Code {} was not captured; using the nearest older capture {}",
+                show(wanted),
+                show(got)
+            ))
+        };
+        (
+            idx,
+            Matched {
+                version: show(got),
+                note,
+            },
+        )
+    }
+
+    /// The registry for the capture at index `idx`: its own tools, plus every tool another
+    /// version sent, each from the nearest older capture that has it (else the nearest newer).
+    pub fn registry(&self, idx: usize) -> ToolRegistry {
+        let version = show(self.versions[idx].0);
+        let mut registry = ToolRegistry::new();
+        registry.sources.push(format!("{CLAUDE_CODE}@{version}"));
+        let mut names: Vec<&str> = self.tool_names();
+        names.sort_unstable();
+        for name in names {
+            let older = (0..=idx).rev();
+            let newer = idx + 1..self.versions.len();
+            let Some((at, hash)) = older
+                .chain(newer)
+                .find_map(|i| self.versions[i].1.tools.get(name).map(|h| (i, h)))
+            else {
+                continue;
+            };
+            let from = show(self.versions[at].0);
+            let source = if at == idx {
+                format!("{CLAUDE_CODE}@{version}")
+            } else {
+                format!("{CLAUDE_CODE}@{from} (`{name}` not sent by {version})")
+            };
+            let mut spec =
+                ToolSpec::new(name, self.schemas.get(hash).cloned(), SchemaSource(source));
+            spec.alternate_schemas = self.versions[at]
+                .1
+                .alternates
+                .get(name)
+                .into_iter()
+                .flatten()
+                .filter_map(|h| self.schemas.get(h).cloned())
+                .collect();
+            spec.metadata.extra_keys_tolerated = EXTRA_KEYS_TOLERATED.contains(&name);
+            // Cannot collide: names are unique.
+            let _ = registry.insert(spec);
+        }
+        registry
+    }
+}
+
+/// Parse `builtin:…` source names. `Ok(None)` = follow each session's version.
+pub fn parse_builtin(spec: &str) -> Result<Option<String>, SourceError> {
+    let rest = spec.strip_prefix(CLAUDE_CODE).ok_or_else(|| {
+        SourceError::Unsupported(format!(
+            "unknown built-in source `{spec}`: the built-in sources are `{CLAUDE_CODE}` and `{CLAUDE_CODE}@VERSION`"
+        ))
+    })?;
+    match rest {
+        "" => Ok(None),
+        v if v.starts_with('@') && parse_version(&v[1..]).is_some() => Ok(Some(v[1..].to_owned())),
+        _ => Err(SourceError::Unsupported(format!(
+            "`{spec}`: pin a version as `{CLAUDE_CODE}@2.1.53`"
+        ))),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn bundle_loads_every_version() {
+        let t = ClaudeCodeTools::get();
+        assert_eq!(t.versions.len(), 473);
+        assert_eq!(t.schema_count(), 152);
+        let names = t.tool_names();
+        assert!(names.contains(&"Bash") && names.contains(&"Agent") && names.contains(&"View"));
+    }
+
+    #[test]
+    fn version_matching() {
+        let t = ClaudeCodeTools::get();
+        assert_eq!(
+            t.choose(Some("2.1.53")).1,
+            Matched {
+                version: "2.1.53".into(),
+                note: None
+            }
+        );
+        let (_, newer) = t.choose(Some("9.0.0"));
+        assert_eq!(newer.version, "2.1.332");
+        assert!(newer.note.unwrap().contains("newer than every capture"));
+        let (_, older) = t.choose(Some("0.1.0"));
+        assert_eq!(older.version, "0.2.9");
+        assert!(older.note.unwrap().contains("older than every capture"));
+        let (_, none) = t.choose(None);
+        assert_eq!(none.version, "2.1.332");
+    }
+
+    #[test]
+    fn registry_falls_back_for_tools_a_version_did_not_send() {
+        let t = ClaudeCodeTools::get();
+        let (idx, _) = t.choose(Some("2.1.200"));
+        let r = t.registry(idx);
+        let glob = r.get("Glob").expect("Glob falls back to an older capture");
+        assert!(glob.source.0.contains("not sent by"), "{}", glob.source);
+        let bash = r.get("Bash").unwrap();
+        assert!(bash.schema.is_some());
+        assert!(r.get("Agent").unwrap().metadata.extra_keys_tolerated);
+        assert!(!bash.metadata.extra_keys_tolerated);
+        let (idx, _) = t.choose(Some("2.1.53"));
+        assert!(
+            !t.registry(idx)
+                .get("Task")
+                .unwrap()
+                .alternate_schemas
+                .is_empty()
+        );
+    }
+
+    #[test]
+    fn builtin_names() {
+        assert_eq!(parse_builtin("builtin:claude-code").unwrap(), None);
+        assert_eq!(
+            parse_builtin("builtin:claude-code@2.1.53").unwrap(),
+            Some("2.1.53".into())
+        );
+        assert!(parse_builtin("builtin:codex").is_err());
+        assert!(parse_builtin("builtin:claude-code@latest").is_err());
+    }
+}
