@@ -132,6 +132,9 @@ fn parse_trace(
     let issue = |msg: String| InputIssue::at(&input.path, at.line, at.column, msg);
     let rt: RawTrace<'_> = match serde_json::from_str(raw.get()) {
         Ok(t) => t,
+        Err(e) if raw.get().starts_with('{') => {
+            return out.issue(issue(format!("not a native trace: {}", error_message(&e))));
+        }
         Err(_) => {
             return out.issue(issue(
                 "not a native trace: expected an object with a `steps` list (pass `--input-format` if this is another format)".into(),
@@ -177,7 +180,7 @@ fn parse_trace(
 }
 
 fn parse_step(raw: &RawValue) -> Result<(StepKind, StepMeta), String> {
-    let v: Value = serde_json::from_str(raw.get()).map_err(|e| format!("invalid JSON: {e}"))?;
+    let v: Value = serde_json::from_str(raw.get()).map_err(|e| format!("invalid JSON: {}", error_message(&e)))?;
     let Value::Object(m) = v else {
         return Err("a step must be an object".into());
     };
