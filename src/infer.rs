@@ -338,7 +338,10 @@ mod tests {
                 "edit",
                 r#"{"edits": [{"old": "a", "new": "b"}, {"old": "c", "new": "d", "all": true}]}"#,
             ),
-            call("edit", r#"{"edits": [], "meta": {"ids": [1, 2.5], "who": {"n": 1}}}"#),
+            call(
+                "edit",
+                r#"{"edits": [], "meta": {"ids": [1, 2.5], "who": {"n": 1}}}"#,
+            ),
         ]);
         let (file, _) = infer(&t, 0);
         let schema = &file["tools"][0]["inputSchema"];
@@ -395,7 +398,10 @@ mod tests {
             "{file:#}"
         );
         // A tool seen only without usable arguments is declared, unconstrained.
-        assert_eq!(file["tools"][0], json!({"name": "gone", "inputSchema": {"type": "object"}}));
+        assert_eq!(
+            file["tools"][0],
+            json!({"name": "gone", "inputSchema": {"type": "object"}})
+        );
     }
 
     #[test]

@@ -99,7 +99,10 @@ fn hostile_trace_content_renders_as_text_in_chromium() {
     assert_eq!(out.status.code(), Some(2), "{out:?}");
     let source = std::fs::read_to_string(&html).unwrap();
     // The payload is in the file, escaped (so the DOM checks below are not vacuous).
-    assert!(source.contains(r"&#60;img src=x onerror=\&#34;document.title="), "payload missing");
+    assert!(
+        source.contains(r"&#60;img src=x onerror=\&#34;document.title="),
+        "payload missing"
+    );
     let url = format!("file://{}", html.display());
 
     let shot = dir.path().join("report.png");
@@ -113,7 +116,10 @@ fn hostile_trace_content_renders_as_text_in_chromium() {
         ],
     );
     let png = std::fs::read(&shot).expect("a screenshot");
-    assert!(png.starts_with(b"\x89PNG\r\n\x1a\n") && png.len() > 10_000, "not a real screenshot");
+    assert!(
+        png.starts_with(b"\x89PNG\r\n\x1a\n") && png.len() > 10_000,
+        "not a real screenshot"
+    );
     if let Some(keep) = std::env::var_os("TRACELINT_KEEP_SCREENSHOT") {
         std::fs::copy(&shot, keep).unwrap();
     }

@@ -32,10 +32,14 @@ fn json(bytes: &[u8]) -> Value {
 
 /// The official SARIF 2.1.0 schema (OASIS errata 01, draft-04) from the shared data folder.
 fn sarif_schema() -> jsonschema::Validator {
-    let path = Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("../shared/data/sarif/sarif-schema-2.1.0.json");
-    let text = std::fs::read_to_string(&path)
-        .unwrap_or_else(|e| panic!("the official SARIF schema must be at {}: {e}", path.display()));
+    let path =
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/data/sarif/sarif-schema-2.1.0.json");
+    let text = std::fs::read_to_string(&path).unwrap_or_else(|e| {
+        panic!(
+            "the official SARIF schema must be at {}: {e}",
+            path.display()
+        )
+    });
     jsonschema::validator_for(&serde_json::from_str(&text).unwrap()).expect("schema compiles")
 }
 
@@ -50,19 +54,36 @@ fn check_sarif(validator: &jsonschema::Validator, log: &Value, what: &str) {
     let rules = run["tool"]["driver"]["rules"].as_array().unwrap();
     for r in rules {
         for key in ["id", "name"] {
-            assert!(r[key].as_str().is_some_and(|s| !s.is_empty()), "{what}: rule {key}");
+            assert!(
+                r[key].as_str().is_some_and(|s| !s.is_empty()),
+                "{what}: rule {key}"
+            );
         }
         for key in ["shortDescription", "fullDescription", "help"] {
-            assert!(r[key]["text"].as_str().is_some_and(|s| !s.is_empty()), "{what}: {key}");
+            assert!(
+                r[key]["text"].as_str().is_some_and(|s| !s.is_empty()),
+                "{what}: {key}"
+            );
         }
-        assert!(r["fullDescription"]["text"].as_str().unwrap().chars().count() <= 1024);
+        assert!(
+            r["fullDescription"]["text"]
+                .as_str()
+                .unwrap()
+                .chars()
+                .count()
+                <= 1024
+        );
         assert!(r["help"]["markdown"].as_str().is_some());
         assert!(r["defaultConfiguration"]["level"].as_str().is_some());
     }
     for res in run["results"].as_array().unwrap() {
         let index = res["ruleIndex"].as_u64().unwrap() as usize;
         assert_eq!(rules[index]["id"], res["ruleId"], "{what}: ruleIndex");
-        assert!(res["message"]["text"].as_str().is_some_and(|s| !s.is_empty()));
+        assert!(
+            res["message"]["text"]
+                .as_str()
+                .is_some_and(|s| !s.is_empty())
+        );
         let loc = &res["locations"][0]["physicalLocation"];
         let uri = loc["artifactLocation"]["uri"].as_str().unwrap();
         assert!(
@@ -157,7 +178,10 @@ fn every_sarif_log_validates_against_the_official_schema() {
         let log = json(&out.stdout);
         check_sarif(&validator, &log, &args.join(" "));
         let inv = &log["runs"][0]["invocations"][0];
-        assert_eq!(inv["exitCode"].as_i64().map(|c| c as i32), out.status.code());
+        assert_eq!(
+            inv["exitCode"].as_i64().map(|c| c as i32),
+            out.status.code()
+        );
         for r in results(&log) {
             rules_seen.insert(r["ruleId"].as_str().unwrap().to_owned());
             if let Some(s) = r.get("suppressions") {
@@ -303,7 +327,9 @@ fn github_output_appends_the_step_summary() {
     assert!(text.starts_with("previous step\n## tracelint\n"), "{text}");
     assert!(text.contains("| 2 | 0 | 1 | 0 | 0 | 0 | 2 |"), "{text}");
     assert!(
-        text.contains(r"| fixtures\/quickstart\/transcript\.json\:7\:5 | hard_defect | R1 | cancel\_order |"),
+        text.contains(
+            r"| fixtures\/quickstart\/transcript\.json\:7\:5 | hard_defect | R1 | cancel\_order |"
+        ),
         "{text}"
     );
     // A second run appends again, never truncates.

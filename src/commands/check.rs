@@ -327,19 +327,25 @@ pub fn run(args: &CheckArgs) -> anyhow::Result<ExitStatus> {
             write_file(path, |out| reporters::render(format, &report, &opts, out))?;
         }
     }
-    if settings.output == OutputFormat::Github {
-        if let Some(path) = std::env::var_os("GITHUB_STEP_SUMMARY").filter(|p| !p.is_empty()) {
-            let path = Path::new(&path);
-            let file = std::fs::OpenOptions::new()
-                .append(true)
-                .create(true)
-                .open(path)
-                .with_context(|| format!("cannot append to `{}` (GITHUB_STEP_SUMMARY)", path.display()))?;
-            let mut out = std::io::BufWriter::new(file);
-            reporters::github::step_summary(&report, &opts.base, &mut out)
-                .and_then(|()| out.flush())
-                .with_context(|| format!("cannot append to `{}` (GITHUB_STEP_SUMMARY)", path.display()))?;
-        }
+    if settings.output == OutputFormat::Github
+        && let Some(path) = std::env::var_os("GITHUB_STEP_SUMMARY").filter(|p| !p.is_empty())
+    {
+        let path = Path::new(&path);
+        let context = || {
+            format!(
+                "cannot append to `{}` (GITHUB_STEP_SUMMARY)",
+                path.display()
+            )
+        };
+        let file = std::fs::OpenOptions::new()
+            .append(true)
+            .create(true)
+            .open(path)
+            .with_context(context)?;
+        let mut out = std::io::BufWriter::new(file);
+        reporters::github::step_summary(&report, &opts.base, &mut out)
+            .and_then(|()| out.flush())
+            .with_context(context)?;
     }
     let stdout = std::io::stdout();
     let mut out = std::io::BufWriter::new(stdout.lock());

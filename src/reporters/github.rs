@@ -252,7 +252,10 @@ mod tests {
         // line, so it can never start a command of its own.
         assert_eq!(text.lines().count(), 6, "{text}");
         assert!(!text.contains('\u{1b}') && !text.contains('\u{202e}'));
-        assert!(text.contains("title=R7 candidate ns%3Aget%2Corder::"), "{text}");
+        assert!(
+            text.contains("title=R7 candidate ns%3Aget%2Corder::"),
+            "{text}"
+        );
         assert!(text.contains("100%25 done"), "{text}");
     }
 

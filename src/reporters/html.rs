@@ -428,7 +428,10 @@ mod tests {
             assert!(page.contains(needle), "{needle} missing");
         }
         for tier in ["hard_defect", "hard_event", "candidate"] {
-            assert!(page.contains(&format!("id=\"show-{tier}\"")), "{tier} filter");
+            assert!(
+                page.contains(&format!("id=\"show-{tier}\"")),
+                "{tier} filter"
+            );
         }
     }
 
@@ -438,7 +441,10 @@ mod tests {
         page.tables.push(Table {
             caption: "validation suite".into(),
             headers: vec!["case".into(), "result".into()],
-            rows: vec![vec![Cell::text("r1 <planted>"), Cell::styled("PASS", "pass")]],
+            rows: vec![vec![
+                Cell::text("r1 <planted>"),
+                Cell::styled("PASS", "pass"),
+            ]],
         });
         let mut out = Vec::new();
         render_page(&page, &mut out).unwrap();

@@ -328,8 +328,10 @@ mod tests {
             ]
         );
         // The validator is not vacuous: a line with two records, or none, fails.
-        let mut bad: serde_json::Value = serde_json::from_str(text.lines().next().unwrap()).unwrap();
-        bad["input_error"] = serde_json::json!({"file": "x", "line": 0, "column": 0, "message": "m"});
+        let mut bad: serde_json::Value =
+            serde_json::from_str(text.lines().next().unwrap()).unwrap();
+        bad["input_error"] =
+            serde_json::json!({"file": "x", "line": 0, "column": 0, "message": "m"});
         assert!(!validator.is_valid(&bad));
         bad.as_object_mut().unwrap().remove("finding");
         bad.as_object_mut().unwrap().remove("input_error");

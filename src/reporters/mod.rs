@@ -140,7 +140,10 @@ impl OutputFormat {
     /// Parse a command-line name (`jsonl` is accepted for `json-lines`).
     pub fn parse(name: &str) -> Option<OutputFormat> {
         let name = if name == "jsonl" { "json-lines" } else { name };
-        Self::NAMES.iter().find(|(n, _)| *n == name).map(|(_, f)| *f)
+        Self::NAMES
+            .iter()
+            .find(|(n, _)| *n == name)
+            .map(|(_, f)| *f)
     }
 }
 

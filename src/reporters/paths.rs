@@ -141,7 +141,10 @@ mod tests {
         assert_eq!(base.relative("traces/a.jsonl"), "sub/traces/a.jsonl");
         assert_eq!(base.relative("./x/../b.json"), "sub/b.json");
         assert_eq!(base.relative("/repo/c.json"), "c.json");
-        assert_eq!(base.relative("../../elsewhere/d.json"), "../elsewhere/d.json");
+        assert_eq!(
+            base.relative("../../elsewhere/d.json"),
+            "../elsewhere/d.json"
+        );
         assert_eq!(base.relative("-"), "-");
     }
 

@@ -136,7 +136,13 @@ pub(crate) fn report() -> Report {
         "run-1",
         Some("charge_card"),
         "`charge_card` failed: HTTP 502",
-        ev(6, 3, 5, "failed result", "[error] upstream timed out\nretry later"),
+        ev(
+            6,
+            3,
+            5,
+            "failed result",
+            "[error] upstream timed out\nretry later",
+        ),
     );
     r2a.evidence
         .push(ev(5, 2, 40, "the call", r#"charge_card {"amount":1200}"#));
@@ -147,7 +153,13 @@ pub(crate) fn report() -> Report {
         "run-2",
         Some("send_email"),
         "arguments are not a JSON object: EOF while parsing a string",
-        ev(2, 4, 31, "the arguments the model emitted", r#"send_email {"to": "a@b"#),
+        ev(
+            2,
+            4,
+            31,
+            "the arguments the model emitted",
+            r#"send_email {"to": "a@b"#,
+        ),
     );
     r6.ignored = Some("legacy traces replayed on purpose".into());
 

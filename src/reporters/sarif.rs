@@ -397,10 +397,7 @@ fn build<'a>(report: &'a Report, base: &PathBase) -> Log<'a> {
             },
             locations: vec![Loc {
                 id: None,
-                physical_location: physical(
-                    &uri_reference(&base.relative(&issue.path)),
-                    Some(&at),
-                ),
+                physical_location: physical(&uri_reference(&base.relative(&issue.path)), Some(&at)),
                 message: None,
             }],
             associated_rule: None,
@@ -598,10 +595,17 @@ mod tests {
         report.rules = crate::rules::RULES.iter().map(|r| r.meta()).collect();
         let value = to_value(&report, &sample::base());
         assert_eq!(errors(&value), Vec::<String>::new());
-        let rules = value["runs"][0]["tool"]["driver"]["rules"].as_array().unwrap();
+        let rules = value["runs"][0]["tool"]["driver"]["rules"]
+            .as_array()
+            .unwrap();
         assert!(!rules.is_empty());
         for r in rules {
-            assert!(r["help"]["markdown"].as_str().unwrap().contains("## How to fix"));
+            assert!(
+                r["help"]["markdown"]
+                    .as_str()
+                    .unwrap()
+                    .contains("## How to fix")
+            );
             let full = r["fullDescription"]["text"].as_str().unwrap();
             assert!(!full.is_empty() && full.chars().count() <= 1024, "{full}");
             assert!(!full.contains("##"), "{full}");
