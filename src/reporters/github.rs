@@ -54,9 +54,22 @@ fn location(file: &str, line: u32, column: u32) -> String {
     s
 }
 
-fn annotation(report: &Report, base: &PathBase, f: &Finding) -> String {
+/// Each input's path relative to the root, resolved once per input (not once per finding).
+fn relative_inputs(report: &Report, base: &PathBase) -> Vec<String> {
+    report
+        .inputs
+        .iter()
+        .map(|i| base.relative(&i.path))
+        .collect()
+}
+
+fn file_of(files: &[String], input: usize) -> &str {
+    files.get(input).map_or("-", String::as_str)
+}
+
+fn annotation(files: &[String], f: &Finding) -> String {
     let at = f.at();
-    let file = base.relative(report.path_of(f.input));
+    let file = file_of(files, f.input);
     let title = match &f.tool {
         Some(tool) => format!("{} {} {}", f.rule, f.tier, clean(tool)),
         None => format!("{} {}", f.rule, f.tier),
@@ -81,7 +94,7 @@ fn annotation(report: &Report, base: &PathBase, f: &Finding) -> String {
     format!(
         "::{} {},title={}::{}",
         command(f.tier),
-        location(&file, at.line, at.column),
+        location(file, at.line, at.column),
         escape_property(&title),
         escape_data(&lines.join("\n"))
     )
@@ -119,8 +132,9 @@ pub fn render(report: &Report, base: &PathBase, out: &mut dyn Write) -> io::Resu
             escape_data(&clean(&issue.message))
         )?;
     }
+    let files = relative_inputs(report, base);
     for f in report.active() {
-        writeln!(out, "{}", annotation(report, base, f))?;
+        writeln!(out, "{}", annotation(&files, f))?;
     }
     writeln!(
         out,
@@ -191,16 +205,13 @@ pub fn step_summary(report: &Report, base: &PathBase, out: &mut dyn Write) -> io
                 md(&issue.message)
             )?;
         }
+        let files = relative_inputs(report, base);
         for f in active.iter().take(MAX_SUMMARY_ROWS) {
             let at = f.at();
             writeln!(
                 out,
                 "| {} | {} | {} | {} | {} |",
-                md(&position(
-                    &base.relative(report.path_of(f.input)),
-                    at.line,
-                    at.column
-                )),
+                md(&position(file_of(&files, f.input), at.line, at.column)),
                 f.tier,
                 f.rule,
                 f.tool.as_deref().map(md).unwrap_or_default(),

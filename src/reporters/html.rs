@@ -5,6 +5,8 @@
 //! public so `demo --html` can add its own tables and reuse the same page. It owns the view
 //! model and the template, and never decides what is found.
 
+use std::collections::BTreeMap;
+use std::collections::btree_map::Entry;
 use std::io::{self, Write};
 
 use askama::Template;
@@ -271,23 +273,21 @@ impl ReportView {
             class,
         };
         let mut traces: Vec<TraceView> = Vec::new();
+        // (input, run id) → index in `traces`: a trace's section appears where its first
+        // finding does, whatever the interleaving, in O(log n) per finding.
+        let mut index: BTreeMap<(usize, &str), usize> = BTreeMap::new();
         for f in &report.findings {
-            let file = clean(report.path_of(f.input));
-            let run_id = clean(&f.run_id);
             let view = finding_view(report, f);
-            // Findings are sorted by input then line: a trace's findings are mostly adjacent,
-            // and a JSONL file's traces interleave only when their lines do.
-            match traces
-                .iter_mut()
-                .rev()
-                .find(|t| t.file == file && t.run_id == run_id)
-            {
-                Some(t) => t.findings.push(view),
-                None => traces.push(TraceView {
-                    file,
-                    run_id,
-                    findings: vec![view],
-                }),
+            match index.entry((f.input, f.run_id.as_str())) {
+                Entry::Occupied(e) => traces[*e.get()].findings.push(view),
+                Entry::Vacant(e) => {
+                    e.insert(traces.len());
+                    traces.push(TraceView {
+                        file: clean(report.path_of(f.input)),
+                        run_id: clean(&f.run_id),
+                        findings: vec![view],
+                    });
+                }
             }
         }
         Self {
