@@ -22,6 +22,8 @@ pub struct Cli {
 }
 
 /// Subcommands.
+// NOTE: parsed once per process; boxing `CheckArgs` would buy nothing.
+#[allow(clippy::large_enum_variant)]
 #[derive(Debug, Subcommand)]
 pub enum Command {
     /// Lint traces; the exit code gates CI.
@@ -31,13 +33,37 @@ pub enum Command {
     Rules(RulesArgs),
     /// Explain a rule: what it checks, its tiers, an example, how to fix.
     Explain(ExplainArgs),
+    /// Infer tool schemas from the calls in traces (an MCP-style tools.json).
+    #[command(after_help = INFER_AFTER_HELP)]
+    Infer(InferArgs),
+    /// Print a shell completion script.
+    #[command(after_help = COMPLETIONS_AFTER_HELP)]
+    Completions(CompletionsArgs),
 }
+
+const INFER_AFTER_HELP: &str = "\
+Examples:
+  tracelint infer transcript.jsonl -o tools.json --pretty
+  tracelint infer 'transcripts/*.jsonl' -o tools.json --enum-max 5
+
+Each tool's schema unions the argument keys of its calls; a key is required when every call has
+it; integer and number merge to number; nested objects and array items are inferred too; a string
+with at most --enum-max distinct values becomes an enum. Unless --no-validate, the inputs are then
+linted against the result (R1, R7).";
+
+const COMPLETIONS_AFTER_HELP: &str = "\
+Examples:
+  tracelint completions bash > ~/.local/share/bash-completion/completions/tracelint
+  tracelint completions zsh > \"${fpath[1]}/_tracelint\"
+  tracelint completions fish > ~/.config/fish/completions/tracelint.fish
+  tracelint completions powershell >> $PROFILE";
 
 const CHECK_AFTER_HELP: &str = "\
 Examples:
   tracelint check trace.jsonl --tools tools.json
   tracelint check 'traces/**/*.jsonl' --tools tools.json --output-format json
   tracelint check session.jsonl --tools tools.json --json report.json --include-candidates
+  tracelint check traces/ --tools tools.json --sarif tracelint.sarif --html report.html
   cat trace.json | tracelint check - --tools tools.json
 
 Exit codes (highest wins):
@@ -74,13 +100,25 @@ pub struct CheckArgs {
     #[arg(long, value_name = "BYTES", help_heading = "Input")]
     pub max_record_size: Option<usize>,
 
-    /// What goes to stdout. `--format native|openai|openinference|otel|langfuse` (seed 002's spelling) sets the input format instead.
+    /// What goes to stdout: text, json, json-lines, sarif, html or github. `--format native|openai|openinference|otel|langfuse` (seed 002's spelling) sets the input format instead.
     #[arg(long, alias = "format", value_name = "FORMAT", help_heading = "Output")]
     pub output_format: Option<String>,
 
     /// Also write the JSON report to FILE.
     #[arg(long, value_name = "FILE", help_heading = "Output")]
     pub json: Option<PathBuf>,
+
+    /// Also write a SARIF 2.1.0 log to FILE (GitHub code scanning).
+    #[arg(long, value_name = "FILE", help_heading = "Output")]
+    pub sarif: Option<PathBuf>,
+
+    /// Also write a self-contained HTML report to FILE.
+    #[arg(long, value_name = "FILE", help_heading = "Output")]
+    pub html: Option<PathBuf>,
+
+    /// The directory SARIF URIs and GitHub annotation paths are relative to (default: the git top level, else the working directory).
+    #[arg(long, value_name = "DIR", help_heading = "Output")]
+    pub sarif_root: Option<PathBuf>,
 
     /// Show candidates in text output (JSON always carries them).
     #[arg(long, help_heading = "Output")]
@@ -194,8 +232,44 @@ pub struct ExplainArgs {
     pub rule: String,
 }
 
+/// `infer` arguments.
+#[derive(Debug, Args, Clone)]
+pub struct InferArgs {
+    /// Traces to learn from: files, directories, globs, or `-` for stdin (any input format).
+    #[arg(required = true, value_name = "INPUT")]
+    pub inputs: Vec<String>,
+
+    /// Where to write the inferred tools file (`-` for stdout).
+    #[arg(long, short = 'o', value_name = "FILE")]
+    pub output: PathBuf,
+
+    /// Indent the JSON.
+    #[arg(long)]
+    pub pretty: bool,
+
+    /// Do not lint the inputs against the inferred schemas.
+    #[arg(long)]
+    pub no_validate: bool,
+
+    /// A string property with at most N distinct values gets an enum (0 turns enums off).
+    #[arg(long, value_name = "N", default_value_t = 10)]
+    pub enum_max: usize,
+
+    /// Input format; `auto` decides from content.
+    #[arg(long, value_enum, value_name = "FORMAT")]
+    pub input_format: Option<InputFormatArg>,
+}
+
+/// `completions` arguments.
+#[derive(Debug, Args)]
+pub struct CompletionsArgs {
+    /// The shell.
+    #[arg(value_enum)]
+    pub shell: clap_complete::Shell,
+}
+
 /// Subcommand names, for the implicit `check` (`tracelint FILE --tools T`).
-pub const SUBCOMMANDS: &[&str] = &["check", "rules", "explain", "help"];
+pub const SUBCOMMANDS: &[&str] = &["check", "rules", "explain", "infer", "completions", "help"];
 
 /// Insert `check` when the first argument is not a subcommand or a global flag, so
 /// `tracelint FILE --tools T` works (seed 000's form).
@@ -225,6 +299,8 @@ mod tests {
         assert_eq!(a(&["tracelint", "t.json", "--tools", "x"])[1], "check");
         assert_eq!(a(&["tracelint", "--tools", "x", "t.json"])[1], "check");
         assert_eq!(a(&["tracelint", "rules"])[1], "rules");
+        assert_eq!(a(&["tracelint", "infer", "t.json", "-o", "x"])[1], "infer");
+        assert_eq!(a(&["tracelint", "completions", "bash"])[1], "completions");
         assert_eq!(a(&["tracelint", "--version"])[1], "--version");
     }
 }

@@ -23,6 +23,7 @@ pub mod commands;
 pub mod config;
 pub mod exit;
 pub mod finding;
+pub mod infer;
 pub mod inputs;
 pub mod lint;
 pub mod model;

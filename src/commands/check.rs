@@ -16,7 +16,8 @@ use crate::finding::{InputIssue, RuleId, Tier};
 use crate::inputs::{self, InputSpec};
 use crate::lint::{Linter, ReportBuilder, TraceLint};
 use crate::model::{ToolRegistry, Trace};
-use crate::reporters::{self, OutputFormat, TextOptions};
+use crate::reporters::paths::PathBase;
+use crate::reporters::{self, OutputFormat, RenderOptions, TextOptions};
 use crate::rules::{RuleSettings, Selection, parse_rule_list};
 use crate::sources::{self, SourceSpec};
 
@@ -72,22 +73,18 @@ fn resolve(args: &CheckArgs) -> anyhow::Result<Settings> {
     }
     let mut output = OutputFormat::Text;
     if let Some(name) = args.output_format.as_deref() {
-        match name {
-            "text" => output = OutputFormat::Text,
-            "json" => output = OutputFormat::Json,
-            "json-lines" | "sarif" | "html" | "github" => {
-                bail!("output format `{name}` is not available in this build; use `text` or `json`")
-            }
-            other => match InputFormat::parse(other) {
+        match OutputFormat::parse(name) {
+            Some(f) => output = f,
+            None => match InputFormat::parse(name) {
                 Some(f) => {
                     notices.push(format!(
-                        "note: `--format {other}` names an input format; read as `--input-format {}` (use --output-format for the report format)",
+                        "note: `--format {name}` names an input format; read as `--input-format {}` (use --output-format for the report format)",
                         f.name()
                     ));
                     input_format = Some(f);
                 }
                 None => bail!(
-                    "unknown format `{other}`: output formats are text, json, json-lines, sarif, html, github; input formats (for --input-format) are native, claude, openai, langfuse, otel"
+                    "unknown format `{name}`: output formats are text, json, json-lines, sarif, html, github; input formats (for --input-format) are native, claude, openai, langfuse, otel"
                 ),
             },
         }
@@ -326,24 +323,61 @@ pub fn run(args: &CheckArgs) -> anyhow::Result<ExitStatus> {
         }
     }
     let report = builder.finish(settings.fail_on, &settings.config.ignores);
+    let cwd = std::env::current_dir().context("cannot read the working directory")?;
+    let opts = RenderOptions {
+        text: settings.text,
+        base: match &args.sarif_root {
+            Some(root) => PathBase::new(&cwd, root),
+            None => PathBase::discover(&cwd),
+        },
+    };
     // Side outputs first, so a CI upload step finds them whatever the exit code.
-    if let Some(path) = &args.json {
-        let mut file = std::io::BufWriter::new(
-            std::fs::File::create(path)
-                .with_context(|| format!("cannot write `{}`", path.display()))?,
-        );
-        reporters::render(
-            OutputFormat::Json,
-            &report,
-            TextOptions::default(),
-            &mut file,
-        )
-        .and_then(|()| file.flush())
-        .with_context(|| format!("cannot write `{}`", path.display()))?;
+    let side = [
+        (&args.json, OutputFormat::Json),
+        (&args.sarif, OutputFormat::Sarif),
+        (&args.html, OutputFormat::Html),
+    ];
+    for (path, format) in side {
+        if let Some(path) = path {
+            write_file(path, |out| reporters::render(format, &report, &opts, out))?;
+        }
+    }
+    if settings.output == OutputFormat::Github
+        && let Some(path) = std::env::var_os("GITHUB_STEP_SUMMARY").filter(|p| !p.is_empty())
+    {
+        let path = Path::new(&path);
+        let context = || {
+            format!(
+                "cannot append to `{}` (GITHUB_STEP_SUMMARY)",
+                path.display()
+            )
+        };
+        let file = std::fs::OpenOptions::new()
+            .append(true)
+            .create(true)
+            .open(path)
+            .with_context(context)?;
+        let mut out = std::io::BufWriter::new(file);
+        reporters::github::step_summary(&report, &opts.base, &mut out)
+            .and_then(|()| out.flush())
+            .with_context(context)?;
     }
     let stdout = std::io::stdout();
     let mut out = std::io::BufWriter::new(stdout.lock());
-    reporters::render(settings.output, &report, settings.text, &mut out)?;
+    reporters::render(settings.output, &report, &opts, &mut out)?;
     out.flush()?;
     Ok(report.exit)
+}
+
+/// Write one side output, whole, to `path`.
+fn write_file(
+    path: &Path,
+    render: impl FnOnce(&mut dyn Write) -> std::io::Result<()>,
+) -> anyhow::Result<()> {
+    let file = std::fs::File::create(path)
+        .with_context(|| format!("cannot write `{}`", path.display()))?;
+    let mut out = std::io::BufWriter::new(file);
+    render(&mut out)
+        .and_then(|()| out.flush())
+        .with_context(|| format!("cannot write `{}`", path.display()))
 }

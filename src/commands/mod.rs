@@ -2,6 +2,8 @@
 //! reporters. Each returns `anyhow::Result<ExitStatus>`; only `main` prints an error.
 
 pub mod check;
+pub mod completions;
+pub mod infer;
 pub mod rules;
 
 use crate::cli::{Cli, Command};
@@ -13,5 +15,7 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitStatus> {
         Command::Check(args) => check::run(&args),
         Command::Rules(args) => rules::list(&args),
         Command::Explain(args) => rules::explain(&args),
+        Command::Infer(args) => infer::run(&args),
+        Command::Completions(args) => completions::run(&args),
     }
 }

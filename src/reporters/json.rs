@@ -1,5 +1,7 @@
 //! The JSON report, version 1: frozen wire structs built from a `Report`, so internal changes
 //! never change the output silently. Its contract is `report.schema.json` (validated in tests).
+//! Also JSON Lines: the same finding, suppression and input-error objects, one per line, each
+//! self-describing (report version, tool name and version, file) so shards can be concatenated.
 
 use std::io::{self, Write};
 
@@ -29,7 +31,7 @@ struct V1Report<'a> {
     unmatched_ignores: &'a [String],
 }
 
-#[derive(Serialize)]
+#[derive(Serialize, Clone, Copy)]
 struct V1Tool {
     name: &'static str,
     version: &'static str,
@@ -143,13 +145,37 @@ pub fn to_value(report: &Report) -> serde_json::Value {
     serde_json::to_value(build(report)).expect("plain data serialises")
 }
 
+const TOOL: V1Tool = V1Tool {
+    name: "tracelint",
+    version: env!("CARGO_PKG_VERSION"),
+};
+
+fn suppression<'a>(report: &'a Report, s: &'a crate::finding::Suppression) -> V1Suppression<'a> {
+    V1Suppression {
+        rule: s.rule.as_str(),
+        file: report.path_of(s.input),
+        run_id: &s.run_id,
+        step: s.step,
+        line: s.at.as_ref().map(|a| a.line),
+        column: s.at.as_ref().map(|a| a.column),
+        tool: s.tool.as_deref(),
+        reason: &s.reason,
+    }
+}
+
+fn issue(i: &crate::finding::InputIssue) -> V1Issue<'_> {
+    V1Issue {
+        file: &i.path,
+        line: i.line,
+        column: i.column,
+        message: &i.message,
+    }
+}
+
 fn build(report: &Report) -> V1Report<'_> {
     V1Report {
         version: 1,
-        tool: V1Tool {
-            name: "tracelint",
-            version: env!("CARGO_PKG_VERSION"),
-        },
+        tool: TOOL,
         ok: report.exit.code() == 0,
         exit_code: report.exit.code(),
         fail_on: report.fail_on.map_or("hard_defect", |t| t.as_str()),
@@ -169,16 +195,7 @@ fn build(report: &Report) -> V1Report<'_> {
         suppressions: report
             .suppressions
             .iter()
-            .map(|s| V1Suppression {
-                rule: s.rule.as_str(),
-                file: report.path_of(s.input),
-                run_id: &s.run_id,
-                step: s.step,
-                line: s.at.as_ref().map(|a| a.line),
-                column: s.at.as_ref().map(|a| a.column),
-                tool: s.tool.as_deref(),
-                reason: &s.reason,
-            })
+            .map(|s| suppression(report, s))
             .collect(),
         coverage: report
             .coverage
@@ -203,22 +220,121 @@ fn build(report: &Report) -> V1Report<'_> {
                 notes: &i.notes,
             })
             .collect(),
-        input_errors: report
-            .issues
-            .iter()
-            .map(|i| V1Issue {
-                file: &i.path,
-                line: i.line,
-                column: i.column,
-                message: &i.message,
-            })
-            .collect(),
+        input_errors: report.issues.iter().map(issue).collect(),
         unmatched_ignores: &report.unmatched_ignores,
     }
+}
+
+/// One JSON Lines record: the envelope plus exactly one of `finding`, `suppression` or
+/// `input_error`.
+#[derive(Serialize)]
+struct V1Line<'a> {
+    version: u32,
+    tool: V1Tool,
+    #[serde(flatten)]
+    record: V1Record<'a>,
+}
+
+#[derive(Serialize)]
+#[serde(rename_all = "snake_case")]
+enum V1Record<'a> {
+    Finding(V1Finding<'a>),
+    Suppression(V1Suppression<'a>),
+    InputError(V1Issue<'a>),
+}
+
+/// Render JSON Lines: every finding (ignored ones carry `ignore_reason`), then suppressions, then
+/// input errors, one compact object per line.
+pub fn render_lines(report: &Report, out: &mut dyn Write) -> io::Result<()> {
+    let records = report
+        .findings
+        .iter()
+        .map(|f| V1Record::Finding(finding(report, f)))
+        .chain(
+            report
+                .suppressions
+                .iter()
+                .map(|s| V1Record::Suppression(suppression(report, s))),
+        )
+        .chain(report.issues.iter().map(|i| V1Record::InputError(issue(i))));
+    for record in records {
+        serde_json::to_writer(
+            &mut *out,
+            &V1Line {
+                version: 1,
+                tool: TOOL,
+                record,
+            },
+        )?;
+        writeln!(out)?;
+    }
+    Ok(())
 }
 
 /// Render the JSON report (pretty, with a trailing newline).
 pub fn render(report: &Report, out: &mut dyn Write) -> io::Result<()> {
     serde_json::to_writer_pretty(&mut *out, &build(report))?;
     writeln!(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::reporters::sample;
+
+    /// A validator for one JSON Lines record: the report schema with `json_line` as its root.
+    fn line_validator() -> jsonschema::Validator {
+        let mut schema: serde_json::Value = serde_json::from_str(SCHEMA).unwrap();
+        let obj = schema.as_object_mut().unwrap();
+        obj.remove("required");
+        obj.remove("additionalProperties");
+        obj.remove("type");
+        obj.insert("$ref".into(), "#/$defs/json_line".into());
+        jsonschema::validator_for(&schema).unwrap()
+    }
+
+    #[test]
+    fn json_lines_are_self_describing_and_valid() {
+        let mut out = Vec::new();
+        render_lines(&sample::report(), &mut out).unwrap();
+        let text = String::from_utf8(out).unwrap();
+        let validator = line_validator();
+        let mut kinds = Vec::new();
+        for line in text.lines() {
+            let v: serde_json::Value = serde_json::from_str(line).unwrap();
+            let errors: Vec<String> = validator.iter_errors(&v).map(|e| e.to_string()).collect();
+            assert!(errors.is_empty(), "{line}: {errors:?}");
+            assert_eq!(v["tool"]["version"], env!("CARGO_PKG_VERSION"));
+            let kind = ["finding", "suppression", "input_error"]
+                .into_iter()
+                .find(|k| v.get(*k).is_some())
+                .unwrap();
+            kinds.push(kind);
+            if kind != "input_error" {
+                assert!(v[kind]["file"].as_str().is_some_and(|f| !f.is_empty()));
+            }
+        }
+        // 4 findings (one ignored), 1 suppression, 2 input errors.
+        assert_eq!(
+            kinds,
+            [
+                "finding",
+                "finding",
+                "finding",
+                "finding",
+                "suppression",
+                "input_error",
+                "input_error"
+            ]
+        );
+        // The validator is not vacuous: a line with two records, or none, fails.
+        let mut bad: serde_json::Value =
+            serde_json::from_str(text.lines().next().unwrap()).unwrap();
+        bad["input_error"] =
+            serde_json::json!({"file": "x", "line": 0, "column": 0, "message": "m"});
+        assert!(!validator.is_valid(&bad));
+        bad.as_object_mut().unwrap().remove("finding");
+        bad.as_object_mut().unwrap().remove("input_error");
+        assert!(!validator.is_valid(&bad));
+    }
 }

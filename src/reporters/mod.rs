@@ -3,7 +3,13 @@
 //! import rules, adapters or sources: rule metadata arrives as `&'static RuleMeta` values.
 
 pub mod escape;
+pub mod github;
+pub mod html;
 pub mod json;
+pub mod paths;
+#[cfg(test)]
+mod sample;
+pub mod sarif;
 pub mod text;
 
 use std::io::Write;
@@ -110,6 +116,35 @@ pub enum OutputFormat {
     Text,
     /// JSON report v1.
     Json,
+    /// JSON Lines: one self-describing finding (or suppression, or input error) per line.
+    JsonLines,
+    /// SARIF 2.1.0.
+    Sarif,
+    /// A self-contained HTML page.
+    Html,
+    /// GitHub Actions workflow commands.
+    Github,
+}
+
+impl OutputFormat {
+    /// Every format with its command-line name.
+    pub const NAMES: &'static [(&'static str, OutputFormat)] = &[
+        ("text", OutputFormat::Text),
+        ("json", OutputFormat::Json),
+        ("json-lines", OutputFormat::JsonLines),
+        ("sarif", OutputFormat::Sarif),
+        ("html", OutputFormat::Html),
+        ("github", OutputFormat::Github),
+    ];
+
+    /// Parse a command-line name (`jsonl` is accepted for `json-lines`).
+    pub fn parse(name: &str) -> Option<OutputFormat> {
+        let name = if name == "jsonl" { "json-lines" } else { name };
+        Self::NAMES
+            .iter()
+            .find(|(n, _)| *n == name)
+            .map(|(_, f)| *f)
+    }
 }
 
 /// Options for the text reporter.
@@ -125,15 +160,28 @@ pub struct TextOptions {
     pub color: bool,
 }
 
+/// Everything the reporters need besides the report.
+#[derive(Debug, Clone)]
+pub struct RenderOptions {
+    /// Text reporter options.
+    pub text: TextOptions,
+    /// The root SARIF URIs and GitHub annotation paths are relative to.
+    pub base: paths::PathBase,
+}
+
 /// Render a report to `out`.
 pub fn render(
     format: OutputFormat,
     report: &Report,
-    text: TextOptions,
+    opts: &RenderOptions,
     out: &mut dyn Write,
 ) -> std::io::Result<()> {
     match format {
-        OutputFormat::Text => text::render(report, text, out),
+        OutputFormat::Text => text::render(report, opts.text, out),
         OutputFormat::Json => json::render(report, out),
+        OutputFormat::JsonLines => json::render_lines(report, out),
+        OutputFormat::Sarif => sarif::render(report, &opts.base, out),
+        OutputFormat::Html => html::render(report, out),
+        OutputFormat::Github => github::render(report, &opts.base, out),
     }
 }

@@ -1,0 +1,240 @@
+//! `tracelint infer`: read every input through the adapters (any format), feed each trace to the
+//! `Inferrer` as it is read, write the MCP-style tools file, then (unless `--no-validate`) lint
+//! the inputs again against what was written, with the rules that use schemas (R1, R7), and say
+//! `OK: inferred schema validates against N transcript(s)` or show the findings.
+
+use std::io::{BufReader, Read, Write};
+use std::path::Path;
+
+use anyhow::{Context, bail};
+
+use crate::adapters::{self, Emit, InputFormat, ReadOptions, ReadOutcome};
+use crate::cli::{InferArgs, InputFormatArg};
+use crate::exit::ExitStatus;
+use crate::finding::{InputIssue, RuleId, Tier};
+use crate::infer::Inferrer;
+use crate::inputs::{self, InputSpec};
+use crate::lint::{Linter, ReportBuilder};
+use crate::model::{ToolRegistry, Trace};
+use crate::reporters::{self, TextOptions};
+use crate::rules::{RuleSettings, Selection};
+use crate::sources;
+
+/// Where the adapters' traces go in each pass.
+trait OnTrace {
+    fn on_trace(&mut self, input: usize, trace: Trace);
+}
+
+struct Collect<'a> {
+    input: usize,
+    handler: &'a mut dyn OnTrace,
+    issues: Vec<InputIssue>,
+}
+
+impl Emit for Collect<'_> {
+    fn trace(&mut self, trace: Trace) {
+        self.handler.on_trace(self.input, trace);
+    }
+    fn issue(&mut self, issue: InputIssue) {
+        self.issues.push(issue);
+    }
+}
+
+/// Read every input in order, handing each trace over as soon as it is read.
+fn read_all(
+    specs: &[InputSpec],
+    format: Option<InputFormat>,
+    handler: &mut dyn OnTrace,
+) -> (Vec<ReadOutcome>, Vec<InputIssue>) {
+    let mut outcomes = Vec::new();
+    let mut issues = Vec::new();
+    for (input, spec) in specs.iter().enumerate() {
+        let opts = ReadOptions {
+            format,
+            skip_tools_files: spec.walked,
+            ..ReadOptions::default()
+        };
+        let mut sink = Collect {
+            input,
+            handler: &mut *handler,
+            issues: Vec::new(),
+        };
+        let outcome = match &spec.path {
+            None => {
+                let mut bytes = Vec::new();
+                match std::io::stdin()
+                    .lock()
+                    .take(opts.limits.max_record as u64 + 1)
+                    .read_to_end(&mut bytes)
+                {
+                    Ok(_) => adapters::parse_reader(&bytes[..], &spec.display, &opts, &mut sink),
+                    Err(e) => {
+                        sink.issue(InputIssue::file("-", format!("cannot read stdin: {e}")));
+                        ReadOutcome::Failed
+                    }
+                }
+            }
+            Some(path) => match std::fs::File::open(path) {
+                Ok(file) => adapters::parse_reader(
+                    BufReader::with_capacity(256 << 10, file),
+                    &spec.display,
+                    &opts,
+                    &mut sink,
+                ),
+                Err(e) => {
+                    sink.issue(InputIssue::file(&spec.display, format!("cannot read: {e}")));
+                    ReadOutcome::Failed
+                }
+            },
+        };
+        outcomes.push(outcome);
+        issues.append(&mut sink.issues);
+    }
+    (outcomes, issues)
+}
+
+struct Learn(Inferrer);
+
+impl OnTrace for Learn {
+    fn on_trace(&mut self, _input: usize, trace: Trace) {
+        self.0.add_trace(&trace);
+    }
+}
+
+struct Validate<'a> {
+    linter: &'a Linter,
+    builder: ReportBuilder,
+}
+
+impl OnTrace for Validate<'_> {
+    fn on_trace(&mut self, input: usize, trace: Trace) {
+        let lint = self.linter.lint(&trace);
+        self.builder.trace(input, lint);
+    }
+}
+
+fn format_arg(f: Option<InputFormatArg>) -> Option<InputFormat> {
+    match f? {
+        InputFormatArg::Auto => None,
+        InputFormatArg::Native => Some(InputFormat::Native),
+        InputFormatArg::Claude => Some(InputFormat::Claude),
+        InputFormatArg::Openai => Some(InputFormat::OpenAi),
+        InputFormatArg::Langfuse => Some(InputFormat::Langfuse),
+        InputFormatArg::Otel => Some(InputFormat::Otel),
+    }
+}
+
+/// `tracelint infer`.
+#[allow(clippy::print_stdout, clippy::print_stderr)]
+pub fn run(args: &InferArgs) -> anyhow::Result<ExitStatus> {
+    let format = format_arg(args.input_format);
+    let (specs, mut issues) = inputs::expand(&args.inputs);
+    if specs.iter().any(|s| s.path.is_none()) && !args.no_validate {
+        bail!("`infer -` reads stdin once and cannot validate against it: add `--no-validate`");
+    }
+    let mut learn = Learn(Inferrer::new(args.enum_max));
+    let (outcomes, read_issues) = read_all(&specs, format, &mut learn);
+    issues.extend(read_issues);
+    let inferrer = learn.0;
+    let read: Vec<&InputSpec> = specs
+        .iter()
+        .zip(&outcomes)
+        .filter(|(_, o)| matches!(o, ReadOutcome::Read(_)))
+        .map(|(s, _)| s)
+        .collect();
+    for issue in &issues {
+        eprintln!("{}", reporters::escape::terminal(&issue.to_string()));
+    }
+    if inferrer.calls() == 0 {
+        bail!(
+            "no tool calls found in {} input(s): nothing to infer",
+            read.len()
+        );
+    }
+    let skipped = inferrer.skipped();
+    if skipped.total() > 0 {
+        eprintln!(
+            "note: skipped {} of {} tool call(s): {} with malformed arguments, {} with arguments not recorded",
+            skipped.total(),
+            inferrer.calls(),
+            skipped.malformed,
+            skipped.unknown
+        );
+    }
+    let inferred_from: Vec<String> = read.iter().map(|s| s.display.clone()).collect();
+    let value = inferrer.tools_file(&inferred_from);
+    let mut text = if args.pretty {
+        serde_json::to_string_pretty(&value)?
+    } else {
+        serde_json::to_string(&value)?
+    };
+    text.push('\n');
+    let to_stdout = args.output.as_os_str() == "-";
+    if to_stdout {
+        let mut out = std::io::stdout().lock();
+        out.write_all(text.as_bytes())?;
+        out.flush()?;
+    } else {
+        std::fs::write(&args.output, &text)
+            .with_context(|| format!("cannot write `{}`", args.output.display()))?;
+    }
+    let input_status = if issues.is_empty() {
+        ExitStatus::Clean
+    } else {
+        ExitStatus::InputError
+    };
+    if args.no_validate {
+        return Ok(input_status);
+    }
+    // Validate against what was written, read back as any `--tools` file would be.
+    let display = args.output.display().to_string();
+    let registry: ToolRegistry = if to_stdout {
+        sources::file::parse_tools_value(&value, "inferred schema")?
+    } else {
+        sources::load_file(Path::new(&args.output), &display)?
+    };
+    let linter = Linter::new(
+        Some(registry),
+        Selection::new(&[RuleId::R1, RuleId::R7], &[]),
+        RuleSettings::default(),
+    );
+    let read_specs: Vec<InputSpec> = read.into_iter().cloned().collect();
+    let mut validate = Validate {
+        linter: &linter,
+        builder: ReportBuilder::new(),
+    };
+    for spec in &read_specs {
+        validate.builder.input(&spec.display);
+    }
+    let (_, again) = read_all(&read_specs, format, &mut validate);
+    for issue in again {
+        validate.builder.issue(issue);
+    }
+    // Any finding at all means the inferred schema does not describe its own inputs.
+    let report = validate.builder.finish(Tier::Candidate, &[]);
+    if report.findings.is_empty() && report.issues.is_empty() {
+        let line = format!(
+            "OK: inferred schema validates against {} transcript(s)",
+            read_specs.len()
+        );
+        if to_stdout {
+            eprintln!("{line}");
+        } else {
+            println!("{line}");
+        }
+        return Ok(input_status);
+    }
+    let opts = TextOptions {
+        include_candidates: true,
+        ..TextOptions::default()
+    };
+    if to_stdout {
+        reporters::text::render(&report, opts, &mut std::io::stderr().lock())?;
+    } else {
+        reporters::text::render(&report, opts, &mut std::io::stdout().lock())?;
+    }
+    eprintln!(
+        "error: the inferred schema does not validate its own inputs (a bug in `infer`: please report it)"
+    );
+    Ok(report.exit.max(input_status).max(ExitStatus::GateTripped))
+}

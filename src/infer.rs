@@ -1,0 +1,424 @@
+//! Inferring tool schemas from what agents actually sent (SPEC §7): per tool, the union of the
+//! argument keys of its calls; a key is required iff every call (every object at that place)
+//! has it; JSON types merged (integer + number → number, several → a type list); nested objects
+//! and array items inferred recursively to a bounded depth; a string with 1..=N distinct values
+//! gets an enum; every object closed with `additionalProperties: false`. The result is an
+//! MCP-style tools file. Reads the canonical model only; never sees rules, reports or formats.
+
+use std::collections::{BTreeMap, BTreeSet};
+
+use serde_json::{Map, Value, json};
+
+use crate::model::{Args, Trace};
+
+/// Deepest nesting given a schema; below it anything is accepted (`{}`).
+pub const MAX_DEPTH: usize = 32;
+
+const NULL: u8 = 1;
+const BOOLEAN: u8 = 1 << 1;
+const INTEGER: u8 = 1 << 2;
+const NUMBER: u8 = 1 << 3;
+const STRING: u8 = 1 << 4;
+const ARRAY: u8 = 1 << 5;
+const OBJECT: u8 = 1 << 6;
+
+/// JSON Schema type names, in the order a type list is written.
+const TYPE_NAMES: &[(u8, &str)] = &[
+    (NULL, "null"),
+    (BOOLEAN, "boolean"),
+    (INTEGER, "integer"),
+    (NUMBER, "number"),
+    (STRING, "string"),
+    (ARRAY, "array"),
+    (OBJECT, "object"),
+];
+
+/// What was seen at one place in the arguments, across every call.
+#[derive(Debug, Default)]
+struct Shape {
+    /// Values seen here.
+    seen: usize,
+    /// JSON types seen (bit set).
+    types: u8,
+    /// Distinct strings, while there are at most `enum_max` of them.
+    strings: BTreeSet<String>,
+    /// More distinct strings than `enum_max` were seen.
+    too_many_strings: bool,
+    /// Objects seen here.
+    objects: usize,
+    /// Their properties.
+    props: BTreeMap<String, Shape>,
+    /// The elements of the arrays seen here.
+    items: Option<Box<Shape>>,
+    /// A value nested deeper than `MAX_DEPTH` was seen here.
+    too_deep: bool,
+}
+
+impl Shape {
+    fn add(&mut self, v: &Value, depth: usize, enum_max: usize) {
+        self.seen += 1;
+        if depth >= MAX_DEPTH {
+            self.too_deep = true;
+            return;
+        }
+        match v {
+            Value::Null => self.types |= NULL,
+            Value::Bool(_) => self.types |= BOOLEAN,
+            Value::Number(n) => {
+                self.types |= if n.is_f64() { NUMBER } else { INTEGER };
+            }
+            Value::String(s) => {
+                self.types |= STRING;
+                if !self.too_many_strings && !self.strings.contains(s) {
+                    if self.strings.len() >= enum_max {
+                        self.too_many_strings = true;
+                        self.strings.clear();
+                    } else {
+                        self.strings.insert(s.clone());
+                    }
+                }
+            }
+            Value::Array(items) => {
+                self.types |= ARRAY;
+                let shape = self.items.get_or_insert_with(Box::default);
+                for item in items {
+                    shape.add(item, depth + 1, enum_max);
+                }
+            }
+            Value::Object(map) => {
+                self.types |= OBJECT;
+                self.objects += 1;
+                for (k, v) in map {
+                    self.props
+                        .entry(k.clone())
+                        .or_default()
+                        .add(v, depth + 1, enum_max);
+                }
+            }
+        }
+    }
+
+    fn schema(&self) -> Value {
+        if self.too_deep {
+            return json!({});
+        }
+        let mut types = self.types;
+        if types & INTEGER != 0 && types & NUMBER != 0 {
+            types &= !INTEGER;
+        }
+        let names: Vec<&str> = TYPE_NAMES
+            .iter()
+            .filter(|(bit, _)| types & bit != 0)
+            .map(|(_, n)| *n)
+            .collect();
+        let mut out = Map::new();
+        match names.as_slice() {
+            [] => {}
+            [one] => {
+                out.insert("type".into(), json!(one));
+            }
+            many => {
+                out.insert("type".into(), json!(many));
+            }
+        }
+        // An enum constrains every instance, so it is only written for a string-only place.
+        if types == STRING && !self.too_many_strings && !self.strings.is_empty() {
+            out.insert("enum".into(), json!(self.strings));
+        }
+        if types & OBJECT != 0 {
+            let props: Map<String, Value> = self
+                .props
+                .iter()
+                .map(|(k, s)| (k.clone(), s.schema()))
+                .collect();
+            // A key occurs at most once per object: seen == objects means "in every object".
+            let required: Vec<&String> = self
+                .props
+                .iter()
+                .filter(|(_, s)| s.seen == self.objects)
+                .map(|(k, _)| k)
+                .collect();
+            out.insert("properties".into(), Value::Object(props));
+            if !required.is_empty() {
+                out.insert("required".into(), json!(required));
+            }
+            out.insert("additionalProperties".into(), Value::Bool(false));
+        }
+        if let Some(items) = self.items.as_deref().filter(|s| s.seen > 0) {
+            out.insert("items".into(), items.schema());
+        }
+        Value::Object(out)
+    }
+}
+
+/// Calls left out of the inference, by reason.
+#[derive(Debug, Default, Clone, Copy, PartialEq, Eq)]
+pub struct Skipped {
+    /// Arguments that are not a JSON object as emitted.
+    pub malformed: usize,
+    /// Arguments the trace did not record.
+    pub unknown: usize,
+}
+
+impl Skipped {
+    /// All skipped calls.
+    pub fn total(&self) -> usize {
+        self.malformed + self.unknown
+    }
+}
+
+#[derive(Debug, Default)]
+struct ToolShape {
+    calls: usize,
+    args: Shape,
+}
+
+/// Accumulates calls and produces the inferred tools file.
+#[derive(Debug)]
+pub struct Inferrer {
+    enum_max: usize,
+    tools: BTreeMap<String, ToolShape>,
+    skipped: Skipped,
+    calls: usize,
+}
+
+impl Inferrer {
+    /// An empty inferrer; strings with at most `enum_max` distinct values become enums.
+    pub fn new(enum_max: usize) -> Self {
+        Self {
+            enum_max,
+            tools: BTreeMap::new(),
+            skipped: Skipped::default(),
+            calls: 0,
+        }
+    }
+
+    /// Learn from every call of a trace.
+    pub fn add_trace(&mut self, trace: &Trace) {
+        for call in trace.steps.iter().filter_map(|s| s.as_call()) {
+            self.calls += 1;
+            let tool = self.tools.entry(call.name.clone()).or_default();
+            tool.calls += 1;
+            match &call.args {
+                Args::Known(v) => tool.args.add(v, 0, self.enum_max),
+                Args::Malformed(_) => self.skipped.malformed += 1,
+                Args::Unknown(_) => self.skipped.unknown += 1,
+            }
+        }
+    }
+
+    /// Tool calls seen (including skipped ones).
+    pub fn calls(&self) -> usize {
+        self.calls
+    }
+
+    /// Calls whose arguments could not be used.
+    pub fn skipped(&self) -> Skipped {
+        self.skipped
+    }
+
+    /// The schema inferred for one tool. A tool none of whose calls had usable arguments gets an
+    /// unconstrained object schema: it exists, but nothing is known about its arguments.
+    fn schema_of(tool: &ToolShape) -> Value {
+        if tool.args.seen == 0 {
+            json!({"type": "object"})
+        } else {
+            tool.args.schema()
+        }
+    }
+
+    /// The MCP-style tools file: `{"tools": [{name, inputSchema}], "_meta": {"inferred_from"}}`,
+    /// tools sorted by name.
+    pub fn tools_file(&self, inferred_from: &[String]) -> Value {
+        let tools: Vec<Value> = self
+            .tools
+            .iter()
+            .map(|(name, t)| json!({"name": name, "inputSchema": Self::schema_of(t)}))
+            .collect();
+        json!({"tools": tools, "_meta": {"inferred_from": inferred_from}})
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::adapters::{InputFormat, parse_bytes};
+
+    fn infer(text: &str, enum_max: usize) -> (Value, Inferrer) {
+        let (format, parsed) = parse_bytes(text.as_bytes(), "t.jsonl", Some(InputFormat::Native));
+        assert_eq!(format, Some(InputFormat::Native));
+        assert!(parsed.issues.is_empty(), "{:?}", parsed.issues);
+        let mut inf = Inferrer::new(enum_max);
+        for t in &parsed.traces {
+            inf.add_trace(t);
+        }
+        (inf.tools_file(&["t.jsonl".into()]), inf)
+    }
+
+    fn call(name: &str, args: &str) -> String {
+        format!(r#"{{"type": "tool_call", "name": "{name}", "args": {args}}}"#)
+    }
+
+    fn trace(calls: &[String]) -> String {
+        format!(r#"{{"run_id": "r", "steps": [{}]}}"#, calls.join(","))
+    }
+
+    #[test]
+    fn required_types_and_enums() {
+        let t = trace(&[
+            call("read", r#"{"path": "/a", "limit": 10, "mode": "fast"}"#),
+            call("read", r#"{"path": "/b", "limit": 2.5, "tag": null}"#),
+            call("read", r#"{"path": "/c", "tag": "x"}"#),
+        ]);
+        let (file, _) = infer(&t, 10);
+        insta::assert_json_snapshot!(file, @r#"
+        {
+          "_meta": {
+            "inferred_from": [
+              "t.jsonl"
+            ]
+          },
+          "tools": [
+            {
+              "inputSchema": {
+                "additionalProperties": false,
+                "properties": {
+                  "limit": {
+                    "type": "number"
+                  },
+                  "mode": {
+                    "enum": [
+                      "fast"
+                    ],
+                    "type": "string"
+                  },
+                  "path": {
+                    "enum": [
+                      "/a",
+                      "/b",
+                      "/c"
+                    ],
+                    "type": "string"
+                  },
+                  "tag": {
+                    "type": [
+                      "null",
+                      "string"
+                    ]
+                  }
+                },
+                "required": [
+                  "path"
+                ],
+                "type": "object"
+              },
+              "name": "read"
+            }
+          ]
+        }
+        "#);
+    }
+
+    #[test]
+    fn enum_limit_is_inclusive_and_zero_turns_enums_off() {
+        let calls: Vec<String> = (0..3)
+            .map(|i| call("t", &format!(r#"{{"s": "v{i}"}}"#)))
+            .collect();
+        let t = trace(&calls);
+        let s = |max| infer(&t, max).0["tools"][0]["inputSchema"]["properties"]["s"].clone();
+        assert_eq!(s(3), json!({"type": "string", "enum": ["v0", "v1", "v2"]}));
+        assert_eq!(s(2), json!({"type": "string"}));
+        assert_eq!(s(0), json!({"type": "string"}));
+    }
+
+    #[test]
+    fn nested_arrays_of_objects_get_items_schemas() {
+        let t = trace(&[
+            call(
+                "edit",
+                r#"{"edits": [{"old": "a", "new": "b"}, {"old": "c", "new": "d", "all": true}]}"#,
+            ),
+            call(
+                "edit",
+                r#"{"edits": [], "meta": {"ids": [1, 2.5], "who": {"n": 1}}}"#,
+            ),
+        ]);
+        let (file, _) = infer(&t, 0);
+        let schema = &file["tools"][0]["inputSchema"];
+        assert_eq!(
+            schema["properties"]["edits"],
+            json!({
+                "type": "array",
+                "items": {
+                    "type": "object",
+                    "properties": {
+                        "all": {"type": "boolean"},
+                        "new": {"type": "string"},
+                        "old": {"type": "string"}
+                    },
+                    "required": ["new", "old"],
+                    "additionalProperties": false
+                }
+            })
+        );
+        assert_eq!(
+            schema["properties"]["meta"],
+            json!({
+                "type": "object",
+                "properties": {
+                    "ids": {"type": "array", "items": {"type": "number"}},
+                    "who": {
+                        "type": "object",
+                        "properties": {"n": {"type": "integer"}},
+                        "required": ["n"],
+                        "additionalProperties": false
+                    }
+                },
+                "required": ["ids", "who"],
+                "additionalProperties": false
+            })
+        );
+        assert_eq!(schema["required"], json!(["edits"]));
+    }
+
+    #[test]
+    fn malformed_and_unknown_arguments_are_skipped_and_counted() {
+        let t = format!(
+            r#"{{"run_id": "r", "steps": [{}, {{"type": "tool_call", "name": "send", "args": {{}}, "raw_text": "{{\"to\": \"x"}}, {{"type": "tool_call", "name": "gone"}}]}}"#,
+            call("send", r#"{"to": "a"}"#)
+        );
+        let (file, inf) = infer(&t, 10);
+        assert_eq!(inf.calls(), 3);
+        assert_eq!(inf.skipped().malformed, 1);
+        assert_eq!(inf.skipped().total(), 2);
+        // The malformed call did not make `to` optional.
+        assert_eq!(
+            file["tools"][1]["inputSchema"]["required"],
+            json!(["to"]),
+            "{file:#}"
+        );
+        // A tool seen only without usable arguments is declared, unconstrained.
+        assert_eq!(
+            file["tools"][0],
+            json!({"name": "gone", "inputSchema": {"type": "object"}})
+        );
+    }
+
+    #[test]
+    fn depth_is_bounded() {
+        let mut v = json!(1);
+        for _ in 0..(MAX_DEPTH + 5) {
+            v = json!({ "a": v });
+        }
+        let mut shape = Shape::default();
+        shape.add(&v, 0, 10);
+        let mut s = shape.schema();
+        let mut depth = 0;
+        while let Some(inner) = s.get("properties").and_then(|p| p.get("a")).cloned() {
+            s = inner;
+            depth += 1;
+        }
+        assert_eq!(depth, MAX_DEPTH);
+        assert_eq!(s, json!({}));
+    }
+}

@@ -1,0 +1,177 @@
+//! Input paths as code-scanning tools want them: relative to a root (`--sarif-root`, else the
+//! git top level found by walking up for `.git`, else the working directory), `/`-separated,
+//! never empty, and percent-encoded when used as a URI reference. Owns only path arithmetic and
+//! the upward walk for `.git`; it never reads an input's content.
+
+use std::path::{Component, Path, PathBuf};
+
+/// The root that report paths are made relative to.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PathBase {
+    /// The working directory the input paths are relative to (absolute).
+    cwd: PathBuf,
+    /// The root (absolute, lexically normalised).
+    root: PathBuf,
+    /// `root`, resolved through symlinks when it exists.
+    canonical_root: Option<PathBuf>,
+}
+
+impl PathBase {
+    /// Paths relative to `root` (made absolute against `cwd` when relative), for inputs named
+    /// relative to `cwd`.
+    pub fn new(cwd: &Path, root: &Path) -> Self {
+        let root = normalize(&cwd.join(root));
+        Self {
+            cwd: cwd.to_path_buf(),
+            canonical_root: std::fs::canonicalize(&root).ok(),
+            root,
+        }
+    }
+
+    /// The default root for `cwd`: the nearest ancestor holding `.git` (a directory, or the file
+    /// a worktree or submodule has), else `cwd` itself. No git binary is needed.
+    pub fn discover(cwd: &Path) -> Self {
+        let root = cwd
+            .ancestors()
+            .take(256)
+            .find(|dir| dir.join(".git").exists())
+            .unwrap_or(cwd);
+        Self::new(cwd, root)
+    }
+
+    /// The root in use.
+    pub fn root(&self) -> &Path {
+        &self.root
+    }
+
+    /// `display` (an input path as the report shows it) relative to the root, `/`-separated.
+    /// Never empty: stdin stays `-`; a path that cannot be related to the root keeps its
+    /// normalised form.
+    pub fn relative(&self, display: &str) -> String {
+        if display == "-" || display.is_empty() {
+            return "-".to_owned();
+        }
+        let target = normalize(&self.cwd.join(display));
+        let related = match (&self.canonical_root, std::fs::canonicalize(&target)) {
+            // Both exist: compare them resolved, so a symlinked checkout still relates.
+            (Some(root), Ok(target)) => relate(root, &target),
+            _ => None,
+        }
+        .or_else(|| relate(&self.root, &target));
+        let rel = related.unwrap_or_else(|| slash_path(&target));
+        if rel.is_empty() { "-".to_owned() } else { rel }
+    }
+}
+
+/// Lexically normalise: drop `.`, fold `..` into its parent (never above the root).
+fn normalize(path: &Path) -> PathBuf {
+    let mut out = PathBuf::new();
+    for c in path.components() {
+        match c {
+            Component::CurDir => {}
+            Component::ParentDir => {
+                if !out.pop() {
+                    out.push(c);
+                }
+            }
+            other => out.push(other),
+        }
+    }
+    out
+}
+
+/// `target` relative to `base` (both absolute and normalised), with `..` steps when `target` is
+/// outside `base`. `None` when they share no root (different Windows drives).
+fn relate(base: &Path, target: &Path) -> Option<String> {
+    let b: Vec<Component<'_>> = base.components().collect();
+    let t: Vec<Component<'_>> = target.components().collect();
+    if b.first() != t.first() {
+        return None;
+    }
+    let common = b.iter().zip(&t).take_while(|(x, y)| x == y).count();
+    let mut parts: Vec<String> = vec!["..".to_owned(); b.len() - common];
+    parts.extend(
+        t[common..]
+            .iter()
+            .map(|c| c.as_os_str().to_string_lossy().into_owned()),
+    );
+    Some(parts.join("/"))
+}
+
+/// A path with `/` separators and no root or drive prefix marker doubled.
+fn slash_path(path: &Path) -> String {
+    let mut out = String::new();
+    for c in path.components() {
+        match c {
+            Component::RootDir => out.push('/'),
+            Component::Prefix(p) => out.push_str(&p.as_os_str().to_string_lossy()),
+            other => {
+                if !out.is_empty() && !out.ends_with('/') {
+                    out.push('/');
+                }
+                out.push_str(&other.as_os_str().to_string_lossy());
+            }
+        }
+    }
+    out
+}
+
+/// Percent-encode a `/`-separated relative path as a URI reference (RFC 3986): every byte other
+/// than an unreserved character or `/` becomes `%XX`, so `:` in a first segment can never read
+/// as a scheme and spaces or non-ASCII names stay valid.
+pub fn uri_reference(rel: &str) -> String {
+    let mut out = String::with_capacity(rel.len());
+    for &b in rel.as_bytes() {
+        if b.is_ascii_alphanumeric() || matches!(b, b'-' | b'.' | b'_' | b'~' | b'/') {
+            out.push(char::from(b));
+        } else {
+            out.push_str(&format!("%{b:02X}"));
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn relative_to_the_root_with_slashes() {
+        let base = PathBase::new(Path::new("/repo/sub"), Path::new("/repo"));
+        assert_eq!(base.relative("traces/a.jsonl"), "sub/traces/a.jsonl");
+        assert_eq!(base.relative("./x/../b.json"), "sub/b.json");
+        assert_eq!(base.relative("/repo/c.json"), "c.json");
+        assert_eq!(
+            base.relative("../../elsewhere/d.json"),
+            "../elsewhere/d.json"
+        );
+        assert_eq!(base.relative("-"), "-");
+    }
+
+    #[test]
+    fn a_relative_root_is_taken_from_the_working_directory() {
+        let base = PathBase::new(Path::new("/repo/sub"), Path::new(".."));
+        assert_eq!(base.root(), Path::new("/repo"));
+        assert_eq!(base.relative("t.json"), "sub/t.json");
+    }
+
+    #[test]
+    fn discovers_the_git_top_level() {
+        let dir = tempfile::tempdir().unwrap();
+        let deep = dir.path().join("a/b");
+        std::fs::create_dir_all(&deep).unwrap();
+        // A worktree's `.git` is a file: it counts too.
+        std::fs::write(dir.path().join(".git"), "gitdir: elsewhere").unwrap();
+        let base = PathBase::discover(&deep);
+        assert_eq!(base.root(), dir.path());
+        std::fs::write(deep.join("t.json"), "{}").unwrap();
+        assert_eq!(base.relative("t.json"), "a/b/t.json");
+    }
+
+    #[test]
+    fn uri_references_are_percent_encoded() {
+        assert_eq!(uri_reference("a/b c/ü.json"), "a/b%20c/%C3%BC.json");
+        assert_eq!(uri_reference("c:x/#?%"), "c%3Ax/%23%3F%25");
+        assert_eq!(uri_reference("ok-1_2.~/f.jsonl"), "ok-1_2.~/f.jsonl");
+    }
+}

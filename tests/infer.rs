@@ -1,0 +1,91 @@
+//! `tracelint infer` on the real binary: the written tools file is a `--tools` source under which
+//! the inputs it came from have no schema finding (R1) and no unknown tool (R7).
+
+use std::process::{Command, Output};
+
+fn tracelint(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_tracelint"))
+        .args(args)
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .env_remove("CLICOLOR_FORCE")
+        .env("NO_COLOR", "1")
+        .output()
+        .expect("run tracelint")
+}
+
+#[test]
+fn inferred_tools_file_round_trips_through_check() {
+    let dir = tempfile::tempdir().unwrap();
+    let tools = dir.path().join("tools.json");
+    let tools = tools.to_str().unwrap();
+    let inputs = [
+        "fixtures/quickstart/transcript.json",
+        "fixtures/rules",
+        "fixtures/seed002/readme-trace.json",
+        "fixtures/infer/nested.jsonl",
+    ];
+    let out = tracelint(&[&["infer"][..], &inputs, &["-o", tools, "--enum-max", "4"]].concat());
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(out.status.code(), Some(0), "{out:?}");
+    // The walked `tools.json` files in fixtures/rules are skipped, not read as traces.
+    assert!(
+        stdout.contains("OK: inferred schema validates against 12 transcript(s)"),
+        "{stdout}"
+    );
+    // Malformed and unrecorded arguments were left out, and said so.
+    assert!(
+        String::from_utf8_lossy(&out.stderr).contains("note: skipped 4 of 21 tool call(s): 3 with malformed arguments, 1 with arguments not recorded"),
+        "{out:?}"
+    );
+    let file: serde_json::Value = serde_json::from_slice(&std::fs::read(tools).unwrap()).unwrap();
+    assert_eq!(file["_meta"]["inferred_from"].as_array().unwrap().len(), 12);
+    // Compact unless --pretty.
+    assert_eq!(std::fs::read_to_string(tools).unwrap().lines().count(), 1);
+
+    let check = tracelint(
+        &[
+            &["check"][..],
+            &inputs,
+            &[
+                "--tools",
+                tools,
+                "--select",
+                "R1,R7",
+                "--output-format",
+                "json",
+            ],
+        ]
+        .concat(),
+    );
+    let report: serde_json::Value = serde_json::from_slice(&check.stdout).unwrap();
+    assert_eq!(report["findings"], serde_json::json!([]), "{report:#}");
+    assert_eq!(check.status.code(), Some(0));
+    // And the same inputs do have findings against the hand-written schemas: the check is not
+    // vacuous.
+    let strict = tracelint(&[
+        "check",
+        "fixtures/quickstart/transcript.json",
+        "--tools",
+        "fixtures/quickstart/tools.json",
+        "--select",
+        "R1",
+    ]);
+    assert_eq!(strict.status.code(), Some(2));
+}
+
+#[test]
+fn no_validate_skips_the_round_trip() {
+    let dir = tempfile::tempdir().unwrap();
+    let tools = dir.path().join("t.json");
+    let out = tracelint(&[
+        "infer",
+        "fixtures/quickstart/transcript.json",
+        "-o",
+        tools.to_str().unwrap(),
+        "--pretty",
+        "--no-validate",
+    ]);
+    assert_eq!(out.status.code(), Some(0));
+    assert!(out.stdout.is_empty(), "{out:?}");
+    assert!(std::fs::read_to_string(&tools).unwrap().lines().count() > 10);
+}

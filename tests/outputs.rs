@@ -1,0 +1,343 @@
+//! The report formats on the real binary: every SARIF log the suite produces validates against the
+//! official SARIF 2.1.0 schema and meets GitHub's ingestion rules; fingerprints are stable across
+//! runs; side outputs are written together whatever the exit code; GitHub output appends the step
+//! summary; JSON Lines records are self-describing.
+
+use std::path::Path;
+use std::process::{Command, Output};
+
+use serde_json::Value;
+
+fn tracelint_env(args: &[&str], env: &[(&str, &Path)]) -> Output {
+    let mut cmd = Command::new(env!("CARGO_BIN_EXE_tracelint"));
+    cmd.args(args)
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .env_remove("CLICOLOR_FORCE")
+        .env_remove("GITHUB_STEP_SUMMARY")
+        .env("NO_COLOR", "1");
+    for (k, v) in env {
+        cmd.env(k, v);
+    }
+    cmd.output().expect("run tracelint")
+}
+
+fn tracelint(args: &[&str]) -> Output {
+    tracelint_env(args, &[])
+}
+
+fn json(bytes: &[u8]) -> Value {
+    serde_json::from_slice(bytes)
+        .unwrap_or_else(|e| panic!("not JSON ({e}): {}", String::from_utf8_lossy(bytes)))
+}
+
+/// The official SARIF 2.1.0 schema (OASIS errata 01, draft-04) from the shared data folder.
+fn sarif_schema() -> jsonschema::Validator {
+    let path =
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/data/sarif/sarif-schema-2.1.0.json");
+    let text = std::fs::read_to_string(&path).unwrap_or_else(|e| {
+        panic!(
+            "the official SARIF schema must be at {}: {e}",
+            path.display()
+        )
+    });
+    jsonschema::validator_for(&serde_json::from_str(&text).unwrap()).expect("schema compiles")
+}
+
+/// Schema validity plus what GitHub code scanning needs beyond it.
+fn check_sarif(validator: &jsonschema::Validator, log: &Value, what: &str) {
+    let errors: Vec<String> = validator
+        .iter_errors(log)
+        .map(|e| format!("{}: {e}", e.instance_path()))
+        .collect();
+    assert!(errors.is_empty(), "{what}: {errors:#?}");
+    let run = &log["runs"][0];
+    let rules = run["tool"]["driver"]["rules"].as_array().unwrap();
+    for r in rules {
+        for key in ["id", "name"] {
+            assert!(
+                r[key].as_str().is_some_and(|s| !s.is_empty()),
+                "{what}: rule {key}"
+            );
+        }
+        for key in ["shortDescription", "fullDescription", "help"] {
+            assert!(
+                r[key]["text"].as_str().is_some_and(|s| !s.is_empty()),
+                "{what}: {key}"
+            );
+        }
+        assert!(
+            r["fullDescription"]["text"]
+                .as_str()
+                .unwrap()
+                .chars()
+                .count()
+                <= 1024
+        );
+        assert!(r["help"]["markdown"].as_str().is_some());
+        assert!(r["defaultConfiguration"]["level"].as_str().is_some());
+    }
+    for res in run["results"].as_array().unwrap() {
+        let index = res["ruleIndex"].as_u64().unwrap() as usize;
+        assert_eq!(rules[index]["id"], res["ruleId"], "{what}: ruleIndex");
+        assert!(
+            res["message"]["text"]
+                .as_str()
+                .is_some_and(|s| !s.is_empty())
+        );
+        let loc = &res["locations"][0]["physicalLocation"];
+        let uri = loc["artifactLocation"]["uri"].as_str().unwrap();
+        assert!(
+            !uri.is_empty()
+                && !uri.starts_with('/')
+                && !uri.contains("..")
+                && !uri.contains(':')
+                && !uri.contains('\\'),
+            "{what}: uri `{uri}`"
+        );
+        assert!(loc["region"]["startLine"].as_u64().unwrap() >= 1);
+        assert!(loc["region"]["startColumn"].as_u64().unwrap() >= 1);
+        let prints = res["partialFingerprints"].as_object().unwrap();
+        assert_eq!(
+            prints.keys().collect::<Vec<_>>(),
+            ["primaryLocationLineHash"],
+            "{what}: only the key code scanning reads"
+        );
+    }
+}
+
+fn results(log: &Value) -> &Vec<Value> {
+    log["runs"][0]["results"].as_array().unwrap()
+}
+
+#[test]
+fn every_sarif_log_validates_against_the_official_schema() {
+    let validator = sarif_schema();
+    let rules = json(&tracelint(&["rules", "--json"]).stdout);
+    let ids: Vec<&str> = rules
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| r["id"].as_str().unwrap())
+        .collect();
+    let mut runs: Vec<Vec<String>> = ids
+        .iter()
+        .map(|id| {
+            let dir = format!("fixtures/rules/{}", id.to_lowercase());
+            vec![
+                "check".into(),
+                dir.clone(),
+                "--tools".into(),
+                format!("{dir}/tools.json"),
+                "--output-format".into(),
+                "sarif".into(),
+            ]
+        })
+        .collect();
+    let more: &[&[&str]] = &[
+        // An ignored finding.
+        &[
+            "check",
+            "fixtures/quickstart/transcript.json",
+            "--tools",
+            "fixtures/quickstart/tools.json",
+            "--config",
+            "fixtures/reports/ignore-r7.toml",
+            "--output-format",
+            "sarif",
+        ],
+        // Input errors: a broken line and a missing file.
+        &[
+            "check",
+            "fixtures/cli/broken-middle.jsonl",
+            "fixtures/cli/nope.json",
+            "--tools",
+            "fixtures/quickstart/tools.json",
+            "--output-format",
+            "sarif",
+        ],
+        // Hostile text.
+        &[
+            "check",
+            "fixtures/reports/xss.json",
+            "fixtures/cli/escape.json",
+            "--tools",
+            "fixtures/rules/r1/tools.json",
+            "--output-format",
+            "sarif",
+        ],
+    ];
+    runs.extend(
+        more.iter()
+            .map(|a| a.iter().map(|s| (*s).to_owned()).collect()),
+    );
+    let mut rules_seen = std::collections::BTreeSet::new();
+    let (mut ignored, mut notified) = (0, 0);
+    for args in &runs {
+        let args: Vec<&str> = args.iter().map(String::as_str).collect();
+        let out = tracelint(&args);
+        let log = json(&out.stdout);
+        check_sarif(&validator, &log, &args.join(" "));
+        let inv = &log["runs"][0]["invocations"][0];
+        assert_eq!(
+            inv["exitCode"].as_i64().map(|c| c as i32),
+            out.status.code()
+        );
+        for r in results(&log) {
+            rules_seen.insert(r["ruleId"].as_str().unwrap().to_owned());
+            if let Some(s) = r.get("suppressions") {
+                assert_eq!(s[0]["kind"], "external");
+                assert_eq!(
+                    s[0]["justification"],
+                    "send_mail is an alias the mail gateway still accepts"
+                );
+                ignored += 1;
+            }
+        }
+        if inv["executionSuccessful"] == false {
+            let notes = inv["toolExecutionNotifications"].as_array().unwrap();
+            let uris: Vec<&str> = notes
+                .iter()
+                .filter(|n| n["level"] == "error")
+                .map(|n| {
+                    n["locations"][0]["physicalLocation"]["artifactLocation"]["uri"]
+                        .as_str()
+                        .unwrap()
+                })
+                .collect();
+            assert_eq!(
+                uris,
+                ["fixtures/cli/broken-middle.jsonl", "fixtures/cli/nope.json"]
+            );
+            notified += 1;
+        }
+    }
+    let want: std::collections::BTreeSet<String> = ids.iter().map(|s| (*s).to_owned()).collect();
+    assert_eq!(rules_seen, want, "a finding of every rule");
+    assert_eq!((ignored, notified), (1, 1));
+}
+
+#[test]
+fn fingerprints_are_stable_across_runs_and_uris_follow_the_root() {
+    let args = [
+        "check",
+        "fixtures/rules/r1",
+        "--tools",
+        "fixtures/rules/r1/tools.json",
+        "--output-format",
+        "sarif",
+    ];
+    let prints = |log: &Value| -> Vec<(String, String)> {
+        results(log)
+            .iter()
+            .map(|r| {
+                (
+                    r["locations"][0]["physicalLocation"]["artifactLocation"]["uri"]
+                        .as_str()
+                        .unwrap()
+                        .to_owned(),
+                    r["partialFingerprints"]["primaryLocationLineHash"]
+                        .as_str()
+                        .unwrap()
+                        .to_owned(),
+                )
+            })
+            .collect()
+    };
+    let a = prints(&json(&tracelint(&args).stdout));
+    let b = prints(&json(&tracelint(&args).stdout));
+    assert!(!a.is_empty());
+    assert_eq!(a, b);
+    // The default root is the checkout (walked up to `.git`): URIs start at the repository.
+    assert!(a[0].0.starts_with("fixtures/rules/r1/"), "{a:?}");
+    let rooted = prints(&json(
+        &tracelint(&[&args[..], &["--sarif-root", "fixtures"]].concat()).stdout,
+    ));
+    assert!(rooted[0].0.starts_with("rules/r1/"), "{rooted:?}");
+    // Same findings, same fingerprints, whatever the root.
+    let hashes = |v: &[(String, String)]| v.iter().map(|p| p.1.clone()).collect::<Vec<_>>();
+    assert_eq!(hashes(&rooted), hashes(&a));
+}
+
+#[test]
+fn side_outputs_are_written_together_before_the_exit_code() {
+    let dir = tempfile::tempdir().unwrap();
+    let (j, s, h) = (
+        dir.path().join("r.json"),
+        dir.path().join("r.sarif"),
+        dir.path().join("r.html"),
+    );
+    let out = tracelint(&[
+        "check",
+        "fixtures/quickstart/transcript.json",
+        "--tools",
+        "fixtures/quickstart/tools.json",
+        "--json",
+        j.to_str().unwrap(),
+        "--sarif",
+        s.to_str().unwrap(),
+        "--html",
+        h.to_str().unwrap(),
+        "--output-format",
+        "json-lines",
+    ]);
+    assert_eq!(out.status.code(), Some(2));
+    let report = json(&std::fs::read(&j).unwrap());
+    assert_eq!(report["summary"]["hard_defect"], 2);
+    let log = json(&std::fs::read(&s).unwrap());
+    check_sarif(&sarif_schema(), &log, "side output");
+    assert_eq!(results(&log).len(), 3);
+    let html = std::fs::read_to_string(&h).unwrap();
+    assert!(html.starts_with("<!DOCTYPE html>") && html.contains("cancel_order"));
+    // Stdout carried JSON Lines meanwhile: one record per finding.
+    let lines: Vec<Value> = String::from_utf8(out.stdout)
+        .unwrap()
+        .lines()
+        .map(|l| json(l.as_bytes()))
+        .collect();
+    assert_eq!(lines.len(), 3);
+    for l in &lines {
+        assert_eq!(l["tool"]["name"], "tracelint");
+        assert_eq!(l["finding"]["file"], "fixtures/quickstart/transcript.json");
+    }
+}
+
+#[test]
+fn github_output_appends_the_step_summary() {
+    let dir = tempfile::tempdir().unwrap();
+    let summary = dir.path().join("summary.md");
+    std::fs::write(&summary, "previous step\n").unwrap();
+    let args = [
+        "check",
+        "fixtures/quickstart/transcript.json",
+        "--tools",
+        "fixtures/quickstart/tools.json",
+        "--output-format",
+        "github",
+    ];
+    let out = tracelint_env(&args, &[("GITHUB_STEP_SUMMARY", &summary)]);
+    assert_eq!(out.status.code(), Some(2));
+    let stdout = String::from_utf8(out.stdout).unwrap();
+    assert!(
+        stdout.starts_with(
+            "::error file=fixtures/quickstart/transcript.json,line=7,col=5,title=R1 hard_defect cancel_order::"
+        ),
+        "{stdout}"
+    );
+    let text = std::fs::read_to_string(&summary).unwrap();
+    assert!(text.starts_with("previous step\n## tracelint\n"), "{text}");
+    assert!(text.contains("| 2 | 0 | 1 | 0 | 0 | 0 | 2 |"), "{text}");
+    assert!(
+        text.contains(
+            r"| fixtures\/quickstart\/transcript\.json\:7\:5 | hard_defect | R1 | cancel\_order |"
+        ),
+        "{text}"
+    );
+    // A second run appends again, never truncates.
+    tracelint_env(&args, &[("GITHUB_STEP_SUMMARY", &summary)]);
+    let again = std::fs::read_to_string(&summary).unwrap();
+    assert_eq!(again.matches("## tracelint").count(), 2);
+    // Other formats leave the summary alone.
+    let before = std::fs::read_to_string(&summary).unwrap();
+    tracelint_env(&args[..4], &[("GITHUB_STEP_SUMMARY", &summary)]);
+    assert_eq!(std::fs::read_to_string(&summary).unwrap(), before);
+}
