@@ -180,7 +180,8 @@ fn parse_trace(
 }
 
 fn parse_step(raw: &RawValue) -> Result<(StepKind, StepMeta), String> {
-    let v: Value = serde_json::from_str(raw.get()).map_err(|e| format!("invalid JSON: {}", error_message(&e)))?;
+    let v: Value = serde_json::from_str(raw.get())
+        .map_err(|e| format!("invalid JSON: {}", error_message(&e)))?;
     let Value::Object(m) = v else {
         return Err("a step must be an object".into());
     };
