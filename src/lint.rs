@@ -4,6 +4,7 @@
 
 use std::collections::BTreeMap;
 
+use crate::adapters::claude::MIRROR_ATTRIBUTE;
 use crate::config::Ignore;
 use crate::exit::ExitStatus;
 use crate::finding::{Coverage, Finding, InputIssue, RuleId, Tier};
@@ -33,6 +34,24 @@ pub struct TraceLint {
     pub calls: usize,
     /// The trace was partial.
     pub partial: bool,
+    /// The trace's run id.
+    pub run_id: String,
+    /// The trace is a copy of one that has its own file (a Claude Code sub-agent read from
+    /// `agent_progress` mirror lines): dropped when that file is linted in the same run.
+    pub mirror: bool,
+}
+
+impl TraceLint {
+    /// The facts about `trace` that do not need linting (for `--parse-only` and mirrors).
+    pub fn of(trace: &Trace) -> Self {
+        Self {
+            calls: trace.call_count(),
+            partial: trace.partial,
+            run_id: trace.run_id.clone(),
+            mirror: trace.attribute(MIRROR_ATTRIBUTE).is_some(),
+            ..Self::default()
+        }
+    }
 }
 
 impl Linter {
@@ -63,8 +82,7 @@ impl Linter {
         TraceLint {
             outcome: rules::run(&cx, &self.selection),
             schemas,
-            calls: trace.call_count(),
-            partial: trace.partial,
+            ..TraceLint::of(trace)
         }
     }
 }
