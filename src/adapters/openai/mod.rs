@@ -262,8 +262,6 @@ struct Reader<'i> {
     input: &'i InputRef,
     /// Messages, items and logged bodies of the file, in order: one conversation.
     stream: Conv,
-    /// Traces emitted so far (conversation records of a dataset).
-    emitted: usize,
 }
 
 impl<'i> Reader<'i> {
@@ -271,7 +269,6 @@ impl<'i> Reader<'i> {
         Self {
             input,
             stream: Conv::new(input.path.clone(), input.clone()),
-            emitted: 0,
         }
     }
 
@@ -352,16 +349,20 @@ impl<'i> Reader<'i> {
             let first = serde_json::from_str::<Vec<&RawValue>>(choices.get())
                 .ok()
                 .and_then(|c| c.first().copied());
-            let message = first.and_then(|c| {
-                serde_json::from_str::<std::collections::BTreeMap<String, &RawValue>>(c.get())
-                    .ok()
-                    .and_then(|m| m.get("message").or(m.get("delta")).copied())
+            let fields = first.and_then(|c| {
+                serde_json::from_str::<std::collections::BTreeMap<String, &RawValue>>(c.get()).ok()
             });
-            if let Some(m) = message {
-                let p = child(&child(&child(ptr, "choices"), 0), "message");
-                self.stream.append(&[(Entry::Item(m), p)], cur, problems);
-            } else {
-                self.stream.touched = true;
+            let p = child(&child(ptr, "choices"), 0);
+            match fields.as_ref().map(|f| (f.get("message"), f.get("delta"))) {
+                Some((Some(m), _)) => {
+                    let p = child(&p, "message");
+                    self.stream.append(&[(Entry::Item(m), p)], cur, problems);
+                }
+                Some((None, Some(d))) => problems.push(Problem {
+                    at: cur.at(d, child(&p, "delta")),
+                    message: "a streamed chunk (`choices[].delta`) is not assembled into calls: log the final response instead".into(),
+                }),
+                _ => self.stream.touched = true,
             }
             return true;
         }
@@ -387,7 +388,7 @@ impl<'i> Reader<'i> {
                 entries.extend(items(input, &p, Entry::Item));
             }
         } else {
-            return body.tools.is_some() && body.model.is_some();
+            return false;
         }
         let incremental = matches!(body.previous_response_id, Some(Value::String(_)));
         self.stream.request(&entries, incremental, cur, problems);
@@ -440,7 +441,6 @@ impl<'i> Reader<'i> {
             conv.partial();
         }
         self.report(problems, out);
-        self.emitted += 1;
         out.trace(conv.finish());
     }
 

@@ -347,6 +347,15 @@ fn records_that_are_not_runs_are_input_errors() {
         ]
         "#);
     assert!(p.traces[0].partial);
+    let (_, p) = parse_bytes(
+        br#"{"id": "c", "choices": [{"index": 0, "delta": {"tool_calls": [{"index": 0, "function": {"arguments": "{\"a"}}]}}]}"#,
+        "chunk.json",
+        Some(InputFormat::OpenAi),
+    );
+    assert_eq!(
+        p.issues[0].to_string(),
+        "chunk.json:1:47: a streamed chunk (`choices[].delta`) is not assembled into calls: log the final response instead"
+    );
     let (_, p) = parse_bytes(br#"{"messages": [{"role": "wizard", "content": "x"}, {"role": "assistant", "tool_calls": [{"id": 1, "function": {}}]}]}"#, "r.json", Some(InputFormat::OpenAi));
     let issues: Vec<String> = p.issues.iter().map(ToString::to_string).collect();
     insta::assert_debug_snapshot!(issues, @r#"
