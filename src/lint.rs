@@ -52,6 +52,24 @@ pub struct TraceLint {
     pub notes: Vec<String>,
     /// The trace was partial.
     pub partial: bool,
+    /// The trace's run id.
+    pub run_id: String,
+    /// The trace is a copy of one that has its own file (a Claude Code sub-agent read from
+    /// `agent_progress` mirror lines): dropped when that file is linted in the same run.
+    pub mirror: bool,
+}
+
+impl TraceLint {
+    /// The facts about `trace` that do not need linting (for `--parse-only` and mirrors).
+    pub fn of(trace: &Trace) -> Self {
+        Self {
+            calls: trace.call_count(),
+            partial: trace.partial,
+            run_id: trace.run_id.clone(),
+            mirror: trace.attribute(crate::model::ATTR_MIRROR).is_some(),
+            ..Self::default()
+        }
+    }
 }
 
 impl Linter {
@@ -116,10 +134,23 @@ impl Linter {
                 &owned
             }
             (Some(given), BuiltinClaude::Auto) => given,
-            (None, _) if trace.embedded_tools.is_empty() && is_claude => {
+            (None, _) if is_claude && trace.embedded_tools.iter().all(|t| t.schema.is_none()) => {
                 let (builtin, note) = self.builtin_for(trace);
                 notes.push(format!("{note}; no `--tools` was given"));
-                owned = builtin;
+                owned = if trace.embedded_tools.is_empty() {
+                    builtin
+                } else {
+                    // The session names the tools it had (stream-json `system/init`): judge
+                    // names against that list, with built-in schemas where Claude Code has them.
+                    let mut r = embedded_registry(trace);
+                    for spec in builtin.iter() {
+                        if r.get(&spec.name).is_some() {
+                            r.replace(spec.clone());
+                        }
+                    }
+                    r.sources = builtin.sources.clone();
+                    Arc::new(r)
+                };
                 &owned
             }
             (None, _) => {
@@ -127,18 +158,18 @@ impl Linter {
                 &owned
             }
         };
-        let schemas = if self.given.is_none() && !trace.embedded_tools.is_empty() {
-            embedded_sources(registry)
-        } else {
-            registry.sources.clone()
-        };
+        let schemas =
+            if self.given.is_none() && notes.is_empty() && !trace.embedded_tools.is_empty() {
+                embedded_sources(registry)
+            } else {
+                registry.sources.clone()
+            };
         let cx = TraceCx::new(trace, registry, &self.run);
         TraceLint {
             outcome: rules::run(&cx, &self.selection),
             schemas,
-            calls: trace.call_count(),
-            partial: trace.partial,
             notes,
+            ..TraceLint::of(trace)
         }
     }
 }

@@ -4,8 +4,14 @@
 //! reports; a problem with one record is an `InputIssue`, and the rest is still read.
 
 pub mod args;
+pub mod claude;
+pub mod content;
+pub mod cursor;
 pub mod json_pos;
 pub mod native;
+pub mod openai;
+#[cfg(test)]
+mod testing;
 
 use std::io::{BufRead, Read};
 
@@ -67,10 +73,9 @@ impl InputFormat {
     fn sniff(self, record: &Value) -> u8 {
         match self {
             InputFormat::Native => native::sniff(record),
-            InputFormat::Claude
-            | InputFormat::OpenAi
-            | InputFormat::Langfuse
-            | InputFormat::Otel => 0,
+            InputFormat::Claude => claude::sniff(record),
+            InputFormat::OpenAi => openai::sniff(record),
+            InputFormat::Langfuse | InputFormat::Otel => 0,
         }
     }
 }
@@ -138,6 +143,13 @@ pub fn detect(head: &Head) -> Result<InputFormat, String> {
         .collect();
     scores.sort_by_key(|s| std::cmp::Reverse(s.1));
     let (best, score) = scores[0];
+    if score == 0
+        && let Some(what) = openai::not_a_trace(&head.records)
+    {
+        return Err(format!(
+            "this is {what}; lint the agent's transcript instead, or pass `--input-format` if this file is a trace"
+        ));
+    }
     if score == 0 && looks_like_tools(head) {
         return Err("this is a tools file, not a trace: pass it with `--tools`".to_owned());
     }
@@ -201,6 +213,10 @@ pub fn parse_body(format: InputFormat, body: Body<'_>, input: &InputRef, out: &m
     match (format, body) {
         (InputFormat::Native, Body::Document(text)) => native::parse_document(text, input, out),
         (InputFormat::Native, Body::Lines(lines)) => native::parse_lines(lines, input, out),
+        (InputFormat::Claude, Body::Document(text)) => claude::parse_document(text, input, out),
+        (InputFormat::Claude, Body::Lines(lines)) => claude::parse_lines(lines, input, out),
+        (InputFormat::OpenAi, Body::Document(text)) => openai::parse_document(text, input, out),
+        (InputFormat::OpenAi, Body::Lines(lines)) => openai::parse_lines(lines, input, out),
         (other, _) => out.issue(InputIssue::file(
             &input.path,
             format!("the `{other}` reader is not available in this build"),
@@ -243,9 +259,20 @@ fn looks_like_tools(head: &Head) -> bool {
                 && v.get("function").is_some()
                 && v.get("role").is_none()
     };
+    // `{"airline": [tools…], "retail": [tools…]}`: named lists of tool definitions.
+    let named_lists = |v: &Value| {
+        v.as_object().is_some_and(|m| {
+            !m.is_empty()
+                && m.values().all(|l| {
+                    l.as_array()
+                        .is_some_and(|a| !a.is_empty() && a.iter().all(tool_def))
+                })
+        })
+    };
     !head.records.is_empty()
         && head.records.iter().all(|r| {
             tool_def(r)
+                || named_lists(r)
                 || r.get("tools")
                     .is_some_and(|t| t.is_array() || t.is_object())
                     && r.get("steps").is_none()

@@ -192,11 +192,7 @@ struct Sink<'a> {
 impl Emit for Sink<'_> {
     fn trace(&mut self, trace: Trace) {
         let lint = if self.parse_only {
-            TraceLint {
-                calls: trace.call_count(),
-                partial: trace.partial,
-                ..TraceLint::default()
-            }
+            TraceLint::of(&trace)
         } else {
             self.linter.lint(&trace)
         };
@@ -296,6 +292,14 @@ pub fn run(args: &CheckArgs) -> anyhow::Result<ExitStatus> {
             .map(|spec| read_input(spec, &settings, &linter, args.parse_only))
             .collect()
     });
+    // A sub-agent linted from its own file is not linted again from the `agent_progress`
+    // mirror lines of its main session file.
+    let originals: std::collections::HashSet<String> = results
+        .iter()
+        .flat_map(|r| &r.traces)
+        .filter(|t| !t.mirror)
+        .map(|t| t.run_id.clone())
+        .collect();
     let mut builder = ReportBuilder::new();
     for issue in expand_issues {
         builder.issue(issue);
@@ -319,6 +323,16 @@ pub fn run(args: &CheckArgs) -> anyhow::Result<ExitStatus> {
             builder.issue(issue);
         }
         for t in result.traces {
+            if t.mirror && originals.contains(&t.run_id) {
+                builder.note(
+                    input,
+                    format!(
+                        "sub-agent `{}` is read from its own file, not from this file's `agent_progress` mirror",
+                        t.run_id
+                    ),
+                );
+                continue;
+            }
             builder.trace(input, t);
         }
     }

@@ -16,7 +16,11 @@ pub use registry::{
 };
 
 /// `Trace::attributes` key: the Claude Code version a session's lines record.
-pub const ATTR_CLAUDE_CODE_VERSION: &str = "claude_code.version";
+pub const ATTR_CLAUDE_CODE_VERSION: &str = "version";
+
+/// `Trace::attributes` key: the trace is a copy of one that has its own file (a Claude Code
+/// sub-agent read from `agent_progress` mirror lines), dropped when that file is linted too.
+pub const ATTR_MIRROR: &str = "mirror";
 
 /// One agent run: the steps it took, in order.
 #[derive(Debug, Clone, Serialize)]

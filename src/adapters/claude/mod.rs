@@ -1,0 +1,380 @@
+//! The `claude` format: Claude Code session JSONL (`~/.claude/projects/<cwd>/<session>.jsonl`),
+//! sub-agent files (`agent-<id>.jsonl`, `subagents/agent-<id>.jsonl`), the Claude CLI
+//! `stream-json` output (as JSON Lines, or one pretty-printed event per document), and seed 000's
+//! flat event lines (`{"type":"tool_use","name","input"}`, `{"tool_calls":[…]}`, legacy
+//! `function_call`). One session file is one main trace; each sub-agent is a trace of its own
+//! (FORMATS.md §1). This file owns detection and the record-by-record reading; `session.rs`
+//! owns which trace a record belongs to. Never reads other files, never guesses error-ness.
+
+mod session;
+
+use serde::Deserialize;
+use serde_json::Value;
+use serde_json::value::RawValue;
+
+use crate::finding::InputIssue;
+use crate::model::{InputRef, LineIndex, Role};
+
+use super::content::{self, Collected};
+use super::cursor::{Cursor, child};
+use super::json_pos::{Line, error_message, error_position};
+use super::{Emit, openai};
+
+pub use session::MIRROR_ATTRIBUTE;
+use session::{Session, ThreadKey};
+
+/// How strongly a record looks like a Claude Code / stream-json / flat event record.
+pub fn sniff(record: &Value) -> u8 {
+    let Some(m) = record.as_object() else {
+        return 0;
+    };
+    let kind = m.get("type").and_then(Value::as_str);
+    let has = |k: &str| m.contains_key(k);
+    let envelope = has("uuid") || has("parentUuid") || has("sessionId") || has("isSidechain");
+    match kind {
+        Some("user" | "assistant") if has("message") && (envelope || has("session_id")) => 10,
+        Some("user" | "assistant") if has("message") || has("content") && !has("role") => 4,
+        Some("summary") if has("leafUuid") => 10,
+        Some("progress") if has("data") && envelope => 10,
+        Some("system" | "result") if has("subtype") && (envelope || has("session_id")) => 10,
+        Some("file-history-snapshot") if has("snapshot") || has("messageId") => 10,
+        Some("queue-operation") if has("operation") => 10,
+        Some("attachment") if envelope => 8,
+        Some("tool_use") if has("name") && has("input") || has("tool_name") => 8,
+        Some("tool_result") if has("tool_use_id") || has("tool_output") => 6,
+        Some(_) => 0,
+        None if has("role") || has("steps") => 0,
+        None if m.get("tool_calls").is_some_and(Value::is_array) => 6,
+        None if m.get("function_call").is_some_and(Value::is_object) => 6,
+        None if m.get("name").is_some_and(Value::is_string) && has("input") => 5,
+        None => 0,
+    }
+}
+
+/// Parse Claude JSON Lines: a session file, a sub-agent file, stream-json output or flat events.
+pub fn parse_lines(
+    lines: &mut dyn Iterator<Item = Result<Line, InputIssue>>,
+    input: &InputRef,
+    out: &mut dyn Emit,
+) {
+    let mut session = Session::new(input.clone());
+    for line in lines {
+        match line {
+            Err(issue) => {
+                session.mark_partial();
+                out.issue(issue);
+            }
+            Ok(line) => {
+                let raw: &RawValue = match serde_json::from_str(&line.text) {
+                    Ok(r) => r,
+                    Err(e) => {
+                        let (l, c) = error_position(&e, line.number);
+                        session.mark_partial();
+                        out.issue(InputIssue::at(
+                            &input.path,
+                            l,
+                            c,
+                            format!("invalid JSON: {}", error_message(&e)),
+                        ));
+                        continue;
+                    }
+                };
+                let cur = Cursor::record(&line.text, line.number);
+                read_record(&mut session, raw, &cur, "", out);
+            }
+        }
+    }
+    session.finish(out);
+}
+
+/// Parse a Claude JSON document: one pretty-printed stream-json event (or flat event), or an
+/// array of them.
+pub fn parse_document(text: &str, input: &InputRef, out: &mut dyn Emit) {
+    let index = LineIndex::new(text);
+    let cur = Cursor::document(text, &index);
+    let mut session = Session::new(input.clone());
+    let issue = |e: &serde_json::Error, out: &mut dyn Emit| {
+        let (l, c) = error_position(e, 1);
+        out.issue(InputIssue::at(
+            &input.path,
+            l,
+            c,
+            format!("invalid JSON: {}", error_message(e)),
+        ));
+    };
+    if text.trim_start().starts_with('[') {
+        match serde_json::from_str::<Vec<&RawValue>>(text) {
+            Ok(items) => {
+                for (i, raw) in items.iter().enumerate() {
+                    read_record(&mut session, raw, &cur, &child("", i), out);
+                }
+            }
+            Err(e) => return issue(&e, out),
+        }
+    } else {
+        match serde_json::from_str::<&RawValue>(text) {
+            Ok(raw) => read_record(&mut session, raw, &cur, "", out),
+            Err(e) => return issue(&e, out),
+        }
+    }
+    session.finish(out);
+}
+
+/// The fields of a record that say where it belongs and what it holds. Large payloads stay
+/// borrowed `RawValue`s, read only when needed.
+#[derive(Deserialize)]
+struct Record<'a> {
+    #[serde(rename = "type", default)]
+    kind: Option<String>,
+    #[serde(default)]
+    subtype: Option<String>,
+    #[serde(rename = "isSidechain", default)]
+    is_sidechain: Option<bool>,
+    #[serde(rename = "agentId", default)]
+    agent_id: Option<String>,
+    #[serde(rename = "sessionId", default)]
+    session_id: Option<String>,
+    #[serde(rename = "session_id", default)]
+    session_id_snake: Option<String>,
+    #[serde(default)]
+    uuid: Option<String>,
+    #[serde(rename = "parentUuid", default)]
+    parent_uuid: Option<String>,
+    #[serde(default)]
+    timestamp: Option<String>,
+    #[serde(default)]
+    version: Option<String>,
+    #[serde(default)]
+    claude_code_version: Option<String>,
+    #[serde(default)]
+    model: Option<String>,
+    #[serde(default, borrow)]
+    message: Option<&'a RawValue>,
+    #[serde(default, borrow)]
+    content: Option<&'a RawValue>,
+    #[serde(default, borrow)]
+    data: Option<&'a RawValue>,
+    #[serde(default)]
+    parent_tool_use_id: Option<String>,
+    #[serde(rename = "parentToolUseID", default)]
+    parent_tool_use_id_camel: Option<String>,
+    #[serde(default, borrow)]
+    tools: Option<&'a RawValue>,
+    #[serde(default)]
+    result: Option<Value>,
+    #[serde(default, borrow)]
+    tool_calls: Option<&'a RawValue>,
+    #[serde(default, borrow)]
+    function_call: Option<&'a RawValue>,
+    #[serde(default)]
+    name: Option<Value>,
+    #[serde(default, borrow)]
+    input: Option<&'a RawValue>,
+}
+
+/// An Anthropic message inside a record.
+#[derive(Deserialize)]
+struct Msg<'a> {
+    #[serde(default)]
+    role: Option<String>,
+    #[serde(default)]
+    model: Option<String>,
+    #[serde(default, borrow)]
+    content: Option<&'a RawValue>,
+}
+
+/// A `progress` line's `data`.
+#[derive(Deserialize)]
+struct Progress<'a> {
+    #[serde(rename = "type", default)]
+    kind: Option<String>,
+    #[serde(rename = "agentId", default)]
+    agent_id: Option<String>,
+    #[serde(default, borrow)]
+    message: Option<&'a RawValue>,
+}
+
+/// The record an `agent_progress` line mirrors.
+#[derive(Deserialize)]
+struct Mirrored<'a> {
+    #[serde(rename = "type", default)]
+    kind: Option<String>,
+    #[serde(default, borrow)]
+    message: Option<&'a RawValue>,
+    #[serde(default)]
+    uuid: Option<String>,
+    #[serde(default)]
+    timestamp: Option<String>,
+}
+
+/// Read one record into the session.
+fn read_record(
+    session: &mut Session,
+    raw: &RawValue,
+    cur: &Cursor<'_>,
+    prefix: &str,
+    out: &mut dyn Emit,
+) {
+    let rec: Record<'_> = match serde_json::from_str(raw.get()) {
+        Ok(r) => r,
+        Err(e) => {
+            let at = cur.at(raw, prefix.to_owned());
+            let what = if raw.get().starts_with('{') {
+                format!("unreadable Claude Code record: {}", error_message(&e))
+            } else {
+                "not a Claude Code record: expected a JSON object".to_owned()
+            };
+            session.problem(&at, what, out);
+            return;
+        }
+    };
+    session.note_context(
+        rec.session_id
+            .as_deref()
+            .or(rec.session_id_snake.as_deref()),
+        rec.version
+            .as_deref()
+            .or(rec.claude_code_version.as_deref()),
+    );
+    let mut got = Collected::default();
+    let key;
+    let mut meta_uuid = rec.uuid.clone();
+    let mut timestamp = rec.timestamp.clone();
+    let mut model = None;
+    match rec.kind.as_deref() {
+        Some(kind @ ("user" | "assistant")) => {
+            let role = if kind == "user" {
+                Role::User
+            } else {
+                Role::Assistant
+            };
+            key = session.key_for_line(&rec);
+            if let Some(m) = rec.message {
+                model = read_message(m, role, cur, &child(prefix, "message"), &mut got);
+            } else if let Some(c) = rec.content {
+                content::read_content(c, role, cur, &child(prefix, "content"), &mut got);
+            }
+        }
+        Some("progress") => {
+            let Some(data) = rec.data else { return };
+            let Ok(p) = serde_json::from_str::<Progress<'_>>(data.get()) else {
+                return;
+            };
+            if p.kind.as_deref() != Some("agent_progress") {
+                return;
+            }
+            let (Some(agent), Some(m)) = (p.agent_id, p.message) else {
+                return;
+            };
+            let Ok(mirrored) = serde_json::from_str::<Mirrored<'_>>(m.get()) else {
+                return;
+            };
+            let role = match mirrored.kind.as_deref() {
+                Some("user") => Role::User,
+                Some("assistant") => Role::Assistant,
+                _ => return,
+            };
+            key = ThreadKey::Agent(agent);
+            session.mirror(&key, rec.parent_tool_use_id_camel.as_deref());
+            meta_uuid = mirrored.uuid;
+            timestamp = mirrored.timestamp.or(timestamp);
+            if let Some(inner) = mirrored.message {
+                let ptr = child(&child(&child(prefix, "data"), "message"), "message");
+                model = read_message(inner, role, cur, &ptr, &mut got);
+            }
+        }
+        Some("system") => {
+            if rec.subtype.as_deref() == Some("init") {
+                session.init(rec.tools, rec.model.as_deref());
+            }
+            return;
+        }
+        Some("result") => {
+            if let Some(Value::String(s)) = rec.result {
+                session.final_answer(s);
+            }
+            return;
+        }
+        Some("tool_use" | "tool_result" | "server_tool_use" | "mcp_tool_use") => {
+            key = ThreadKey::Main;
+            content::read_tool_block(raw, cur, prefix, &mut got);
+        }
+        // summary, queue-operation, file-history-snapshot, attachment, and types newer than
+        // this reader: nothing to lint, read past.
+        Some(_) => return,
+        None => {
+            key = ThreadKey::Main;
+            if let Some(calls) = rec.tool_calls {
+                openai::chat::read_tool_calls(calls, cur, &child(prefix, "tool_calls"), &mut got);
+            } else if let Some(call) = rec.function_call {
+                let ptr = child(prefix, "function_call");
+                openai::chat::read_function_call(call, cur, &ptr, None, &mut got);
+            } else if let (Some(Value::String(name)), Some(input)) = (rec.name, rec.input) {
+                let args = content::args_owned(serde_json::from_str(input.get()).ok());
+                let at = cur.step(raw, &[&name], prefix.to_owned());
+                got.push(
+                    crate::model::StepKind::ToolCall(crate::model::ToolCall {
+                        call_id: None,
+                        name,
+                        args,
+                        raw_args: None,
+                        origin: crate::model::CallOrigin::Model,
+                    }),
+                    at,
+                );
+            } else {
+                let at = cur.at(raw, prefix.to_owned());
+                session.problem(
+                    &at,
+                    "not a Claude Code record: no `type`, and not a flat tool event".into(),
+                    out,
+                );
+                return;
+            }
+        }
+    }
+    for item in &mut got.items {
+        item.meta.timestamp.clone_from(&timestamp);
+        item.meta.source_id.clone_from(&meta_uuid);
+        item.meta.parent_id.clone_from(&rec.parent_uuid);
+        if matches!(
+            item.kind,
+            crate::model::StepKind::ToolCall(_) | crate::model::StepKind::Message(_)
+        ) {
+            item.meta.model.clone_from(&model);
+        }
+    }
+    session.add(&key, got, out);
+}
+
+/// Read an Anthropic message (`{role, model, content}`); returns its model.
+fn read_message(
+    raw: &RawValue,
+    role: Role,
+    cur: &Cursor<'_>,
+    pointer: &str,
+    got: &mut Collected,
+) -> Option<String> {
+    let m: Msg<'_> = match serde_json::from_str(raw.get()) {
+        Ok(m) => m,
+        Err(e) => {
+            got.problem(
+                cur.at(raw, pointer.to_owned()),
+                format!("unreadable `message`: {}", error_message(&e)),
+            );
+            return None;
+        }
+    };
+    let role = match m.role.as_deref() {
+        Some("assistant") => Role::Assistant,
+        Some("user") => Role::User,
+        _ => role,
+    };
+    if let Some(c) = m.content {
+        content::read_content(c, role, cur, &child(pointer, "content"), got);
+    }
+    m.model.filter(|_| role == Role::Assistant)
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,146 @@
+//! Positions inside one record for the adapters that read nested shapes (Claude Code, OpenAI):
+//! a `Cursor` turns a borrowed `RawValue` into a `Location`. In a JSON Lines record that is the
+//! record's line and the column where the value begins; in a JSON document, the value's line and
+//! column through the document's `LineIndex`. A step whose JSON is pretty-printed over several
+//! lines is anchored on the line that names it (its call id, tool name or role), so `file:line`
+//! shows the step, not a lone `{`. Knows no format; never parses.
+
+use serde_json::value::RawValue;
+
+use crate::model::{LineIndex, Location};
+
+use super::json_pos::offset_in;
+
+/// Locates values borrowed from one record's text.
+#[derive(Clone, Copy)]
+pub struct Cursor<'t> {
+    text: &'t str,
+    lines: Lines<'t>,
+}
+
+#[derive(Clone, Copy)]
+enum Lines<'t> {
+    /// A JSON Lines record: every value is on this line.
+    Record(u32),
+    /// A JSON document indexed once.
+    Document(&'t LineIndex),
+}
+
+impl<'t> Cursor<'t> {
+    /// A cursor over one JSON Lines record (`text` is the whole line, which is line `line`).
+    pub fn record(text: &'t str, line: u32) -> Self {
+        Self {
+            text,
+            lines: Lines::Record(line),
+        }
+    }
+
+    /// A cursor over a whole document indexed by `index`.
+    pub fn document(text: &'t str, index: &'t LineIndex) -> Self {
+        Self {
+            text,
+            lines: Lines::Document(index),
+        }
+    }
+
+    /// The line number of a JSON Lines record (`None` for a document).
+    pub fn record_line(&self) -> Option<u32> {
+        match self.lines {
+            Lines::Record(line) => Some(line),
+            Lines::Document(_) => None,
+        }
+    }
+
+    /// The location where `raw` begins.
+    pub fn at(&self, raw: &RawValue, pointer: String) -> Location {
+        self.at_offset(offset_in(self.text, raw), pointer)
+    }
+
+    /// The location of a step whose JSON is `raw`: where it begins, unless it spans several lines
+    /// and its first line holds none of `names`; then the first line inside it that holds one of
+    /// them (the first name found wins), so the cited line shows which step it is.
+    pub fn step(&self, raw: &RawValue, names: &[&str], pointer: String) -> Location {
+        let start = offset_in(self.text, raw);
+        let body = raw.get();
+        let first_line = body.split('\n').next().unwrap_or(body);
+        let wanted = || names.iter().filter(|n| !n.is_empty());
+        if first_line.len() == body.len() || wanted().any(|n| first_line.contains(n)) {
+            return self.at_offset(start, pointer);
+        }
+        match wanted().find_map(|n| body.find(n)) {
+            // Cite the string that holds the name, from its opening quote.
+            Some(at) if at > 0 && body.as_bytes()[at - 1] == b'"' => {
+                self.at_offset(start + at - 1, pointer)
+            }
+            Some(at) => self.at_offset(start + at, pointer),
+            None => self.at_offset(start, pointer),
+        }
+    }
+
+    fn at_offset(&self, offset: usize, pointer: String) -> Location {
+        match self.lines {
+            Lines::Document(index) => index.location(self.text, offset, pointer),
+            Lines::Record(line) => {
+                let before = self.text.get(..offset).unwrap_or(self.text);
+                let column = if before.is_ascii() {
+                    before.len()
+                } else {
+                    before.chars().count()
+                };
+                Location::new(
+                    line,
+                    u32::try_from(column).unwrap_or(u32::MAX).saturating_add(1),
+                    pointer,
+                )
+            }
+        }
+    }
+}
+
+/// Append one RFC 6901 reference token to a pointer.
+pub fn child(pointer: &str, token: impl std::fmt::Display) -> String {
+    let token = token.to_string();
+    format!(
+        "{pointer}/{}",
+        crate::model::location::pointer_token(&token)
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn record_columns_count_characters() {
+        let text = r#"{"é": 1, "b": {"c": 2}}"#;
+        let map: std::collections::BTreeMap<String, &RawValue> =
+            serde_json::from_str(text).unwrap();
+        let cur = Cursor::record(text, 7);
+        let loc = cur.at(map["b"], "/b".into());
+        // `é` is two bytes but one column: `{"é": 1, "b": ` is 14 characters.
+        assert_eq!((loc.line, loc.column, loc.pointer.as_str()), (7, 15, "/b"));
+    }
+
+    #[test]
+    fn pretty_steps_are_anchored_on_the_naming_line() {
+        let text =
+            "[\n  {\n    \"type\": \"x\",\n    \"id\": \"call_1\"\n  },\n  {\"id\": \"call_2\"}\n]";
+        let items: Vec<&RawValue> = serde_json::from_str(text).unwrap();
+        let index = LineIndex::new(text);
+        let cur = Cursor::document(text, &index);
+        let first = cur.step(items[0], &["call_1"], "/0".into());
+        assert_eq!((first.line, first.column), (4, 11));
+        // Compact on one line: where the JSON begins.
+        let second = cur.step(items[1], &["call_2"], "/1".into());
+        assert_eq!((second.line, second.column), (6, 3));
+        // No name found: where the JSON begins.
+        let none = cur.step(items[0], &["nowhere"], "/0".into());
+        assert_eq!((none.line, none.column), (2, 3));
+    }
+
+    #[test]
+    fn child_pointers_escape_tokens() {
+        assert_eq!(child("/a", "b/c"), "/a/b~1c");
+        assert_eq!(child("", 3), "/3");
+    }
+}

@@ -1,0 +1,300 @@
+//! One chat message → steps, for every role-based shape: OpenAI Chat Completions (`tool_calls`
+//! with `arguments` strings parsed and kept raw for R6, `role:"tool"` results by
+//! `tool_call_id`, legacy `function_call` + `role:"function"`), ShareGPT (`from`/`value`,
+//! `function_call`/`observation` turns) and Anthropic Messages (content blocks, through
+//! `content.rs`). Legacy function calls carry no id: each gets a synthetic `function_call-N`
+//! id, which the next function result takes (that API allowed one call at a time). No error
+//! status is read from text.
+
+use serde::Deserialize;
+use serde_json::Value;
+use serde_json::value::RawValue;
+
+use crate::model::{Args, CallOrigin, ResultStatus, Role, StepKind, ToolCall, ToolResult};
+
+use super::super::args;
+use super::super::content::{self, Collected, id_of};
+use super::super::cursor::{Cursor, child};
+use super::super::json_pos::error_message;
+
+/// Pending legacy calls waiting for their `role:"function"` result.
+#[derive(Debug, Default)]
+pub struct Legacy {
+    pending: Vec<(String, String)>,
+    count: u32,
+}
+
+impl Legacy {
+    /// A fresh id for a legacy call to `name`.
+    fn call(&mut self, name: &str) -> String {
+        self.count += 1;
+        let id = format!("function_call-{}", self.count);
+        self.pending.push((name.to_owned(), id.clone()));
+        id
+    }
+
+    /// The id of the oldest pending call to `name` (or the oldest pending call at all).
+    fn result(&mut self, name: Option<&str>) -> Option<String> {
+        let i = name
+            .and_then(|n| self.pending.iter().position(|(p, _)| p == n))
+            .or_else(|| (!self.pending.is_empty()).then_some(0))?;
+        Some(self.pending.remove(i).1)
+    }
+}
+
+#[derive(Deserialize)]
+struct ChatMsg<'a> {
+    #[serde(default)]
+    role: Option<Value>,
+    #[serde(default)]
+    from: Option<Value>,
+    #[serde(default, borrow)]
+    content: Option<&'a RawValue>,
+    #[serde(default, borrow)]
+    value: Option<&'a RawValue>,
+    #[serde(default, borrow)]
+    tool_calls: Option<&'a RawValue>,
+    #[serde(default, borrow)]
+    function_call: Option<&'a RawValue>,
+    #[serde(default)]
+    tool_call_id: Option<Value>,
+    #[serde(default)]
+    name: Option<Value>,
+}
+
+/// Read one role-based message (chat, ShareGPT or Anthropic).
+pub fn read_message(
+    raw: &RawValue,
+    cur: &Cursor<'_>,
+    pointer: &str,
+    legacy: &mut Legacy,
+    out: &mut Collected,
+) {
+    let msg: ChatMsg<'_> = match serde_json::from_str(raw.get()) {
+        Ok(m) => m,
+        Err(e) => {
+            out.problem(
+                cur.at(raw, pointer.to_owned()),
+                format!("unreadable message: {}", error_message(&e)),
+            );
+            return;
+        }
+    };
+    let (role, body, body_key) = match (&msg.role, &msg.from) {
+        (Some(Value::String(r)), _) => (r.as_str(), msg.content, "content"),
+        (_, Some(Value::String(f))) => (f.as_str(), msg.value.or(msg.content), "value"),
+        _ => {
+            out.problem(
+                cur.at(raw, pointer.to_owned()),
+                "a message needs a string `role` (or ShareGPT `from`)",
+            );
+            return;
+        }
+    };
+    let body_ptr = child(pointer, body_key);
+    match role {
+        "system" | "developer" => read_text(body, Role::System, cur, &body_ptr, out),
+        "user" | "human" => read_text(body, Role::User, cur, &body_ptr, out),
+        "assistant" | "ai" | "model" | "gpt" | "bot" | "chatbot" => {
+            read_text(body, Role::Assistant, cur, &body_ptr, out);
+            if let Some(calls) = msg.tool_calls {
+                read_tool_calls(calls, cur, &child(pointer, "tool_calls"), out);
+            }
+            if let Some(call) = msg.function_call {
+                let ptr = child(pointer, "function_call");
+                read_function_call(call, cur, &ptr, Some(legacy), out);
+            }
+        }
+        "tool" | "function" | "observation" | "function_response" | "ipython" => {
+            let name = msg.name.as_ref().and_then(Value::as_str);
+            let call_id = id_of(msg.tool_call_id.as_ref()).or_else(|| legacy.result(name));
+            let content =
+                content::result_content(body.and_then(|b| serde_json::from_str(b.get()).ok()));
+            let at = cur.step(raw, &[call_id.as_deref().unwrap_or("")], pointer.to_owned());
+            let mut result = ToolResult::new(call_id, content, ResultStatus::Unknown);
+            result.content_recorded = body.is_some();
+            out.push(StepKind::ToolResult(result), at);
+        }
+        // ShareGPT's call turn: the value is a JSON object (or its text) `{name, arguments}`.
+        "function_call" | "tool_call" => match body {
+            Some(b) => read_function_call(b, cur, &body_ptr, Some(legacy), out),
+            None => out.problem(
+                cur.at(raw, pointer.to_owned()),
+                "a call turn needs a `value`",
+            ),
+        },
+        other => out.problem(
+            cur.at(raw, pointer.to_owned()),
+            format!("unknown message role `{other}`"),
+        ),
+    }
+}
+
+fn read_text(
+    body: Option<&RawValue>,
+    role: Role,
+    cur: &Cursor<'_>,
+    pointer: &str,
+    out: &mut Collected,
+) {
+    if let Some(b) = body {
+        content::read_content(b, role, cur, pointer, out);
+    }
+}
+
+#[derive(Deserialize)]
+struct CallRaw<'a> {
+    #[serde(default)]
+    id: Option<Value>,
+    #[serde(default, borrow)]
+    function: Option<&'a RawValue>,
+    #[serde(default, borrow)]
+    custom: Option<&'a RawValue>,
+    #[serde(default)]
+    name: Option<Value>,
+    #[serde(default, borrow)]
+    arguments: Option<&'a RawValue>,
+}
+
+#[derive(Deserialize)]
+struct FunctionRaw<'a> {
+    #[serde(default)]
+    name: Option<Value>,
+    #[serde(default, borrow, alias = "parameters")]
+    arguments: Option<&'a RawValue>,
+    #[serde(default, borrow)]
+    input: Option<&'a RawValue>,
+}
+
+/// Read an OpenAI `tool_calls` array.
+pub fn read_tool_calls(raw: &RawValue, cur: &Cursor<'_>, pointer: &str, out: &mut Collected) {
+    let calls: Vec<&RawValue> = match serde_json::from_str(raw.get()) {
+        Ok(c) => c,
+        Err(_) if raw.get() == "null" => return,
+        Err(_) => {
+            out.problem(
+                cur.at(raw, pointer.to_owned()),
+                "`tool_calls` is not a list",
+            );
+            return;
+        }
+    };
+    for (i, call_raw) in calls.iter().enumerate() {
+        let ptr = child(pointer, i);
+        let call: CallRaw<'_> = match serde_json::from_str(call_raw.get()) {
+            Ok(c) => c,
+            Err(_) => {
+                out.problem(
+                    cur.at(call_raw, ptr),
+                    format!("tool call {i} is not an object"),
+                );
+                continue;
+            }
+        };
+        let call_id = id_of(call.id.as_ref());
+        let (name, args, raw_args) = if let Some(f) = call.function {
+            match serde_json::from_str::<FunctionRaw<'_>>(f.get()) {
+                Ok(f) => {
+                    let (args, raw) = arguments(f.arguments);
+                    (f.name, args, raw)
+                }
+                Err(_) => (None, Args::Unknown("not recorded".into()), None),
+            }
+        } else if let Some(c) = call.custom {
+            let name = serde_json::from_str::<FunctionRaw<'_>>(c.get())
+                .ok()
+                .and_then(|f| f.name);
+            let args = Args::Unknown("a custom tool's free-form input, not JSON arguments".into());
+            (name, args, None)
+        } else {
+            let (args, raw) = arguments(call.arguments);
+            (call.name, args, raw)
+        };
+        let Some(Value::String(name)) = name else {
+            out.problem(
+                cur.at(call_raw, ptr),
+                format!("tool call {i} needs a string `function.name`"),
+            );
+            continue;
+        };
+        let at = cur.step(call_raw, &[call_id.as_deref().unwrap_or(""), &name], ptr);
+        out.push(
+            StepKind::ToolCall(ToolCall {
+                call_id,
+                name,
+                args,
+                raw_args,
+                origin: CallOrigin::Model,
+            }),
+            at,
+        );
+    }
+}
+
+/// Read a legacy `function_call` object `{name, arguments}` (or ShareGPT's call turn, whose value
+/// may be that object's JSON text). With `legacy`, the call gets a synthetic id its result takes.
+pub fn read_function_call(
+    raw: &RawValue,
+    cur: &Cursor<'_>,
+    pointer: &str,
+    legacy: Option<&mut Legacy>,
+    out: &mut Collected,
+) {
+    let text_form: Option<String> = if raw.get().starts_with('"') {
+        serde_json::from_str(raw.get()).ok()
+    } else {
+        None
+    };
+    let inner: Option<Box<RawValue>> = text_form
+        .as_deref()
+        .and_then(|t| serde_json::from_str::<Box<RawValue>>(t).ok());
+    let object = inner.as_deref().unwrap_or(raw);
+    let parsed = serde_json::from_str::<FunctionRaw<'_>>(object.get()).ok();
+    let Some(f) = parsed else {
+        out.problem(
+            cur.at(raw, pointer.to_owned()),
+            "a `function_call` needs an object `{name, arguments}`",
+        );
+        return;
+    };
+    let Some(Value::String(name)) = f.name else {
+        out.problem(
+            cur.at(raw, pointer.to_owned()),
+            "a `function_call` needs a string `name`",
+        );
+        return;
+    };
+    let (args, raw_args) = arguments(f.arguments.or(f.input));
+    let call_id = legacy.map(|l| l.call(&name));
+    let at = if inner.is_some() {
+        cur.at(raw, pointer.to_owned())
+    } else {
+        cur.step(raw, &[&name], pointer.to_owned())
+    };
+    out.push(
+        StepKind::ToolCall(ToolCall {
+            call_id,
+            name,
+            args,
+            raw_args,
+            origin: CallOrigin::Model,
+        }),
+        at,
+    );
+}
+
+/// Arguments as emitted: a string is parsed (and kept raw for R6), an object is taken as is.
+pub fn arguments(raw: Option<&RawValue>) -> (Args, Option<String>) {
+    let Some(raw) = raw else {
+        return (Args::Unknown("not recorded".into()), None);
+    };
+    if raw.get().starts_with('"') {
+        match serde_json::from_str::<String>(raw.get()) {
+            Ok(text) => (args::from_text(&text), Some(text)),
+            Err(_) => (Args::Unknown("not recorded".into()), None),
+        }
+    } else {
+        let value = serde_json::from_str::<Value>(raw.get()).ok();
+        (content::args_owned(value), None)
+    }
+}

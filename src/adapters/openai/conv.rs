@@ -1,0 +1,235 @@
+//! One conversation being assembled from OpenAI-shaped records: plain messages and items are
+//! appended; a logged request re-sends the history, so only the part of its messages not already
+//! in the conversation is appended (Responses requests with `previous_response_id` send only new
+//! items); a response's message or output items follow. Tool definitions a request or response
+//! carries (`tools`, legacy `functions`) become the trace's embedded schemas, first declaration
+//! of a name kept.
+
+use serde_json::Value;
+use serde_json::value::RawValue;
+
+use crate::model::{InputRef, Role, SchemaSource, StepKind, ToolSpec, Trace};
+
+use super::super::content::{self, Collected, Problem};
+use super::super::cursor::Cursor;
+use super::chat::Legacy;
+use super::responses;
+
+/// Where schemas taken from a trace are said to come from.
+const OPENAI_TOOLS: &str = "embedded in the trace (OpenAI request `tools`)";
+const OPENAI_FUNCTIONS: &str = "embedded in the trace (OpenAI request `functions`)";
+const ANTHROPIC_TOOLS: &str = "embedded in the trace (Anthropic request `tools`)";
+
+/// One entry of a conversation, still raw.
+#[derive(Clone, Copy)]
+pub enum Entry<'a> {
+    /// A message or Responses item.
+    Item(&'a RawValue),
+    /// Content that is a system prompt (`instructions`, Anthropic `system`).
+    System(&'a RawValue),
+    /// Content that is the user's turn (a Responses `input` string).
+    User(&'a RawValue),
+}
+
+/// A conversation under assembly.
+pub struct Conv {
+    trace: Trace,
+    legacy: Legacy,
+    /// One signature per appended entry, to find the part of a re-sent history already read.
+    sigs: Vec<String>,
+    /// Whether any record fed this conversation.
+    pub touched: bool,
+}
+
+impl Conv {
+    /// An empty conversation.
+    pub fn new(run_id: String, input: InputRef) -> Self {
+        Self {
+            trace: Trace::new(run_id, input),
+            legacy: Legacy::default(),
+            sigs: Vec::new(),
+            touched: false,
+        }
+    }
+
+    /// Append entries as they are (messages of a message list, a response's output).
+    pub fn append(
+        &mut self,
+        entries: &[(Entry<'_>, String)],
+        cur: &Cursor<'_>,
+        problems: &mut Vec<Problem>,
+    ) {
+        self.touched = true;
+        for (entry, ptr) in entries {
+            let got = read(*entry, cur, ptr, &mut self.legacy);
+            self.take(got, problems);
+        }
+    }
+
+    /// Append a logged request's entries, skipping the history already in the conversation
+    /// (unless the request is `incremental`: it sends only what is new).
+    pub fn request(
+        &mut self,
+        entries: &[(Entry<'_>, String)],
+        incremental: bool,
+        cur: &Cursor<'_>,
+        problems: &mut Vec<Problem>,
+    ) {
+        self.touched = true;
+        let mut skip = 0;
+        if !incremental {
+            let mut scratch = Legacy::default();
+            for ((entry, ptr), seen) in entries.iter().zip(&self.sigs) {
+                if signature(&read(*entry, cur, ptr, &mut scratch)) != *seen {
+                    break;
+                }
+                skip += 1;
+            }
+        }
+        for (entry, ptr) in &entries[skip..] {
+            let got = read(*entry, cur, ptr, &mut self.legacy);
+            self.take(got, problems);
+        }
+    }
+
+    fn take(&mut self, got: Collected, problems: &mut Vec<Problem>) {
+        self.sigs.push(signature(&got));
+        problems.extend(got.problems);
+        for item in got.items {
+            self.trace.push(item.kind, item.at, item.meta);
+        }
+    }
+
+    /// Take the tool definitions of a request or response (`tools`, or legacy `functions`).
+    pub fn tools(&mut self, raw: &RawValue, legacy_functions: bool) {
+        let list: Vec<Value> = match serde_json::from_str::<Value>(raw.get()) {
+            Ok(Value::Array(items)) => items,
+            // Some datasets store the list as its JSON text.
+            Ok(Value::String(s)) => match serde_json::from_str(&s) {
+                Ok(Value::Array(items)) => items,
+                _ => return,
+            },
+            _ => return,
+        };
+        for tool in list {
+            let Some((name, schema, source)) = tool_definition(tool, legacy_functions) else {
+                continue;
+            };
+            if !self.trace.embedded_tools.iter().any(|t| t.name == name) {
+                let spec = ToolSpec::new(name, schema, SchemaSource(source.to_owned()));
+                self.trace.embedded_tools.push(spec);
+            }
+        }
+    }
+
+    /// Mark the trace partial.
+    pub fn partial(&mut self) {
+        self.trace.partial = true;
+    }
+
+    /// The finished trace.
+    pub fn finish(self) -> Trace {
+        self.trace
+    }
+
+    /// Whether the conversation holds any step.
+    pub fn is_empty(&self) -> bool {
+        self.trace.steps.is_empty()
+    }
+}
+
+fn read(entry: Entry<'_>, cur: &Cursor<'_>, ptr: &str, legacy: &mut Legacy) -> Collected {
+    let mut got = Collected::default();
+    match entry {
+        Entry::Item(raw) => responses::read_item(raw, cur, ptr, legacy, &mut got),
+        Entry::System(raw) => content::read_content(raw, Role::System, cur, ptr, &mut got),
+        Entry::User(raw) => content::read_content(raw, Role::User, cur, ptr, &mut got),
+    }
+    got
+}
+
+/// What an entry says, without where it is: equal for a response's message and the same
+/// message re-sent in the next request (which drops fields such as `refusal`). Synthetic legacy
+/// call ids are left out, since a re-read numbers them afresh.
+fn signature(got: &Collected) -> String {
+    let mut sig = String::new();
+    let id = |id: &Option<String>| {
+        id.as_deref()
+            .filter(|i| !i.starts_with("function_call-"))
+            .unwrap_or("")
+            .to_owned()
+    };
+    for item in &got.items {
+        let part = match &item.kind {
+            StepKind::Message(m) => serde_json::json!(["m", m.role, m.content]),
+            StepKind::ToolCall(c) => {
+                serde_json::json!(["c", id(&c.call_id), c.name, c.args, c.raw_args])
+            }
+            StepKind::ToolResult(r) => serde_json::json!(["r", id(&r.call_id), r.content]),
+        };
+        sig.push_str(&part.to_string());
+    }
+    sig
+}
+
+/// A tool definition in any provider's request shape → (name, schema, source).
+fn tool_definition(
+    tool: Value,
+    legacy_functions: bool,
+) -> Option<(String, Option<Value>, &'static str)> {
+    let Value::Object(mut m) = tool else {
+        return None;
+    };
+    let schema = |v: Option<Value>| v.filter(|s| s.is_object() || s.is_boolean());
+    if let Some(Value::Object(mut f)) = m.remove("function") {
+        let Some(Value::String(name)) = f.remove("name") else {
+            return None;
+        };
+        return Some((name, schema(f.remove("parameters")), OPENAI_TOOLS));
+    }
+    let Some(Value::String(name)) = m.remove("name") else {
+        return None;
+    };
+    if let Some(s) = m.remove("input_schema") {
+        return Some((name, schema(Some(s)), ANTHROPIC_TOOLS));
+    }
+    let typed_function = m.get("type").and_then(Value::as_str) == Some("function");
+    if legacy_functions || typed_function || m.contains_key("parameters") {
+        let source = if legacy_functions {
+            OPENAI_FUNCTIONS
+        } else {
+            OPENAI_TOOLS
+        };
+        return Some((name, schema(m.remove("parameters")), source));
+    }
+    None
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn tool_definitions_of_every_provider() {
+        let params = json!({"type": "object"});
+        let got = |v: Value| tool_definition(v, false).map(|(n, s, src)| (n, s.is_some(), src));
+        assert_eq!(
+            got(json!({"type": "function", "function": {"name": "a", "parameters": params}})),
+            Some(("a".into(), true, OPENAI_TOOLS))
+        );
+        assert_eq!(
+            got(json!({"type": "function", "name": "b", "parameters": params})),
+            Some(("b".into(), true, OPENAI_TOOLS))
+        );
+        assert_eq!(
+            got(json!({"name": "c", "input_schema": params})),
+            Some(("c".into(), true, ANTHROPIC_TOOLS))
+        );
+        assert_eq!(got(json!({"type": "web_search"})), None);
+        assert_eq!(
+            tool_definition(json!({"name": "d"}), true).map(|t| t.2),
+            Some(OPENAI_FUNCTIONS)
+        );
+    }
+}

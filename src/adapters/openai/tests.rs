@@ -1,0 +1,447 @@
+//! Tests of the OpenAI adapter: the real files in `../shared/fixtures/real/openai-chat/` and the
+//! VCR recordings of `openai-chat/` and `openai-responses/` (read as request/response logs),
+//! snapshots and exact counts; then every shape the adapter reads, inline; and detection over
+//! every real and native fixture.
+
+use serde_json::Value;
+
+use crate::adapters::testing::{
+    REAL, cassette_log, counts, misplaced_steps, real_dir, real_files, summary,
+};
+use crate::adapters::{InputFormat, Parsed, parse_bytes};
+use crate::model::{Args, ResultStatus, StepKind};
+
+fn parse_auto(text: &str, name: &str) -> (Option<InputFormat>, Parsed) {
+    parse_bytes(text.as_bytes(), name, None)
+}
+
+fn parse(text: &str) -> Parsed {
+    let (format, parsed) = parse_auto(text, "t.json");
+    assert_eq!(format, Some(InputFormat::OpenAi), "{:?}", parsed.issues);
+    parsed
+}
+
+fn steps(p: &Parsed, trace: usize) -> String {
+    summary(p)["traces"][trace]["steps"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|s| s.as_str().unwrap())
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+#[test]
+fn real_chat_files_snapshot() {
+    real_dir("openai-chat");
+    insta::glob!(REAL, "openai-chat/*.json", |path| {
+        let text = std::fs::read_to_string(path).unwrap();
+        let name = path.file_name().unwrap().to_string_lossy().into_owned();
+        let (format, parsed) = parse_auto(&text, &name);
+        // tau-bench is an agent run; BFCL files and the tool schemas are not (an input error
+        // names what they are).
+        let is_run = name.starts_with("tau-bench-gpt-4o");
+        assert_eq!(format, is_run.then_some(InputFormat::OpenAi), "{name}");
+        assert_eq!(
+            parsed.issues.is_empty(),
+            is_run,
+            "{name}: {:?}",
+            parsed.issues
+        );
+        insta::assert_json_snapshot!(summary(&parsed));
+    });
+}
+
+#[test]
+fn real_recordings_snapshot() {
+    real_dir("openai-responses");
+    insta::glob!(REAL, "openai-*/*.yaml", |path| {
+        let log = cassette_log(path);
+        let (format, parsed) = parse_auto(&log, "log.jsonl");
+        assert_eq!(format, Some(InputFormat::OpenAi));
+        assert!(parsed.issues.is_empty(), "{:?}", parsed.issues);
+        insta::assert_json_snapshot!(summary(&parsed));
+    });
+}
+
+#[test]
+fn tau_bench_counts_hold_exactly() {
+    let path = real_dir("openai-chat").join("tau-bench-gpt-4o-airline.subset.json");
+    let text = std::fs::read_to_string(&path).unwrap();
+    let p = parse(&text);
+    // Counted from the raw file with an independent script: tool_calls per `traj`, and the
+    // `role: "tool"` messages answering them (the README: errors are only text, no flag).
+    let calls: Vec<usize> = p.traces.iter().map(|t| counts(t).calls).collect();
+    assert_eq!(calls, [8, 20, 10, 14, 3, 8, 9, 6, 6, 2, 0, 7]);
+    for t in &p.traces {
+        let c = counts(t);
+        assert_eq!(
+            (c.results, c.errors, c.unanswered),
+            (c.calls, 0, 0),
+            "{}",
+            t.run_id
+        );
+        assert!(
+            t.steps
+                .iter()
+                .filter_map(|s| s.as_call())
+                .all(|c| c.raw_args.is_some())
+        );
+    }
+    let ids: Vec<&str> = p.traces.iter().map(|t| t.run_id.as_str()).collect();
+    assert_eq!(ids[0], "task-0/trial-0");
+    assert_eq!(ids[7], "task-0/trial-1");
+}
+
+#[test]
+fn recording_counts_hold_exactly() {
+    // (file, calls, results, unanswered, embedded tools): the chat recording re-sends two
+    // answered calls and receives two new parallel calls; the Responses recordings answer each
+    // call in a follow-up request joined by `call_id`.
+    let expected = [
+        (
+            "openai-chat/openinference-vcr-cassette-chat-tool_calls.yaml",
+            4,
+            2,
+            2,
+            2,
+        ),
+        (
+            "openai-responses/openinference-agent-framework-vcr-cassette-responses-function_call.yaml",
+            1,
+            1,
+            0,
+            1,
+        ),
+        (
+            "openai-responses/openinference-agent-framework-vcr-cassette-responses-multiple_tools.yaml",
+            2,
+            2,
+            0,
+            3,
+        ),
+    ];
+    for (file, calls, results, unanswered, tools) in expected {
+        let log = cassette_log(&std::path::PathBuf::from(REAL).join(file));
+        let p = parse(&log);
+        assert_eq!(p.traces.len(), 1, "{file}");
+        let c = counts(&p.traces[0]);
+        assert_eq!(
+            (c.calls, c.results, c.unanswered),
+            (calls, results, unanswered),
+            "{file}"
+        );
+        assert_eq!(p.traces[0].embedded_tools.len(), tools, "{file}");
+        assert!(
+            p.traces[0]
+                .embedded_tools
+                .iter()
+                .all(|t| t.schema.is_some())
+        );
+    }
+}
+
+#[test]
+fn every_step_is_cited_at_a_line_that_holds_it() {
+    let tau = real_dir("openai-chat").join("tau-bench-gpt-4o-airline.subset.json");
+    let text = std::fs::read_to_string(tau).unwrap();
+    let p = parse(&text);
+    let bad = misplaced_steps(&text, &p.traces);
+    assert!(bad.is_empty(), "{}", bad.join("\n"));
+    for folder in ["openai-chat", "openai-responses"] {
+        for path in real_files(folder) {
+            if path.extension().is_some_and(|e| e == "yaml") {
+                let log = cassette_log(&path);
+                let p = parse(&log);
+                let bad = misplaced_steps(&log, &p.traces);
+                assert!(bad.is_empty(), "{}: {}", path.display(), bad.join("\n"));
+            }
+        }
+    }
+}
+
+#[test]
+fn a_request_body_carries_its_tools_and_raw_arguments() {
+    let text = r#"{
+  "model": "gpt-4o",
+  "messages": [
+    {"role": "system", "content": "be brief"},
+    {"role": "user", "content": [{"type": "text", "text": "weather in Paris?"}]},
+    {"role": "assistant", "content": null, "tool_calls": [
+      {"id": "call_1", "type": "function", "function": {"name": "get_weather", "arguments": "{\"city\": \"Paris\""}},
+      {"id": "call_2", "type": "function", "function": {"name": "get_time", "arguments": "{'tz': 'CET'}"}}
+    ]},
+    {"role": "tool", "tool_call_id": "call_2", "content": [{"type": "text", "text": "12:00"}]}
+  ],
+  "tools": [{"type": "function", "function": {"name": "get_weather", "parameters": {"type": "object"}}}]
+}"#;
+    let p = parse(text);
+    assert!(p.issues.is_empty(), "{:?}", p.issues);
+    insta::assert_snapshot!(steps(&p, 0), @r#"
+        0 4:35 /messages/0/content message System: be brief
+        1 5:34 /messages/1/content/0 message User: weather in Paris?
+        2 7:7 /messages/2/tool_calls/0 call call_1 get_weather malformed (EOF while parsing an object at column 16 of the emitted arguments) raw
+        3 8:7 /messages/2/tool_calls/1 call call_2 get_time {tz} raw
+        4 10:5 /messages/3 result call_2 Unknown: 12:00
+        "#);
+    let t = &p.traces[0];
+    assert_eq!(t.run_id, "t.json");
+    assert_eq!(t.embedded_tools.len(), 1);
+    assert_eq!(
+        t.embedded_tools[0].source.0,
+        "embedded in the trace (OpenAI request `tools`)"
+    );
+    let call = t.steps[2].as_call().unwrap();
+    assert_eq!(call.raw_args.as_deref(), Some("{\"city\": \"Paris\""));
+    assert!(matches!(call.args, Args::Malformed(_)));
+    // A Python-literal dict is arguments, not malformed (SPEC R6).
+    assert_eq!(
+        t.steps[3].as_call().unwrap().args,
+        Args::Known(serde_json::json!({"tz": "CET"}))
+    );
+}
+
+#[test]
+fn json_lines_of_messages_are_one_conversation() {
+    let text = concat!(
+        r#"{"role": "user", "content": "hi"}"#,
+        "\n",
+        r#"{"role": "assistant", "tool_calls": [{"id": "a", "function": {"name": "f", "arguments": "{}"}}]}"#,
+        "\n",
+        r#"{"role": "tool", "tool_call_id": "a", "content": "done"}"#,
+        "\n",
+    );
+    let p = parse(text);
+    assert_eq!(p.traces.len(), 1);
+    insta::assert_snapshot!(steps(&p, 0), @r#"
+        0 1:29 /content message User: hi
+        1 2:38 /tool_calls/0 call a f {} raw
+        2 3:1  result a Unknown: done
+        "#);
+}
+
+#[test]
+fn sharegpt_and_legacy_function_calls_pair_by_order() {
+    let text = r#"[
+  {"id": "conv-1", "conversations": [
+    {"from": "human", "value": "add 2 and 3"},
+    {"from": "function_call", "value": "{\"name\": \"add\", \"arguments\": {\"a\": 2, \"b\": 3}}"},
+    {"from": "observation", "value": "5"},
+    {"from": "gpt", "value": "5"}
+  ]},
+  {"messages": [
+    {"role": "assistant", "content": null, "function_call": {"name": "lookup", "arguments": "{\"q\": \"x\"}"}},
+    {"role": "function", "name": "lookup", "content": "found"}
+  ]}
+]"#;
+    let p = parse(text);
+    assert!(p.issues.is_empty(), "{:?}", p.issues);
+    let ids: Vec<&str> = p.traces.iter().map(|t| t.run_id.as_str()).collect();
+    assert_eq!(ids, ["conv-1", "t.json[1]"]);
+    insta::assert_snapshot!(steps(&p, 0), @r#"
+        0 3:32 /0/conversations/0/value message User: add 2 and 3
+        1 4:40 /0/conversations/1/value call function_call-1 add {a, b}
+        2 5:5 /0/conversations/2 result function_call-1 Unknown: 5
+        3 6:30 /0/conversations/3/value message Assistant: 5
+        "#);
+    insta::assert_snapshot!(steps(&p, 1), @r#"
+        0 9:61 /1/messages/0/function_call call function_call-1 lookup {q} raw
+        1 10:5 /1/messages/1 result function_call-1 Unknown: found
+        "#);
+}
+
+#[test]
+fn anthropic_messages_with_is_error() {
+    let text = r#"{"model": "claude", "system": "be careful", "tools": [{"name": "rm", "input_schema": {"type": "object"}}],
+ "messages": [
+  {"role": "user", "content": "clean up"},
+  {"role": "assistant", "content": [{"type": "text", "text": "ok"}, {"type": "tool_use", "id": "toolu_1", "name": "rm", "input": {"path": "/"}}]},
+  {"role": "user", "content": [{"type": "tool_result", "tool_use_id": "toolu_1", "content": "denied", "is_error": true}]}
+ ]}"#;
+    let p = parse(text);
+    let t = &p.traces[0];
+    let statuses: Vec<ResultStatus> = t
+        .steps
+        .iter()
+        .filter_map(|s| s.as_result())
+        .map(|r| r.status)
+        .collect();
+    assert_eq!(statuses, [ResultStatus::Error]);
+    assert_eq!(
+        t.embedded_tools[0].source.0,
+        "embedded in the trace (Anthropic request `tools`)"
+    );
+    insta::assert_snapshot!(steps(&p, 0), @r#"
+        0 1:31 /system message System: be careful
+        1 3:31 /messages/0/content message User: clean up
+        2 4:37 /messages/1/content/0 message Assistant: ok
+        3 4:69 /messages/1/content/1 call toolu_1 rm {path}
+        4 5:32 /messages/2/content/0 result toolu_1 Error: denied
+        "#);
+}
+
+#[test]
+fn responses_items_join_on_call_id_not_item_id() {
+    let text = r#"[
+  {"type": "message", "role": "user", "content": [{"type": "input_text", "text": "temp in SF?"}]},
+  {"type": "reasoning", "id": "rs_1", "summary": []},
+  {"type": "function_call", "id": "fc_1", "call_id": "call_9", "name": "get_temp", "arguments": "{\"city\": \"SF\"}"},
+  {"type": "function_call_output", "call_id": "call_9", "output": "72F"},
+  {"type": "mcp_call", "id": "mcp_1", "name": "lookup", "arguments": "{}", "server_label": "s", "error": "server down"}
+]"#;
+    let p = parse(text);
+    insta::assert_snapshot!(steps(&p, 0), @r#"
+        0 2:51 /0/content/0 message User: temp in SF?
+        1 4:3 /2 call call_9 get_temp {city} raw
+        2 5:3 /3 result call_9 Unknown: 72F
+        3 6:3 /4 call mcp_1 lookup {} raw
+        4 6:3 /4 result mcp_1 Error: null
+        "#);
+    let pairing = crate::model::Pairing::new(&p.traces[0]);
+    assert_eq!(pairing.result_for(1), Some(2));
+}
+
+#[test]
+fn a_request_log_reads_each_message_once() {
+    let text = concat!(
+        r#"{"model": "m", "messages": [{"role": "system", "content": "s"}, {"role": "user", "content": "u"}], "tools": [{"type": "function", "function": {"name": "f", "parameters": {"type": "object"}}}]}"#,
+        "\n",
+        r#"{"id": "chatcmpl-1", "object": "chat.completion", "choices": [{"index": 0, "message": {"role": "assistant", "content": null, "refusal": null, "tool_calls": [{"id": "a", "type": "function", "function": {"name": "f", "arguments": "{}"}}]}}]}"#,
+        "\n",
+        r#"{"model": "m", "messages": [{"role": "system", "content": "s"}, {"role": "user", "content": "u"}, {"role": "assistant", "tool_calls": [{"id": "a", "type": "function", "function": {"name": "f", "arguments": "{}"}}]}, {"role": "tool", "tool_call_id": "a", "content": "r"}], "tools": [{"type": "function", "function": {"name": "f", "parameters": {"type": "object"}}}]}"#,
+        "\n",
+        r#"{"request": {"model": "m", "input": [{"type": "function_call_output", "call_id": "z", "output": "o"}], "previous_response_id": "resp_1"}, "response": {"body": {"object": "response", "id": "resp_2", "output": [{"type": "message", "role": "assistant", "content": [{"type": "output_text", "text": "bye"}]}]}}}"#,
+        "\n",
+    );
+    let p = parse(text);
+    assert!(p.issues.is_empty(), "{:?}", p.issues);
+    assert_eq!(p.traces.len(), 1);
+    insta::assert_snapshot!(steps(&p, 0), @r#"
+        0 1:59 /messages/0/content message System: s
+        1 1:93 /messages/1/content message User: u
+        2 2:158 /choices/0/message/tool_calls/0 call a f {} raw
+        3 3:217 /messages/3 result a Unknown: r
+        4 4:38 /request/input/0 result z Unknown: o
+        5 4:263 /response/body/output/0/content/0 message Assistant: bye
+        "#);
+}
+
+#[test]
+fn records_that_are_not_runs_are_input_errors() {
+    let (format, p) = parse_auto(
+        r#"{"id": "q1", "question": [[{"role": "user", "content": "x"}]], "function": [{"name": "f"}]}"#,
+        "bfcl.json",
+    );
+    assert_eq!(format, None);
+    insta::assert_snapshot!(p.issues[0].to_string(), @"bfcl.json: this is a BFCL benchmark file (`question` + `function`: prompts and tool definitions, not an agent run, so there are no tool calls to lint); lint the agent's transcript instead, or pass `--input-format` if this file is a trace");
+    let (_, p) = parse_bytes(
+        br#"[{"role": "user", "content": "x"}, {"weird": 1}, 7]"#,
+        "w.json",
+        Some(InputFormat::OpenAi),
+    );
+    let issues: Vec<String> = p.issues.iter().map(ToString::to_string).collect();
+    insta::assert_debug_snapshot!(issues, @r#"
+        [
+            "w.json:1:36: not a chat message, conversation, request or response (keys `weird`)",
+            "w.json:1:50: not a chat message, conversation, request or response: expected a JSON object",
+        ]
+        "#);
+    assert!(p.traces[0].partial);
+    let (_, p) = parse_bytes(
+        br#"{"id": "c", "choices": [{"index": 0, "delta": {"tool_calls": [{"index": 0, "function": {"arguments": "{\"a"}}]}}]}"#,
+        "chunk.json",
+        Some(InputFormat::OpenAi),
+    );
+    assert_eq!(
+        p.issues[0].to_string(),
+        "chunk.json:1:47: a streamed chunk (`choices[].delta`) is not assembled into calls: log the final response instead"
+    );
+    let (_, p) = parse_bytes(br#"{"messages": [{"role": "wizard", "content": "x"}, {"role": "assistant", "tool_calls": [{"id": 1, "function": {}}]}]}"#, "r.json", Some(InputFormat::OpenAi));
+    let issues: Vec<String> = p.issues.iter().map(ToString::to_string).collect();
+    insta::assert_debug_snapshot!(issues, @r#"
+        [
+            "r.json:1:15: unknown message role `wizard`",
+            "r.json:1:88: tool call 0 needs a string `function.name`",
+        ]
+        "#);
+}
+
+#[test]
+fn detection_picks_the_right_reader_for_every_fixture() {
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+    // Native fixtures of this repository.
+    for dir in [
+        "fixtures/cli",
+        "fixtures/rules/r1",
+        "fixtures/rules/r6",
+        "fixtures/rules/r7",
+        "fixtures/seed002",
+        "fixtures/quickstart",
+    ] {
+        for entry in std::fs::read_dir(root.join(dir)).unwrap() {
+            let path = entry.unwrap().path();
+            let (format, p) = parse_bytes(&std::fs::read(&path).unwrap(), "x", None);
+            // A directory of native traces also holds their tools files.
+            let tools_file = p
+                .issues
+                .iter()
+                .any(|i| i.message.starts_with("this is a tools file"));
+            assert!(
+                format == Some(InputFormat::Native) || tools_file,
+                "{}: {format:?}",
+                path.display()
+            );
+        }
+    }
+    // Real Claude Code files.
+    for path in real_files("claude-code") {
+        let (format, _) = parse_bytes(&std::fs::read(&path).unwrap(), "x", None);
+        assert_eq!(format, Some(InputFormat::Claude), "{}", path.display());
+    }
+    // Files of other formats: neither reader of this branch claims a record of them.
+    for folder in ["langfuse", "otel-genai", "otel-openinference"] {
+        for path in real_files(folder) {
+            let text = std::fs::read_to_string(&path).unwrap();
+            let records: Vec<Value> = match crate::adapters::json_pos::skim(&text, 5) {
+                Ok(Value::Array(items)) => items,
+                Ok(other) => vec![other],
+                Err(_) => text
+                    .lines()
+                    .filter_map(|l| crate::adapters::json_pos::skim(l, 4).ok())
+                    .collect(),
+            };
+            for r in &records {
+                assert_eq!(super::sniff(r), 0, "openai claims {}", path.display());
+                assert_eq!(
+                    crate::adapters::claude::sniff(r),
+                    0,
+                    "claude claims {}",
+                    path.display()
+                );
+            }
+        }
+    }
+}
+
+#[test]
+fn hostile_records_never_panic() {
+    for text in [
+        "[null, 1, \"x\", [], {}]",
+        "{\"messages\": 5}",
+        "{\"messages\": [{\"role\": \"assistant\", \"tool_calls\": 3}]}",
+        "{\"choices\": [{\"message\": 1}]}",
+        "{\"output\": [{\"type\": \"function_call\"}], \"object\": \"response\"}",
+        "{\"request\": {\"body\": 1}, \"response\": {}}",
+        "{\"conversations\": [{\"from\": \"function_call\", \"value\": \"not json\"}]}",
+    ] {
+        let (_, p) = parse_bytes(text.as_bytes(), "h.json", Some(InputFormat::OpenAi));
+        assert!(
+            !p.issues.is_empty()
+                || p.traces.iter().all(|t| t
+                    .steps
+                    .iter()
+                    .all(|s| !matches!(s.kind, StepKind::ToolCall(_)))),
+            "{text}"
+        );
+    }
+}
