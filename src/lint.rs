@@ -104,9 +104,12 @@ impl Linter {
             )
         };
         let note = match matched.note {
-            Some(n) => format!("schemas: built-in Claude Code {}: {n}", matched.version),
+            Some(n) => format!(
+                "Claude Code's built-in schemas, version {}: {n}",
+                matched.version
+            ),
             None => format!(
-                "schemas: built-in Claude Code {} (the session's version)",
+                "Claude Code's built-in schemas, version {} (the session's own)",
                 matched.version
             ),
         };
@@ -136,7 +139,7 @@ impl Linter {
             (Some(given), BuiltinClaude::Auto) => given,
             (None, _) if is_claude && trace.embedded_tools.iter().all(|t| t.schema.is_none()) => {
                 let (builtin, note) = self.builtin_for(trace);
-                notes.push(format!("{note}; no `--tools` was given"));
+                notes.push(format!("no `--tools` given: using {note}"));
                 owned = if trace.embedded_tools.is_empty() {
                     builtin
                 } else {
