@@ -18,7 +18,7 @@ use crate::lint::{Linter, ReportBuilder, TraceLint};
 use crate::model::{ToolRegistry, Trace};
 use crate::reporters::{self, OutputFormat, TextOptions};
 use crate::rules::{RuleSettings, Selection, parse_rule_list};
-use crate::sources::{self, SourceSpec};
+use crate::sources::{self, LoadOptions, SourceSpec};
 
 /// Everything `check` needs, resolved from flags and config (flags win).
 #[derive(Debug)]
@@ -47,6 +47,8 @@ pub struct Settings {
     pub config: Config,
     /// Notices for stderr (e.g. the legacy `--format` spelling).
     pub notices: Vec<String>,
+    /// How live MCP sources are loaded (`--mcp-timeout`, `--header`).
+    pub mcp: LoadOptions,
 }
 
 fn resolve(args: &CheckArgs) -> anyhow::Result<Settings> {
@@ -115,6 +117,16 @@ fn resolve(args: &CheckArgs) -> anyhow::Result<Settings> {
     }
     .map(|s| SourceSpec::parse(s))
     .collect();
+    let headers = args
+        .headers
+        .iter()
+        .map(|h| sources::http::parse_header(h).map_err(anyhow::Error::msg))
+        .collect::<anyhow::Result<Vec<_>>>()?;
+    let mcp = LoadOptions {
+        timeout: args.mcp_timeout.unwrap_or(sources::DEFAULT_MCP_TIMEOUT),
+        headers,
+        ..LoadOptions::default()
+    };
     let color = match args.color {
         ColorArg::Always => true,
         ColorArg::Never => false,
@@ -143,11 +155,12 @@ fn resolve(args: &CheckArgs) -> anyhow::Result<Settings> {
         },
         config,
         notices,
+        mcp,
     })
 }
 
-/// Load the `--tools` sources and apply config metadata overrides.
-fn registry(settings: &Settings) -> anyhow::Result<Option<ToolRegistry>> {
+/// Load the `--tools` sources and apply config metadata overrides; notes go to stderr.
+fn registry(settings: &Settings, notes: &mut Vec<String>) -> anyhow::Result<Option<ToolRegistry>> {
     if settings.tools.is_empty() {
         if !settings.config.metadata.is_empty() {
             bail!(
@@ -156,7 +169,9 @@ fn registry(settings: &Settings) -> anyhow::Result<Option<ToolRegistry>> {
         }
         return Ok(None);
     }
-    let mut registry = sources::load_all(&settings.tools)?;
+    let loaded = sources::load_all_with(&settings.tools, &settings.mcp)?;
+    notes.extend(loaded.notes);
+    let mut registry = loaded.registry;
     for (tool, meta) in &settings.config.metadata {
         let spec = registry.get_mut(tool).with_context(|| {
             format!("the config overrides metadata of `{tool}`, which no tools source declares")
@@ -265,7 +280,13 @@ pub fn run(args: &CheckArgs) -> anyhow::Result<ExitStatus> {
     for n in &settings.notices {
         eprintln!("{n}");
     }
-    let given = registry(&settings)?;
+    let mut source_notes = Vec::new();
+    let given = registry(&settings, &mut source_notes)?;
+    if !settings.text.quiet {
+        for n in &source_notes {
+            eprintln!("note: {n}");
+        }
+    }
     let linter = Linter::new(
         given,
         settings.selection,
