@@ -89,7 +89,10 @@ pub fn list(url: &str, opts: &LoadOptions) -> Result<(Listing, Vec<String>), Str
     let first = mcp::list_tools(&mut t, deadline, ClientOptions::default());
     t.close();
     let init_status = match first {
-        Ok(l) => return Ok((l, Vec::new())),
+        Ok(l) => {
+            let via = Some("Streamable HTTP");
+            return Ok((Listing { via, ..l }, Vec::new()));
+        }
         Err(McpError {
             during,
             failure: Failure::Http { status, .. },
@@ -113,7 +116,10 @@ pub fn list(url: &str, opts: &LoadOptions) -> Result<(Listing, Vec<String>), Str
         skip_discover: true,
     };
     mcp::list_tools(&mut sse, deadline, opts)
-        .map(|l| (l, vec!["legacy HTTP+SSE transport (2024-11-05)".to_owned()]))
+        .map(|l| {
+            let via = Some("legacy HTTP+SSE");
+            (Listing { via, ..l }, Vec::new())
+        })
         .map_err(|e| client.explain(&e, &sse.endpoint))
 }
 

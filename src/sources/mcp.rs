@@ -157,6 +157,8 @@ pub struct Listing {
     pub server: Option<String>,
     /// `tools/list` pages read.
     pub pages: usize,
+    /// The transport, when the caller names it (`Streamable HTTP`, `legacy HTTP+SSE`).
+    pub via: Option<&'static str>,
 }
 
 /// Client options.
@@ -221,6 +223,7 @@ pub fn list_tools<T: Transport + ?Sized>(
         protocol,
         server: server.or(info),
         pages,
+        via: None,
     })
 }
 

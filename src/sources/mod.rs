@@ -144,8 +144,9 @@ pub fn load_with(spec: &SourceSpec, opts: &LoadOptions) -> Result<Loaded, Source
         summary.push_str(&format!(" from {server}"));
     }
     summary.push_str(&format!(
-        " (MCP {}, {} page{})",
+        " (MCP {}{}, {} page{})",
         listing.protocol.version().unwrap_or("?"),
+        listing.via.map(|v| format!(" over {v}")).unwrap_or_default(),
         listing.pages,
         if listing.pages == 1 { "" } else { "s" }
     ));
