@@ -22,6 +22,8 @@ pub struct Cli {
 }
 
 /// Subcommands.
+// NOTE: parsed once per run, so the size of `CheckArgs` costs nothing worth a `Box`.
+#[allow(clippy::large_enum_variant)]
 #[derive(Debug, Subcommand)]
 pub enum Command {
     /// Lint traces; the exit code gates CI.
@@ -216,7 +218,9 @@ fn parse_seconds(s: &str) -> Result<std::time::Duration, String> {
         .ok()
         .map(|n| n * scale)
         .filter(|n| n.is_finite() && *n > 0.0 && *n <= 86_400.0)
-        .ok_or_else(|| format!("`{s}` is not a duration: give seconds such as `30` or `2.5`, or `500ms`"))?;
+        .ok_or_else(|| {
+            format!("`{s}` is not a duration: give seconds such as `30` or `2.5`, or `500ms`")
+        })?;
     Ok(std::time::Duration::from_secs_f64(secs))
 }
 

@@ -43,8 +43,9 @@ pub fn parse_header(s: &str) -> Result<(String, String), String> {
     let (name, value) = (name.trim(), value.trim());
     http::HeaderName::from_bytes(name.as_bytes())
         .map_err(|_| format!("`--header`: `{name}` is not a valid header name"))?;
-    http::HeaderValue::from_str(value)
-        .map_err(|_| format!("`--header {name}`: the value holds characters a header cannot carry"))?;
+    http::HeaderValue::from_str(value).map_err(|_| {
+        format!("`--header {name}`: the value holds characters a header cannot carry")
+    })?;
     if RESERVED.contains(&name.to_ascii_lowercase().as_str()) {
         return Err(format!(
             "`--header {name}` cannot be set: tracelint sets it to speak MCP"
@@ -172,18 +173,27 @@ impl Client {
             let resp = match body {
                 Some(b) => {
                     let req = req.body(b).map_err(|e| Failure::Io(e.to_string()))?;
-                    let req = self.agent.configure_request(req).timeout_global(Some(left)).build();
+                    let req = self
+                        .agent
+                        .configure_request(req)
+                        .timeout_global(Some(left))
+                        .build();
                     self.agent.run(req)
                 }
                 None => {
                     let req = req.body(()).map_err(|e| Failure::Io(e.to_string()))?;
-                    let req = self.agent.configure_request(req).timeout_global(Some(left)).build();
+                    let req = self
+                        .agent
+                        .configure_request(req)
+                        .timeout_global(Some(left))
+                        .build();
                     self.agent.run(req)
                 }
             }
             .map_err(failure_of)?;
             let status = resp.status().as_u16();
-            let follows = matches!(status, 307 | 308) || (method == "GET" && matches!(status, 301..=303));
+            let follows =
+                matches!(status, 307 | 308) || (method == "GET" && matches!(status, 301..=303));
             if !follows {
                 return Ok((url, resp));
             }
@@ -198,7 +208,9 @@ impl Client {
             }
             url = next;
         }
-        Err(Failure::Protocol(format!("more than {MAX_REDIRECTS} redirects")))
+        Err(Failure::Protocol(format!(
+            "more than {MAX_REDIRECTS} redirects"
+        )))
     }
 
     /// A non-success answer as a failure: status, body excerpt, and the JSON-RPC error inside.
@@ -261,7 +273,10 @@ fn failure_of(e: ureq::Error) -> Failure {
         ureq::Error::Timeout(_) => Failure::Timeout,
         ureq::Error::BodyExceedsLimit(n) => Failure::TooLarge(n),
         ureq::Error::Io(e)
-            if matches!(e.kind(), std::io::ErrorKind::TimedOut | std::io::ErrorKind::WouldBlock) =>
+            if matches!(
+                e.kind(),
+                std::io::ErrorKind::TimedOut | std::io::ErrorKind::WouldBlock
+            ) =>
         {
             Failure::Timeout
         }
@@ -270,7 +285,9 @@ fn failure_of(e: ureq::Error) -> Failure {
 }
 
 fn io_failure(e: std::io::Error) -> Failure {
-    if e.kind() == std::io::ErrorKind::InvalidData && e.get_ref().is_some_and(|i| !i.is::<ureq::Error>()) {
+    if e.kind() == std::io::ErrorKind::InvalidData
+        && e.get_ref().is_some_and(|i| !i.is::<ureq::Error>())
+    {
         return Failure::Protocol(e.to_string());
     }
     failure_of(ureq::Error::from(e))
@@ -366,8 +383,13 @@ impl StreamableHttp<'_> {
 
 impl Transport for StreamableHttp<'_> {
     fn send(&mut self, msg: &Value, deadline: Instant) -> Result<(), Failure> {
-        self.stream = None;
-        self.queue.clear();
+        // Our answer to a server request (a `ping` inside an SSE reply) must not drop the stream
+        // that still carries the answer we wait for; only a new request replaces it.
+        let is_request = msg.get("method").is_some() && msg.get("id").is_some();
+        if is_request {
+            self.stream = None;
+            self.queue.clear();
+        }
         let body = serde_json::to_vec(msg).map_err(|e| Failure::Io(e.to_string()))?;
         let headers = self.headers(msg);
         let (_, resp) = self
@@ -377,7 +399,10 @@ impl Transport for StreamableHttp<'_> {
             return Err(self.client.status_failure(resp));
         }
         if self.session.is_none()
-            && let Some(s) = resp.headers().get("mcp-session-id").and_then(|v| v.to_str().ok())
+            && let Some(s) = resp
+                .headers()
+                .get("mcp-session-id")
+                .and_then(|v| v.to_str().ok())
         {
             self.session = Some(s.to_owned());
         }
@@ -387,7 +412,9 @@ impl Transport for StreamableHttp<'_> {
             .into_with_config()
             .limit(self.client.max_reply as u64);
         if ctype.starts_with("text/event-stream") {
-            self.stream = Some(SseReader::new(body.reader(), self.client.max_reply));
+            if is_request {
+                self.stream = Some(SseReader::new(body.reader(), self.client.max_reply));
+            }
             return Ok(());
         }
         let bytes = body.read_to_vec().map_err(failure_of)?;
@@ -456,7 +483,10 @@ impl<'c> LegacySse<'c> {
                 continue;
             }
             let endpoint = resolve(&url, &ev.data).ok_or_else(|| {
-                Failure::Protocol(format!("the `endpoint` event `{}` is not a URL", mcp::one_line(&ev.data, 100)))
+                Failure::Protocol(format!(
+                    "the `endpoint` event `{}` is not a URL",
+                    mcp::one_line(&ev.data, 100)
+                ))
             })?;
             if origin(&endpoint) != origin(&url) {
                 return Err(Failure::Protocol(format!(

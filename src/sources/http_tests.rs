@@ -91,11 +91,19 @@ fn read_request(conn: &mut TcpStream) -> Option<Req> {
     let mut body = vec![0; len];
     std::io::Read::read_exact(&mut r, &mut body).ok()?;
     let body = serde_json::from_slice(&body).unwrap_or(Value::Null);
-    Some(Req { method, path, headers, body })
+    Some(Req {
+        method,
+        path,
+        headers,
+        body,
+    })
 }
 
 fn respond(conn: &mut TcpStream, status: &str, headers: &[(&str, &str)], body: &str) {
-    let mut out = format!("HTTP/1.1 {status}\r\nContent-Length: {}\r\nConnection: close\r\n", body.len());
+    let mut out = format!(
+        "HTTP/1.1 {status}\r\nContent-Length: {}\r\nConnection: close\r\n",
+        body.len()
+    );
     for (k, v) in headers {
         out.push_str(&format!("{k}: {v}\r\n"));
     }
@@ -105,7 +113,12 @@ fn respond(conn: &mut TcpStream, status: &str, headers: &[(&str, &str)], body: &
 }
 
 fn json_reply(conn: &mut TcpStream, status: &str, v: &Value) {
-    respond(conn, status, &[("Content-Type", "application/json")], &v.to_string());
+    respond(
+        conn,
+        status,
+        &[("Content-Type", "application/json")],
+        &v.to_string(),
+    );
 }
 
 fn opts(timeout_ms: u64) -> LoadOptions {
@@ -126,22 +139,44 @@ fn legacy_streamable_http_with_sessions_and_sse() {
         let id = req.body["id"].clone();
         match (req.method.as_str(), req.rpc_method()) {
             // The TS "everything" server: 400 + -32000 to anything before initialize.
-            ("POST", "server/discover") => json_reply(conn, "400 Bad Request",
-                &json!({"jsonrpc": "2.0", "id": null, "error": {"code": -32000, "message": "Server not initialized"}})),
+            ("POST", "server/discover") => json_reply(
+                conn,
+                "400 Bad Request",
+                &json!({"jsonrpc": "2.0", "id": null, "error": {"code": -32000, "message": "Server not initialized"}}),
+            ),
             ("POST", "initialize") => {
                 let init = json!({"jsonrpc": "2.0", "id": id, "result": {"protocolVersion": "2025-06-18",
                     "serverInfo": {"name": "x", "version": "1"}}});
                 // TS framing: LF, a priming event with empty data first.
                 let body = format!("id: a1\ndata: \n\nevent: message\nid: a2\ndata: {init}\n\n");
-                respond(conn, "200 OK", &[("Content-Type", "text/event-stream"), ("Mcp-Session-Id", "s-42")], &body);
+                respond(
+                    conn,
+                    "200 OK",
+                    &[
+                        ("Content-Type", "text/event-stream"),
+                        ("Mcp-Session-Id", "s-42"),
+                    ],
+                    &body,
+                );
             }
             ("POST", "notifications/initialized") => respond(conn, "202 Accepted", &[], ""),
             ("POST", "tools/list") => {
-                // Python framing: CRLF, a notification before the answer.
+                // Python framing: CRLF, a notification and a ping request before the answer.
                 let note = json!({"jsonrpc": "2.0", "method": "notifications/message"});
-                let body = format!("event: message\r\ndata: {note}\r\n\r\nevent: message\r\ndata: {}\r\n\r\n", tools_result(&id));
-                respond(conn, "200 OK", &[("Content-Type", "text/event-stream")], &body);
+                let ping = json!({"jsonrpc": "2.0", "id": 0, "method": "ping"});
+                let body = format!(
+                    "event: message\r\ndata: {note}\r\n\r\nevent: message\r\ndata: {ping}\r\n\r\nevent: message\r\ndata: {}\r\n\r\n",
+                    tools_result(&id)
+                );
+                respond(
+                    conn,
+                    "200 OK",
+                    &[("Content-Type", "text/event-stream")],
+                    &body,
+                );
             }
+            // Our answer to the ping.
+            ("POST", "") => respond(conn, "202 Accepted", &[], ""),
             ("DELETE", _) => respond(conn, "200 OK", &[], ""),
             _ => respond(conn, "500 Internal Server Error", &[], ""),
         }
@@ -151,15 +186,39 @@ fn legacy_streamable_http_with_sessions_and_sse() {
     assert_eq!(l.protocol, Protocol::Legacy("2025-06-18".into()));
     assert_eq!(l.via, Some("Streamable HTTP"));
     let seen = server.seen();
-    let what: Vec<String> = seen.iter().map(|r| format!("{} {}", r.method, r.rpc_method())).collect();
-    assert_eq!(what, ["POST server/discover", "POST initialize", "POST notifications/initialized", "POST tools/list", "DELETE "]);
+    let what: Vec<String> = seen
+        .iter()
+        .map(|r| format!("{} {}", r.method, r.rpc_method()))
+        .collect();
+    assert_eq!(
+        what,
+        [
+            "POST server/discover",
+            "POST initialize",
+            "POST notifications/initialized",
+            "POST tools/list",
+            "POST ",
+            "DELETE "
+        ]
+    );
+    assert_eq!(
+        seen[4].body,
+        json!({"jsonrpc": "2.0", "id": 0, "result": {}})
+    );
     for r in &seen {
         assert_eq!(r.header("Origin"), None, "no Origin header, ever");
-        assert_eq!(r.header("Authorization"), Some("Bearer t0k"), "--header is sent");
+        assert_eq!(
+            r.header("Authorization"),
+            Some("Bearer t0k"),
+            "--header is sent"
+        );
         assert!(r.header("Host").unwrap().starts_with("127.0.0.1:"));
     }
-    for r in &seen[..4] {
-        assert_eq!(r.header("Accept"), Some("application/json, text/event-stream"));
+    for r in &seen[..5] {
+        assert_eq!(
+            r.header("Accept"),
+            Some("application/json, text/event-stream")
+        );
         assert_eq!(r.header("Content-Type"), Some("application/json"));
     }
     // Modern headers on the probe only; then the session and the negotiated version.
@@ -181,7 +240,11 @@ fn modern_json_replies_without_session() {
         assert_eq!(req.header("MCP-Protocol-Version"), Some("2026-07-28"));
         assert_eq!(req.header("Mcp-Method"), Some(req.rpc_method()));
         match req.rpc_method() {
-            "server/discover" => json_reply(conn, "200 OK", &json!({"jsonrpc": "2.0", "id": id, "result": {"supportedVersions": ["2026-07-28"]}})),
+            "server/discover" => json_reply(
+                conn,
+                "200 OK",
+                &json!({"jsonrpc": "2.0", "id": id, "result": {"supportedVersions": ["2026-07-28"]}}),
+            ),
             "tools/list" => json_reply(conn, "200 OK", &tools_result(&id)),
             _ => respond(conn, "404 Not Found", &[], ""),
         }
@@ -198,64 +261,115 @@ fn legacy_http_sse_fallback() {
     let (tx, rx): (Sender<String>, Receiver<String>) = channel();
     let rx = Mutex::new(Some(rx));
     let tx = Mutex::new(tx);
-    let server = Server::start("/sse", move |req, conn| match (req.method.as_str(), req.path.as_str()) {
-        ("POST", "/sse") => respond(conn, "405 Method Not Allowed", &[], "Method Not Allowed"),
-        ("GET", "/sse") => {
-            assert_eq!(req.header("Accept"), Some("text/event-stream"));
-            let Some(rx) = rx.lock().unwrap().take() else { return };
-            let _ = conn.write_all(b"HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\nConnection: close\r\n\r\n");
-            let _ = conn.write_all(b": hello\r\n\r\nevent: endpoint\r\ndata: /messages/?session_id=9\r\n\r\n");
-            for msg in rx {
-                if conn.write_all(format!("event: message\r\ndata: {msg}\r\n\r\n").as_bytes()).is_err() {
+    let server = Server::start("/sse", move |req, conn| {
+        match (req.method.as_str(), req.path.as_str()) {
+            ("POST", "/sse") => respond(conn, "405 Method Not Allowed", &[], "Method Not Allowed"),
+            ("GET", "/sse") => {
+                assert_eq!(req.header("Accept"), Some("text/event-stream"));
+                let Some(rx) = rx.lock().unwrap().take() else {
                     return;
+                };
+                let _ = conn.write_all(b"HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\nConnection: close\r\n\r\n");
+                let _ = conn.write_all(
+                    b": hello\r\n\r\nevent: endpoint\r\ndata: /messages/?session_id=9\r\n\r\n",
+                );
+                for msg in rx {
+                    if conn
+                        .write_all(format!("event: message\r\ndata: {msg}\r\n\r\n").as_bytes())
+                        .is_err()
+                    {
+                        return;
+                    }
                 }
             }
-        }
-        ("POST", "/messages/?session_id=9") => {
-            let id = req.body["id"].clone();
-            let answer = match req.rpc_method() {
-                "initialize" => Some(json!({"jsonrpc": "2.0", "id": id, "result": {"protocolVersion": "2024-11-05"}})),
-                "tools/list" => Some(tools_result(&id)),
-                _ => None,
-            };
-            respond(conn, "202 Accepted", &[], "Accepted");
-            if let Some(a) = answer {
-                let _ = tx.lock().unwrap().send(a.to_string());
+            ("POST", "/messages/?session_id=9") => {
+                let id = req.body["id"].clone();
+                let answer = match req.rpc_method() {
+                    "initialize" => Some(
+                        json!({"jsonrpc": "2.0", "id": id, "result": {"protocolVersion": "2024-11-05"}}),
+                    ),
+                    "tools/list" => Some(tools_result(&id)),
+                    _ => None,
+                };
+                respond(conn, "202 Accepted", &[], "Accepted");
+                if let Some(a) = answer {
+                    let _ = tx.lock().unwrap().send(a.to_string());
+                }
             }
+            _ => respond(conn, "404 Not Found", &[], ""),
         }
-        _ => respond(conn, "404 Not Found", &[], ""),
     });
     let (l, _) = list(&server.url, &opts(5000)).unwrap();
     assert_eq!(l.tools.len(), 1);
     assert_eq!(l.via, Some("legacy HTTP+SSE"));
-    let what: Vec<String> = server.seen().iter().map(|r| format!("{} {} {}", r.method, r.path, r.rpc_method())).collect();
-    assert_eq!(what[..3], ["POST /sse server/discover", "POST /sse initialize", "GET /sse "]);
-    assert_eq!(what[3..], [
-        "POST /messages/?session_id=9 initialize",
-        "POST /messages/?session_id=9 notifications/initialized",
-        "POST /messages/?session_id=9 tools/list",
-    ]);
+    let what: Vec<String> = server
+        .seen()
+        .iter()
+        .map(|r| format!("{} {} {}", r.method, r.path, r.rpc_method()))
+        .collect();
+    assert_eq!(
+        what[..3],
+        [
+            "POST /sse server/discover",
+            "POST /sse initialize",
+            "GET /sse "
+        ]
+    );
+    assert_eq!(
+        what[3..],
+        [
+            "POST /messages/?session_id=9 initialize",
+            "POST /messages/?session_id=9 notifications/initialized",
+            "POST /messages/?session_id=9 tools/list",
+        ]
+    );
 }
 
 #[test]
 fn not_acceptable_and_unauthorized_are_reported() {
     let server = Server::start("/mcp", |_, conn| {
-        json_reply(conn, "406 Not Acceptable", &json!({"jsonrpc": "2.0", "id": "server-error",
-            "error": {"code": -32600, "message": "Not Acceptable: Client must accept both application/json and text/event-stream"}}));
+        json_reply(
+            conn,
+            "406 Not Acceptable",
+            &json!({"jsonrpc": "2.0", "id": "server-error",
+            "error": {"code": -32600, "message": "Not Acceptable: Client must accept both application/json and text/event-stream"}}),
+        );
     });
     let e = list(&server.url, &opts(5000)).unwrap_err();
-    assert_eq!(e, format!("406 Not Acceptable from {} while waiting for initialize: {{\"error\":{{\"code\":-32600,\"message\":\"Not Acceptable: Client must accept both application/json and text/event-stream\"}},\"id\":\"server-error\",\"jsonrpc\":\"2.0\"}}", server.url));
+    assert_eq!(
+        e,
+        format!(
+            "406 Not Acceptable from {} while waiting for initialize: {{\"error\":{{\"code\":-32600,\"message\":\"Not Acceptable: Client must accept both application/json and text/event-stream\"}},\"id\":\"server-error\",\"jsonrpc\":\"2.0\"}}",
+            server.url
+        )
+    );
     let server = Server::start("/mcp", |_, conn| respond(conn, "401 Unauthorized", &[], ""));
     let e = list(&server.url, &opts(5000)).unwrap_err();
     assert!(e.starts_with("401 Unauthorized from"), "{e}");
-    assert!(e.ends_with("pass credentials with `--header 'Authorization: Bearer …'`"), "{e}");
+    assert!(
+        e.ends_with("pass credentials with `--header 'Authorization: Bearer …'`"),
+        "{e}"
+    );
 }
 
 #[test]
 fn ladder_exhausted_names_every_step() {
-    let server = Server::start("/mcp", |_, conn| respond(conn, "404 Not Found", &[("Content-Type", "text/html")], "<h1>nope</h1>"));
+    let server = Server::start("/mcp", |_, conn| {
+        respond(
+            conn,
+            "404 Not Found",
+            &[("Content-Type", "text/html")],
+            "<h1>nope</h1>",
+        )
+    });
     let e = list(&server.url, &opts(5000)).unwrap_err();
-    assert_eq!(e, format!("no MCP transport answered at {0}: POST `initialize` gave 404, and the legacy HTTP+SSE transport failed: 404 Not Found from {0} while waiting for the `endpoint` event: <h1>nope</h1>", server.url));
+    assert_eq!(
+        e,
+        format!(
+            "no MCP transport answered at {0}: POST `initialize` gave 404, and the legacy HTTP+SSE transport failed: 404 Not Found from {0} while waiting for the `endpoint` event: <h1>nope</h1>",
+            server.url
+        )
+    );
 }
 
 #[test]
@@ -265,7 +379,11 @@ fn redirects_only_within_the_origin() {
         "/b" => {
             let id = req.body["id"].clone();
             match req.rpc_method() {
-                "server/discover" => json_reply(conn, "200 OK", &json!({"jsonrpc": "2.0", "id": id, "result": {}})),
+                "server/discover" => json_reply(
+                    conn,
+                    "200 OK",
+                    &json!({"jsonrpc": "2.0", "id": id, "result": {}}),
+                ),
                 _ => json_reply(conn, "200 OK", &tools_result(&id)),
             }
         }
@@ -273,7 +391,12 @@ fn redirects_only_within_the_origin() {
     });
     assert_eq!(list(&server.url, &opts(5000)).unwrap().0.tools.len(), 1);
     let server = Server::start("/mcp", |_, conn| {
-        respond(conn, "308 Permanent Redirect", &[("Location", "http://198.51.100.7/mcp")], "")
+        respond(
+            conn,
+            "308 Permanent Redirect",
+            &[("Location", "http://198.51.100.7/mcp")],
+            "",
+        )
     });
     let e = list(&server.url, &opts(5000)).unwrap_err();
     assert!(e.contains("redirects (308) to `http://198.51.100.7/mcp`, on another host; tracelint follows no such redirect"), "{e}");
@@ -282,7 +405,12 @@ fn redirects_only_within_the_origin() {
 #[test]
 fn endpoint_on_another_host_is_refused() {
     let server = Server::start("/sse", |req, conn| match req.method.as_str() {
-        "GET" => respond(conn, "200 OK", &[("Content-Type", "text/event-stream")], "event: endpoint\ndata: http://198.51.100.7/steal\n\n"),
+        "GET" => respond(
+            conn,
+            "200 OK",
+            &[("Content-Type", "text/event-stream")],
+            "event: endpoint\ndata: http://198.51.100.7/steal\n\n",
+        ),
         _ => respond(conn, "405 Method Not Allowed", &[], ""),
     });
     let e = list(&server.url, &opts(5000)).unwrap_err();
@@ -294,42 +422,93 @@ fn oversized_reply_is_refused() {
     let server = Server::start("/mcp", |req, conn| {
         let id = req.body["id"].clone();
         let big = "x".repeat(4096);
-        json_reply(conn, "200 OK", &json!({"jsonrpc": "2.0", "id": id, "result": {"pad": big}}));
+        json_reply(
+            conn,
+            "200 OK",
+            &json!({"jsonrpc": "2.0", "id": id, "result": {"pad": big}}),
+        );
     });
-    let o = LoadOptions { max_reply: 1024, ..opts(5000) };
+    let o = LoadOptions {
+        max_reply: 1024,
+        ..opts(5000)
+    };
     let e = list(&server.url, &o).unwrap_err();
-    assert_eq!(e, "a reply larger than 1024 bytes while waiting for server/discover");
+    assert_eq!(
+        e,
+        "a reply larger than 1024 bytes while waiting for server/discover"
+    );
     // The same bound holds for one SSE event.
     let server = Server::start("/mcp", |_, conn| {
         let body = format!("data: {}\n\n", "y".repeat(4096));
-        respond(conn, "200 OK", &[("Content-Type", "text/event-stream")], &body);
+        respond(
+            conn,
+            "200 OK",
+            &[("Content-Type", "text/event-stream")],
+            &body,
+        );
     });
     let e = list(&server.url, &o).unwrap_err();
-    assert!(e.starts_with("a reply larger than 1024 bytes") || e.contains("larger than 1024 bytes"), "{e}");
+    assert!(
+        e.starts_with("a reply larger than 1024 bytes") || e.contains("larger than 1024 bytes"),
+        "{e}"
+    );
 }
 
 #[test]
 fn silence_times_out_and_refusal_names_the_url() {
-    let server = Server::start("/mcp", |_, _conn| std::thread::sleep(Duration::from_secs(3)));
+    let server = Server::start("/mcp", |_, _conn| {
+        std::thread::sleep(Duration::from_secs(3))
+    });
     let started = Instant::now();
     let e = list(&server.url, &opts(400)).unwrap_err();
     assert_eq!(e, "timed out after 0.4 s waiting for server/discover");
     assert!(started.elapsed() < Duration::from_secs(2));
-    let port = TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port();
+    let port = TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port();
     let url = format!("http://127.0.0.1:{port}/mcp");
     let e = list(&url, &opts(2000)).unwrap_err();
-    assert!(e.starts_with(&format!("cannot talk to {url} while waiting for server/discover: ")), "{e}");
+    assert!(
+        e.starts_with(&format!(
+            "cannot talk to {url} while waiting for server/discover: "
+        )),
+        "{e}"
+    );
     assert!(e.to_lowercase().contains("refused"), "{e}");
 }
 
 #[test]
 fn headers_and_urls() {
-    assert_eq!(parse_header("Authorization: Bearer a:b"), Ok(("Authorization".into(), "Bearer a:b".into())));
-    assert!(parse_header("NoColon").unwrap_err().contains("must look like `Name: value`"));
-    assert!(parse_header("Bad Name: x").unwrap_err().contains("not a valid header name"));
-    assert!(parse_header("accept: text/html").unwrap_err().contains("tracelint sets it"));
-    assert!(parse_header("X: a\u{7}b").unwrap_err().contains("cannot carry"));
-    assert_eq!(display_url("https://user:pw@host:1/p?q=1"), "https://host:1/p?q=1");
+    assert_eq!(
+        parse_header("Authorization: Bearer a:b"),
+        Ok(("Authorization".into(), "Bearer a:b".into()))
+    );
+    assert!(
+        parse_header("NoColon")
+            .unwrap_err()
+            .contains("must look like `Name: value`")
+    );
+    assert!(
+        parse_header("Bad Name: x")
+            .unwrap_err()
+            .contains("not a valid header name")
+    );
+    assert!(
+        parse_header("accept: text/html")
+            .unwrap_err()
+            .contains("tracelint sets it")
+    );
+    assert!(
+        parse_header("X: a\u{7}b")
+            .unwrap_err()
+            .contains("cannot carry")
+    );
+    assert_eq!(
+        display_url("https://user:pw@host:1/p?q=1"),
+        "https://host:1/p?q=1"
+    );
     assert_eq!(display_url("http://host/p@x"), "http://host/p@x");
     let base: Uri = "http://h:3/a/sse?x=1".parse().unwrap();
     let r = |s: &str| resolve(&base, s).unwrap().to_string();
@@ -338,6 +517,14 @@ fn headers_and_urls() {
     assert_eq!(r("?s=3"), "http://h:3/a/sse?s=3");
     assert_eq!(r("//other/x"), "http://other/x");
     assert_eq!(r("https://o:9/y"), "https://o:9/y");
-    assert!(list("ftp://h/x", &opts(100)).unwrap_err().contains("is not an http:// or https:// URL"));
-    assert!(list("not a url", &opts(100)).unwrap_err().contains("is not a URL"));
+    assert!(
+        list("ftp://h/x", &opts(100))
+            .unwrap_err()
+            .contains("is not an http:// or https:// URL")
+    );
+    assert!(
+        list("not a url", &opts(100))
+            .unwrap_err()
+            .contains("is not a URL")
+    );
 }

@@ -183,7 +183,11 @@ pub fn list_tools<T: Transport + ?Sized>(
     let mut protocol = None;
     if !options.skip_discover {
         s.t.set_protocol(&Protocol::Modern(MODERN_VERSION.into()));
-        match s.request("server/discover", modern_params(MODERN_VERSION), "server/discover") {
+        match s.request(
+            "server/discover",
+            modern_params(MODERN_VERSION),
+            "server/discover",
+        ) {
             Ok(result) => {
                 server = server_info(result.pointer("/_meta/io.modelcontextprotocol~1serverInfo"));
                 protocol = Some(Protocol::Modern(MODERN_VERSION.into()));
@@ -282,7 +286,10 @@ impl<T: Transport + ?Sized> Session<'_, T> {
         ))
     }
 
-    fn list(&mut self, protocol: &Protocol) -> Result<(Vec<Value>, usize, Option<String>), McpError> {
+    fn list(
+        &mut self,
+        protocol: &Protocol,
+    ) -> Result<(Vec<Value>, usize, Option<String>), McpError> {
         let mut tools = Vec::new();
         let mut seen = BTreeSet::new();
         let mut cursor: Option<String> = None;
@@ -337,7 +344,9 @@ impl<T: Transport + ?Sized> Session<'_, T> {
         }
         Err(McpError {
             during: format!("tools/list page {}", MAX_PAGES + 1),
-            failure: Failure::Protocol(format!("the server was still paging after {MAX_PAGES} pages")),
+            failure: Failure::Protocol(format!(
+                "the server was still paging after {MAX_PAGES} pages"
+            )),
         })
     }
 
@@ -444,7 +453,11 @@ fn server_info(v: Option<&Value>) -> Option<String> {
     let v = v?;
     let name = v.get("name").and_then(Value::as_str)?;
     let version = v.get("version").and_then(Value::as_str).unwrap_or("");
-    Some(one_line(&format!("{name} {version}"), 120).trim().to_owned())
+    Some(
+        one_line(&format!("{name} {version}"), 120)
+            .trim()
+            .to_owned(),
+    )
 }
 
 /// Collapse whitespace, drop control characters and cut to `max` characters (for messages).
@@ -454,7 +467,10 @@ pub fn one_line(s: &str, max: usize) -> String {
         if i > 0 {
             out.push(' ');
         }
-        out.extend(word.chars().filter(|c| !c.is_control() && !is_invisible(*c)));
+        out.extend(
+            word.chars()
+                .filter(|c| !c.is_control() && !is_invisible(*c)),
+        );
     }
     if out.chars().count() > max {
         let cut: String = out.chars().take(max).collect();

@@ -109,7 +109,11 @@ fn legacy_handshake_in_order_and_server_requests_answered() {
     let mut t = Fake::new(legacy_server());
     let l = list_tools(&mut t, later(), ClientOptions::default()).unwrap();
     let names: Vec<_> = l.tools.iter().map(|t| t["name"].clone()).collect();
-    assert_eq!(names, [json!("a"), json!("b")], "initialized must come first");
+    assert_eq!(
+        names,
+        [json!("a"), json!("b")],
+        "initialized must come first"
+    );
     assert_eq!(l.protocol, Protocol::Legacy("2025-11-25".into()));
     assert_eq!(l.server.as_deref(), Some("legacy 1.0"));
     assert_eq!(
@@ -217,9 +221,11 @@ fn initialize_refused_as_modern_switches_era() {
         let id = m["id"].clone();
         match m["method"].as_str() {
             Some("server/discover") => vec![err(&id, -32603, "busy")],
-            Some("initialize") => vec![json!({"jsonrpc": "2.0", "id": id, "error": {"code": -32022,
+            Some("initialize") => {
+                vec![json!({"jsonrpc": "2.0", "id": id, "error": {"code": -32022,
                 "message": "connection is serving the 2026-07-28 protocol",
-                "data": {"supported": ["2026-07-28"]}}})],
+                "data": {"supported": ["2026-07-28"]}}})]
+            }
             _ => vec![ok(&id, json!({"tools": [tool("x")]}))],
         }
     });
@@ -242,9 +248,7 @@ fn repeated_cursor_is_a_paging_loop() {
     assert_eq!(e.during, "tools/list page 2");
     assert_eq!(
         e.failure,
-        Failure::Protocol(
-            "the server sent the cursor `same` a second time (a paging loop)".into()
-        )
+        Failure::Protocol("the server sent the cursor `same` a second time (a paging loop)".into())
     );
 }
 
@@ -257,7 +261,10 @@ fn endless_fresh_cursors_hit_the_page_cap() {
         vec![ok(&id, json!({"tools": [], "nextCursor": format!("c{n}")}))]
     });
     let e = list_tools(&mut t, later(), ClientOptions::default()).unwrap_err();
-    assert!(matches!(e.failure, Failure::Protocol(ref m) if m.contains("after 1000 pages")), "{e:?}");
+    assert!(
+        matches!(e.failure, Failure::Protocol(ref m) if m.contains("after 1000 pages")),
+        "{e:?}"
+    );
     assert_eq!(t.sent.len(), 1 + MAX_PAGES);
 }
 
@@ -265,15 +272,34 @@ fn endless_fresh_cursors_hit_the_page_cap() {
 fn legacy_answers_of_any_kind_fall_back_to_initialize() {
     // Python `mcp` 1.x answers discover with -32602; an HTTP server with a 404 page.
     for discover in [
-        Failure::Rpc(RpcError { code: -32602, message: "Invalid request parameters".into(), data: None }),
-        Failure::Http { status: 404, detail: "Not Found".into(), rpc: None },
-        Failure::Http { status: 400, detail: "Bad Request".into(),
-            rpc: Some(RpcError { code: -32000, message: "Server not initialized".into(), data: None }) },
+        Failure::Rpc(RpcError {
+            code: -32602,
+            message: "Invalid request parameters".into(),
+            data: None,
+        }),
+        Failure::Http {
+            status: 404,
+            detail: "Not Found".into(),
+            rpc: None,
+        },
+        Failure::Http {
+            status: 400,
+            detail: "Bad Request".into(),
+            rpc: Some(RpcError {
+                code: -32000,
+                message: "Server not initialized".into(),
+                data: None,
+            }),
+        },
         Failure::NoReply,
     ] {
         let mut first = true;
         let mut server = legacy_server();
-        let mut t = FailFirst { inner: Fake::new(move |m: &Value| server(m)), first: &mut first, failure: discover.clone() };
+        let mut t = FailFirst {
+            inner: Fake::new(move |m: &Value| server(m)),
+            first: &mut first,
+            failure: discover.clone(),
+        };
         let l = list_tools(&mut t, later(), ClientOptions::default()).unwrap();
         assert_eq!(l.tools.len(), 2, "{discover:?}");
     }
@@ -302,11 +328,26 @@ impl<F: FnMut(&Value) -> Vec<Value>> Transport for FailFirst<'_, F> {
 
 #[test]
 fn fatal_failures_during_discover_stop_at_once() {
-    for fatal in [Failure::Timeout, Failure::Closed, Failure::Io("refused".into()), Failure::TooLarge(9)] {
+    for fatal in [
+        Failure::Timeout,
+        Failure::Closed,
+        Failure::Io("refused".into()),
+        Failure::TooLarge(9),
+    ] {
         let mut first = true;
-        let mut t = FailFirst { inner: Fake::new(legacy_server()), first: &mut first, failure: fatal.clone() };
+        let mut t = FailFirst {
+            inner: Fake::new(legacy_server()),
+            first: &mut first,
+            failure: fatal.clone(),
+        };
         let e = list_tools(&mut t, later(), ClientOptions::default()).unwrap_err();
-        assert_eq!(e, McpError { during: "server/discover".into(), failure: fatal });
+        assert_eq!(
+            e,
+            McpError {
+                during: "server/discover".into(),
+                failure: fatal
+            }
+        );
         assert_eq!(t.inner.sent.len(), 1);
     }
 }
@@ -314,7 +355,9 @@ fn fatal_failures_during_discover_stop_at_once() {
 #[test]
 fn skip_discover_goes_straight_to_initialize() {
     let mut t = Fake::new(legacy_server());
-    let opts = ClientOptions { skip_discover: true };
+    let opts = ClientOptions {
+        skip_discover: true,
+    };
     list_tools(&mut t, later(), opts).unwrap();
     assert_eq!(t.methods()[0], "initialize");
 }
@@ -330,7 +373,10 @@ fn unknown_legacy_version_is_refused() {
     });
     let e = list_tools(&mut t, later(), ClientOptions::default()).unwrap_err();
     assert_eq!(e.during, "initialize");
-    assert!(matches!(&e.failure, Failure::Protocol(m) if m.starts_with("the server answered protocol version `1999-01-01`")), "{e:?}");
+    assert!(
+        matches!(&e.failure, Failure::Protocol(m) if m.starts_with("the server answered protocol version `1999-01-01`")),
+        "{e:?}"
+    );
 }
 
 #[test]
@@ -339,22 +385,33 @@ fn batches_and_bad_answers() {
     let mut t = Fake::new(|m: &Value| {
         let id = m["id"].clone();
         match m["method"].as_str() {
-            Some("server/discover") => vec![json!([{"jsonrpc": "2.0", "method": "notifications/x"}, ok(&id, json!({}))])],
+            Some("server/discover") => {
+                vec![json!([{"jsonrpc": "2.0", "method": "notifications/x"}, ok(&id, json!({}))])]
+            }
             _ => vec![ok(&id, json!({"tool": []}))],
         }
     });
     let e = list_tools(&mut t, later(), ClientOptions::default()).unwrap_err();
-    assert_eq!(e.failure, Failure::Protocol("the answer has no `tools` list".into()));
+    assert_eq!(
+        e.failure,
+        Failure::Protocol("the answer has no `tools` list".into())
+    );
 
     let mut t = Fake::new(|m: &Value| {
         let id = m["id"].clone();
         match m["method"].as_str() {
             Some("server/discover") => vec![ok(&id, json!({}))],
-            _ => vec![ok(&id, json!({"tools": [], "resultType": "input_required"}))],
+            _ => vec![ok(
+                &id,
+                json!({"tools": [], "resultType": "input_required"}),
+            )],
         }
     });
     let e = list_tools(&mut t, later(), ClientOptions::default()).unwrap_err();
-    assert_eq!(e.failure, Failure::Protocol("the answer has `resultType` `input_required`, not `complete`".into()));
+    assert_eq!(
+        e.failure,
+        Failure::Protocol("the answer has `resultType` `input_required`, not `complete`".into())
+    );
 
     let mut t = Fake::new(|m: &Value| {
         let id = m["id"].clone();
@@ -365,7 +422,10 @@ fn batches_and_bad_answers() {
     });
     let e = list_tools(&mut t, later(), ClientOptions::default()).unwrap_err();
     assert_eq!(e.during, "tools/list page 1");
-    assert_eq!(e.failure.rpc().unwrap().to_string(), "error -32603: database down");
+    assert_eq!(
+        e.failure.rpc().unwrap().to_string(),
+        "error -32603: database down"
+    );
 }
 
 #[test]

@@ -49,7 +49,7 @@ pub const DEFAULT_MCP_TIMEOUT: Duration = Duration::from_secs(30);
 pub const MAX_REPLY: usize = 16 << 20;
 
 /// How live sources are loaded.
-#[derive(Debug, Clone)]
+#[derive(Clone)]
 pub struct LoadOptions {
     /// Budget for starting the server, the handshake and every `tools/list` page.
     pub timeout: Duration,
@@ -57,6 +57,20 @@ pub struct LoadOptions {
     pub headers: Vec<(String, String)>,
     /// Largest single reply, in bytes.
     pub max_reply: usize,
+}
+
+impl std::fmt::Debug for LoadOptions {
+    /// Header values are credentials: only their names are shown.
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("LoadOptions")
+            .field("timeout", &self.timeout)
+            .field(
+                "headers",
+                &self.headers.iter().map(|(k, _)| k).collect::<Vec<_>>(),
+            )
+            .field("max_reply", &self.max_reply)
+            .finish()
+    }
 }
 
 impl Default for LoadOptions {
@@ -119,11 +133,14 @@ pub fn load_with(spec: &SourceSpec, opts: &LoadOptions) -> Result<Loaded, Source
                 notes: Vec::new(),
             });
         }
-        SourceSpec::McpStdio(cmd) => (
-            format!("mcp-stdio:{cmd}"),
-            format!("mcp-stdio `{}`", mcp::one_line(cmd, 200)),
-            stdio::list(cmd, opts),
-        ),
+        SourceSpec::McpStdio(cmd) => {
+            let shown = stdio::display_command(cmd);
+            (
+                format!("mcp-stdio:{shown}"),
+                format!("mcp-stdio `{}`", mcp::one_line(&shown, 200)),
+                stdio::list(cmd, opts),
+            )
+        }
         SourceSpec::McpHttp(url) => {
             let shown = http::display_url(url);
             (
@@ -146,7 +163,10 @@ pub fn load_with(spec: &SourceSpec, opts: &LoadOptions) -> Result<Loaded, Source
     summary.push_str(&format!(
         " (MCP {}{}, {} page{})",
         listing.protocol.version().unwrap_or("?"),
-        listing.via.map(|v| format!(" over {v}")).unwrap_or_default(),
+        listing
+            .via
+            .map(|v| format!(" over {v}"))
+            .unwrap_or_default(),
         listing.pages,
         if listing.pages == 1 { "" } else { "s" }
     ));
@@ -252,6 +272,9 @@ mod tests {
             SourceSpec::parse("mcp-http:http://h/mcp"),
             SourceSpec::McpHttp("http://h/mcp".into())
         );
-        assert_eq!(SourceSpec::parse("t.json"), SourceSpec::File("t.json".into()));
+        assert_eq!(
+            SourceSpec::parse("t.json"),
+            SourceSpec::File("t.json".into())
+        );
     }
 }

@@ -45,7 +45,9 @@ impl<R: Read> SseReader<R> {
                 return Ok(has_data.then(|| finish(name, data)).flatten());
             }
             if self.line.is_empty() {
-                if has_data && let Some(ev) = finish(std::mem::take(&mut name), std::mem::take(&mut data)) {
+                if has_data
+                    && let Some(ev) = finish(std::mem::take(&mut name), std::mem::take(&mut data))
+                {
                     return Ok(Some(ev));
                 }
                 name.clear();
@@ -168,7 +170,10 @@ mod tests {
         let s = b"event: endpoint\r\ndata: /messages/?session_id=ab\r\n\r\n: ping\r\n\r\nevent: message\r\ndata: {\"id\":1}\r\n\r\n";
         assert_eq!(
             events(s),
-            [ev("endpoint", "/messages/?session_id=ab"), ev("message", "{\"id\":1}")]
+            [
+                ev("endpoint", "/messages/?session_id=ab"),
+                ev("message", "{\"id\":1}")
+            ]
         );
     }
 
@@ -203,7 +208,10 @@ mod tests {
     #[test]
     fn oversized_event_is_an_error() {
         let mut r = SseReader::new(&b"data: 0123456789\ndata: 0123456789\n\n"[..], 15);
-        assert_eq!(r.next_event().unwrap_err().kind(), io::ErrorKind::InvalidData);
+        assert_eq!(
+            r.next_event().unwrap_err().kind(),
+            io::ErrorKind::InvalidData
+        );
         let mut r = SseReader::new(&b"data: 01234\ndata: 56789\ndata: x\n\n"[..], 12);
         assert!(r.next_event().is_err());
     }

@@ -18,7 +18,7 @@ use super::LoadOptions;
 use super::mcp::{self, ClientOptions, Failure, Listing, McpError, Transport, one_line};
 
 /// Stderr lines kept for error messages.
-const STDERR_TAIL: usize = 6;
+const STDERR_TAIL: usize = 10;
 /// Longest stderr line kept, in bytes (the rest of the line is skipped).
 const STDERR_LINE: usize = 4096;
 /// Non-JSON stdout lines quoted in notes and errors.
@@ -54,6 +54,20 @@ pub fn split_command(line: &str) -> Result<CommandLine, String> {
         program,
         args: words.collect(),
     })
+}
+
+/// The command line for messages and reports: environment values (often tokens) become `…`.
+pub fn display_command(line: &str) -> String {
+    match split_command(line) {
+        Ok(c) if !c.env.is_empty() => {
+            let words =
+                std::iter::once(c.program.as_str()).chain(c.args.iter().map(String::as_str));
+            let rest = shlex::try_join(words).unwrap_or_else(|_| c.program.clone());
+            let env: Vec<String> = c.env.iter().map(|(k, _)| format!("{k}=…")).collect();
+            format!("{} {rest}", env.join(" "))
+        }
+        _ => line.trim().to_owned(),
+    }
 }
 
 fn env_assignment(word: &str) -> Option<(String, String)> {
@@ -201,17 +215,16 @@ impl LineTransport {
             noise.count,
             if noise.count == 1 { "" } else { "s" },
             quoted.join(", "),
-            if noise.count > noise.first.len() { ", …" } else { "" }
+            if noise.count > noise.first.len() {
+                ", …"
+            } else {
+                ""
+            }
         ))
     }
 }
 
-fn read_messages<R: Read>(
-    reader: R,
-    max_line: usize,
-    tx: &Sender<Incoming>,
-    noise: &Mutex<Noise>,
-) {
+fn read_messages<R: Read>(reader: R, max_line: usize, tx: &Sender<Incoming>, noise: &Mutex<Noise>) {
     let mut r = BufReader::with_capacity(64 << 10, reader);
     let mut buf = Vec::new();
     loop {
@@ -343,9 +356,9 @@ impl StdioServer {
                 Some(status) => format!("server exited with {status} before answering {what}"),
                 None => format!("server closed its stdout before answering {what}"),
             },
-            Failure::TooLarge(n) => format!(
-                "server sent a reply line longer than {n} bytes while answering {what}"
-            ),
+            Failure::TooLarge(n) => {
+                format!("server sent a reply line longer than {n} bytes while answering {what}")
+            }
             other => super::describe(what, other, timeout),
         };
         // The stderr reader finishes once the process is gone; give it a moment to catch up.
