@@ -7,6 +7,8 @@
 //! tests skip with a reason, except under `TRACELINT_FULL_TEST=1` (`./scripts/test`), where they
 //! fail.
 
+#![allow(clippy::print_stderr)]
+
 mod mcp_support;
 
 use std::time::{Duration, Instant};
@@ -69,6 +71,10 @@ fn lint_against(source: &str, peer: &Peer, dir: &std::path::Path) -> Result<(), 
                 "listed {other:?} tools, expected {saved}; stderr: {stderr}"
             ));
         }
+    }
+    // The paginating fixture serves 2 tools a page: every page must have been read.
+    if base == "paginated" && !stderr.contains(", 3 pages)") {
+        return Err(format!("expected 3 pages: {stderr}"));
     }
     let report: Value =
         serde_json::from_slice(&out.stdout).map_err(|e| format!("{e}; stderr: {stderr}"))?;
@@ -457,6 +463,11 @@ fn misbehaving_servers_fail_cleanly_and_leave_no_process() {
                 c.timeout,
             ]);
             let took = started.elapsed();
+            eprintln!(
+                "{:>15}: exit {:?} after {took:.2?}",
+                c.name,
+                out.status.code()
+            );
             let stderr = String::from_utf8_lossy(&out.stderr);
             let mut problems = Vec::new();
             if out.status.code() != Some(c.exit) {
@@ -517,4 +528,34 @@ fn http_errors_are_input_errors() {
         String::from_utf8_lossy(&out.stderr)
             .contains("`--header Accept` cannot be set: tracelint sets it to speak MCP")
     );
+}
+
+#[test]
+fn nested_models_resolve_local_refs() {
+    let Some(peers) = peers() else { return };
+    let dir = tempfile::tempdir().unwrap();
+    let trace = dir.path().join("t.json");
+    let call = json!({"type": "tool_call", "id": "c", "name": "create_person",
+        "args": {"person": {"name": "a", "home": {"street": "s", "city": 5}}}});
+    std::fs::write(
+        &trace,
+        json!({"run_id": "r", "steps": [call], "final": "f"}).to_string(),
+    )
+    .unwrap();
+    let source = format!("mcp-stdio:{}", command_line(peers.stdio("paginated"), &[]));
+    let out = tracelint(&[
+        "check",
+        &trace.display().to_string(),
+        "--tools",
+        &source,
+        "--output-format",
+        "json",
+    ]);
+    let report: Value = serde_json::from_slice(&out.stdout).unwrap();
+    // `person` is `{"$ref": "#/$defs/Person"}`, whose `home` is `#/$defs/Address`.
+    assert_eq!(
+        report["findings"][0]["message"],
+        json!("/person/home/city: 5 is not of type \"string\"")
+    );
+    assert_eq!(out.status.code(), Some(2));
 }
