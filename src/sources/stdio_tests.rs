@@ -7,6 +7,7 @@ use std::time::{Duration, Instant};
 use serde_json::{Value, json};
 
 use super::*;
+use crate::sources::mcp::Transport;
 
 fn soon(ms: u64) -> Instant {
     Instant::now() + Duration::from_millis(ms)

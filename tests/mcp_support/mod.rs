@@ -1,6 +1,8 @@
 //! Helpers for `tests/mcp_real.rs`: the peers installed by `../shared/mcp-peers.sh` (read from its
 //! `peers.json`), the saved `tools/list` results in `../shared/data/mcp/`, running the binary,
-//! HTTP servers on free ports with a kill-on-drop guard, and the `/proc` scan for leftovers.
+//! HTTP servers on free ports with a kill-on-drop guard, the `/proc` scan for leftovers, and the
+//! two checks run per server: lint a trace through the binary, compare registries with the saved
+//! results.
 
 #![allow(dead_code, clippy::print_stderr)]
 
@@ -9,7 +11,8 @@ use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Output, Stdio};
 use std::time::{Duration, Instant};
 
-use serde_json::Value;
+use serde_json::{Value, json};
+use tracelint::sources::{self, LoadOptions, SourceSpec, file};
 
 /// One server from `peers.json`.
 #[derive(Debug, Clone)]
@@ -317,4 +320,159 @@ pub(crate) fn all_of<T: Sync>(
         failures.len(),
         failures.join("\n\n")
     );
+}
+
+/// A native trace with one call per case: a required string argument given as a number.
+/// Returns the trace path and the R1 message expected, when the server has such a tool.
+fn trace_for(dir: &std::path::Path, base: &str, file: &str) -> (String, Option<(String, String)>) {
+    let bad = saved_tools(base).into_iter().find_map(|t| {
+        let schema = &t["inputSchema"];
+        let prop = schema["required"]
+            .as_array()?
+            .iter()
+            .filter_map(Value::as_str)
+            .find(|p| schema["properties"][*p]["type"] == json!("string"))?;
+        Some((t["name"].as_str()?.to_owned(), prop.to_owned()))
+    });
+    let steps = match &bad {
+        Some((tool, prop)) => {
+            vec![json!({"type": "tool_call", "id": "c1", "name": tool, "args": {prop: 12345}})]
+        }
+        None => vec![],
+    };
+    let path = dir.join(format!("{file}.json"));
+    let trace = json!({"run_id": base, "steps": steps, "final": "done"});
+    std::fs::write(&path, trace.to_string()).unwrap();
+    let expect =
+        bad.map(|(tool, prop)| (tool, format!("/{prop}: 12345 is not of type \"string\"")));
+    (path.display().to_string(), expect)
+}
+
+/// Lint a trace against `--tools SOURCE` and check the tool count and the R1 finding.
+pub(crate) fn lint_against(source: &str, peer: &Peer, dir: &std::path::Path) -> Result<(), String> {
+    let (base, expected_tools) = (data_name(&peer.name), peer.tools);
+    let (trace, expect) = trace_for(dir, base, &peer.name);
+    let out = tracelint(&[
+        "check",
+        &trace,
+        "--tools",
+        source,
+        "--output-format",
+        "json",
+        "--mcp-timeout",
+        "90",
+    ]);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    let saved = saved_tools(base).len();
+    if saved != expected_tools {
+        return Err(format!(
+            "peers.json says {expected_tools} tools, the saved result {saved}"
+        ));
+    }
+    match noted_tool_count(&stderr) {
+        Some(n) if n == saved => {}
+        other => {
+            return Err(format!(
+                "listed {other:?} tools, expected {saved}; stderr: {stderr}"
+            ));
+        }
+    }
+    // The paginating fixture serves 2 tools a page: every page must have been read.
+    if base == "paginated" && !stderr.contains(", 3 pages)") {
+        return Err(format!("expected 3 pages: {stderr}"));
+    }
+    let report: Value =
+        serde_json::from_slice(&out.stdout).map_err(|e| format!("{e}; stderr: {stderr}"))?;
+    let findings = report["findings"].as_array().cloned().unwrap_or_default();
+    match expect {
+        Some((tool, message)) => {
+            // Other required arguments may be missing too: the message lists every error, and
+            // every finding is R1 on that tool.
+            let hit = findings
+                .iter()
+                .any(|f| f["message"].as_str().is_some_and(|m| m.contains(&message)));
+            let all_r1 = findings
+                .iter()
+                .all(|f| f["rule"] == json!("R1") && f["tool"] == json!(tool));
+            if !hit || !all_r1 || out.status.code() != Some(2) {
+                return Err(format!(
+                    "expected one R1 `{message}` on `{tool}` and exit 2, got {:?}: {findings:#?}",
+                    out.status.code()
+                ));
+            }
+        }
+        None if out.status.code() != Some(0) => {
+            return Err(format!("exit {:?}: {stderr}", out.status.code()));
+        }
+        None => {}
+    }
+    // Environment values (often tokens) are not shown.
+    let shown = match source.strip_prefix("mcp-stdio:") {
+        Some(_) if !peer.env.is_empty() => {
+            let env: Vec<String> = peer.env.iter().map(|(k, _)| format!("{k}=…")).collect();
+            let bare = Peer {
+                env: vec![],
+                ..peer.clone()
+            };
+            format!("mcp-stdio:{} {}", env.join(" "), command_line(&bare, &[]))
+        }
+        _ => source.to_owned(),
+    };
+    let schemas = &report["inputs"][0]["schemas"];
+    if schemas != &json!([shown]) {
+        return Err(format!(
+            "the report names the schema source {schemas}, expected [{shown:?}]"
+        ));
+    }
+    Ok(())
+}
+
+/// The registry a live source gives equals the one every saved result (either era) gives.
+pub(crate) fn same_registry_as_saved(spec: &SourceSpec, base: &str) -> Result<(), String> {
+    let opts = LoadOptions {
+        timeout: Duration::from_secs(90),
+        ..LoadOptions::default()
+    };
+    let live = sources::load_with(spec, &opts)
+        .map_err(|e| e.to_string())?
+        .registry;
+    let results = saved_results(base);
+    if results.is_empty() {
+        return Err(format!("no saved result for `{base}`"));
+    }
+    for (file_name, pages) in results {
+        let saved = if pages.len() == 1 {
+            // The saved reply as a `--tools` file source.
+            let path = data_dir().join(&file_name).display().to_string();
+            sources::load_with(&SourceSpec::File(path), &opts)
+                .map_err(|e| e.to_string())?
+                .registry
+        } else {
+            // `{"pages": [...]}` is our capture format, not a reply: each page is one.
+            let mut merged = tracelint::ToolRegistry::new();
+            for page in &pages {
+                let r = file::parse_tools_value(page, &file_name).map_err(|e| e.to_string())?;
+                merged.merge(r).map_err(|e| e.to_string())?;
+            }
+            merged
+        };
+        let names = |r: &tracelint::ToolRegistry| r.names().map(str::to_owned).collect::<Vec<_>>();
+        if names(&live) != names(&saved) {
+            return Err(format!(
+                "{file_name}: tools differ: live {:?}, saved {:?}",
+                names(&live),
+                names(&saved)
+            ));
+        }
+        for spec in saved.iter() {
+            let other = live.get(&spec.name).unwrap();
+            if !spec.same_contract(other) || spec.output_schema != other.output_schema {
+                return Err(format!(
+                    "{file_name}: `{}` differs:\nsaved {spec:?}\nlive {other:?}",
+                    spec.name
+                ));
+            }
+        }
+    }
+    Ok(())
 }
