@@ -404,3 +404,33 @@ fn nested_models_resolve_local_refs() {
     );
     assert_eq!(out.status.code(), Some(2));
 }
+
+#[test]
+fn annotations_become_metadata_only_where_stated() {
+    let Some(peers) = peers() else { return };
+    let spec = SourceSpec::McpStdio(command_line(peers.stdio("py-v2"), &[]));
+    let r = sources::load_with(&spec, &LoadOptions::default())
+        .unwrap()
+        .registry;
+    let meta = |t: &str| {
+        let m = &r.get(t).unwrap().metadata;
+        (m.side_effecting, m.idempotent)
+    };
+    // readOnlyHint: true → not side-effecting.
+    assert_eq!(meta("get_weather"), (Some(false), None));
+    // readOnlyHint: false, destructiveHint + idempotentHint: true.
+    assert_eq!(meta("delete_file"), (Some(true), Some(true)));
+    // No annotations: undeclared, never the spec's pessimistic defaults.
+    assert_eq!(meta("add"), (None, None));
+    // The return type became `outputSchema`, kept on the spec.
+    let out = r
+        .get("get_weather")
+        .unwrap()
+        .output_schema
+        .as_ref()
+        .unwrap();
+    assert_eq!(
+        out["required"],
+        json!(["city", "temperature_c", "conditions"])
+    );
+}
