@@ -92,6 +92,14 @@ pub struct CheckArgs {
     #[arg(long, help_heading = "Schemas")]
     pub closed_toolset: bool,
 
+    /// An HTTP header sent to `mcp-http:` servers, e.g. `--header 'Authorization: Bearer …'`. Repeatable.
+    #[arg(long = "header", value_name = "NAME: VALUE", help_heading = "Schemas")]
+    pub headers: Vec<String>,
+
+    /// Seconds an MCP server may take to start, answer the handshake and list its tools (`2.5`, `30s`, `500ms`) [default: 30].
+    #[arg(long, value_name = "SECONDS", value_parser = parse_seconds, help_heading = "Schemas")]
+    pub mcp_timeout: Option<std::time::Duration>,
+
     /// Input format; `auto` decides from content, never from the file name.
     #[arg(long, value_enum, value_name = "FORMAT", help_heading = "Input")]
     pub input_format: Option<InputFormatArg>,
@@ -268,6 +276,26 @@ pub struct CompletionsArgs {
     pub shell: clap_complete::Shell,
 }
 
+/// A positive duration: seconds (`30`, `2.5`, `30s`) or milliseconds (`500ms`), at most a day.
+fn parse_seconds(s: &str) -> Result<std::time::Duration, String> {
+    let t = s.trim();
+    let (number, scale) = if let Some(ms) = t.strip_suffix("ms") {
+        (ms, 0.001)
+    } else {
+        (t.strip_suffix('s').unwrap_or(t), 1.0)
+    };
+    let secs = number
+        .trim()
+        .parse::<f64>()
+        .ok()
+        .map(|n| n * scale)
+        .filter(|n| n.is_finite() && *n > 0.0 && *n <= 86_400.0)
+        .ok_or_else(|| {
+            format!("`{s}` is not a duration: give seconds such as `30` or `2.5`, or `500ms`")
+        })?;
+    Ok(std::time::Duration::from_secs_f64(secs))
+}
+
 /// Subcommand names, for the implicit `check` (`tracelint FILE --tools T`).
 pub const SUBCOMMANDS: &[&str] = &["check", "rules", "explain", "infer", "completions", "help"];
 
@@ -291,6 +319,18 @@ mod tests {
     #[test]
     fn cli_is_consistent() {
         Cli::command().debug_assert();
+    }
+
+    #[test]
+    fn timeouts() {
+        use std::time::Duration;
+        assert_eq!(parse_seconds("30"), Ok(Duration::from_secs(30)));
+        assert_eq!(parse_seconds("2.5"), Ok(Duration::from_millis(2500)));
+        assert_eq!(parse_seconds("30s"), Ok(Duration::from_secs(30)));
+        assert_eq!(parse_seconds("500ms"), Ok(Duration::from_millis(500)));
+        for bad in ["0", "-1", "abc", "1e9", "NaN", ""] {
+            assert!(parse_seconds(bad).is_err(), "{bad}");
+        }
     }
 
     #[test]

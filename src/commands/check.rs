@@ -19,7 +19,7 @@ use crate::model::{ToolRegistry, Trace};
 use crate::reporters::paths::PathBase;
 use crate::reporters::{self, OutputFormat, RenderOptions, TextOptions};
 use crate::rules::{RuleSettings, Selection, parse_rule_list};
-use crate::sources::{self, SourceSpec};
+use crate::sources::{self, LoadOptions, SourceSpec};
 
 /// Everything `check` needs, resolved from flags and config (flags win).
 #[derive(Debug)]
@@ -48,6 +48,8 @@ pub struct Settings {
     pub config: Config,
     /// Notices for stderr (e.g. the legacy `--format` spelling).
     pub notices: Vec<String>,
+    /// How live MCP sources are loaded (`--mcp-timeout`, `--header`).
+    pub mcp: LoadOptions,
 }
 
 fn resolve(args: &CheckArgs) -> anyhow::Result<Settings> {
@@ -112,6 +114,16 @@ fn resolve(args: &CheckArgs) -> anyhow::Result<Settings> {
     }
     .map(|s| SourceSpec::parse(s))
     .collect();
+    let headers = args
+        .headers
+        .iter()
+        .map(|h| sources::http::parse_header(h).map_err(anyhow::Error::msg))
+        .collect::<anyhow::Result<Vec<_>>>()?;
+    let mcp = LoadOptions {
+        timeout: args.mcp_timeout.unwrap_or(sources::DEFAULT_MCP_TIMEOUT),
+        headers,
+        ..LoadOptions::default()
+    };
     let color = match args.color {
         ColorArg::Always => true,
         ColorArg::Never => false,
@@ -140,12 +152,16 @@ fn resolve(args: &CheckArgs) -> anyhow::Result<Settings> {
         },
         config,
         notices,
+        mcp,
     })
 }
 
-/// Load the `--tools` sources and apply config metadata overrides. The flag is true when
-/// `builtin:claude-code` (unpinned) asks to follow each session's version.
-fn registry(settings: &Settings) -> anyhow::Result<(Option<ToolRegistry>, bool)> {
+/// Load the `--tools` sources and apply config metadata overrides; notes go to stderr. The flag
+/// is true when `builtin:claude-code` (unpinned) asks to follow each session's version.
+fn registry(
+    settings: &Settings,
+    notes: &mut Vec<String>,
+) -> anyhow::Result<(Option<ToolRegistry>, bool)> {
     let mut follow_builtin = false;
     let mut specs = Vec::new();
     for spec in &settings.tools {
@@ -165,7 +181,9 @@ fn registry(settings: &Settings) -> anyhow::Result<(Option<ToolRegistry>, bool)>
         }
         return Ok((None, false));
     }
-    let mut registry = sources::load_all(&specs)?;
+    let loaded = sources::load_all_with(&specs, &settings.mcp)?;
+    notes.extend(loaded.notes);
+    let mut registry = loaded.registry;
     for (tool, meta) in &settings.config.metadata {
         let spec = registry.get_mut(tool).with_context(|| {
             format!("the config overrides metadata of `{tool}`, which no tools source declares")
@@ -270,7 +288,13 @@ pub fn run(args: &CheckArgs) -> anyhow::Result<ExitStatus> {
     for n in &settings.notices {
         eprintln!("{n}");
     }
-    let (given, follow_builtin) = registry(&settings)?;
+    let mut source_notes = Vec::new();
+    let (given, follow_builtin) = registry(&settings, &mut source_notes)?;
+    if !settings.text.quiet {
+        for n in &source_notes {
+            eprintln!("note: {n}");
+        }
+    }
     let mut linter = Linter::new(
         given,
         settings.selection,

@@ -1,10 +1,17 @@
-//! `--tools SOURCE` → `ToolRegistry`. A source is a tools file (any shape of SPEC §3), and later
-//! `mcp-stdio:<command>` / `mcp-http:<url>` live servers. Sources never see traces or rules.
+//! `--tools SOURCE` → `ToolRegistry`. A source is a tools file (any shape of SPEC §3), or a live
+//! MCP server: `mcp-stdio:<command line>` or `mcp-http:<url>`, bounded by `LoadOptions` (timeout,
+//! headers, reply size). A server's tools go through the same parser as a saved `tools/list`
+//! reply, so both give the same registry. Sources never see traces or rules.
 
 pub mod builtin;
 pub mod file;
+pub mod http;
+pub mod mcp;
+pub mod sse;
+pub mod stdio;
 
 use std::path::Path;
+use std::time::Duration;
 
 use crate::model::ToolRegistry;
 
@@ -27,9 +34,66 @@ pub enum SourceError {
         /// What is wrong.
         message: String,
     },
-    /// The source kind is not available.
+    /// A live MCP server could not be listed: what happened, with the server's stderr tail.
+    #[error("{source_name}: {message}")]
+    Server {
+        /// `mcp-stdio `cmd`` or `mcp-http `url``.
+        source_name: String,
+        /// What happened.
+        message: String,
+    },
+    /// An unknown or malformed built-in source name.
     #[error("{0}")]
     Unsupported(String),
+}
+
+/// Default `--mcp-timeout`: start, handshake and listing together.
+pub const DEFAULT_MCP_TIMEOUT: Duration = Duration::from_secs(30);
+/// Largest single reply from an MCP server (a stdout line, an HTTP body, an SSE event).
+pub const MAX_REPLY: usize = 16 << 20;
+
+/// How live sources are loaded.
+#[derive(Clone)]
+pub struct LoadOptions {
+    /// Budget for starting the server, the handshake and every `tools/list` page.
+    pub timeout: Duration,
+    /// Extra HTTP headers (`--header`), e.g. for auth.
+    pub headers: Vec<(String, String)>,
+    /// Largest single reply, in bytes.
+    pub max_reply: usize,
+}
+
+impl std::fmt::Debug for LoadOptions {
+    /// Header values are credentials: only their names are shown.
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("LoadOptions")
+            .field("timeout", &self.timeout)
+            .field(
+                "headers",
+                &self.headers.iter().map(|(k, _)| k).collect::<Vec<_>>(),
+            )
+            .field("max_reply", &self.max_reply)
+            .finish()
+    }
+}
+
+impl Default for LoadOptions {
+    fn default() -> Self {
+        LoadOptions {
+            timeout: DEFAULT_MCP_TIMEOUT,
+            headers: Vec::new(),
+            max_reply: MAX_REPLY,
+        }
+    }
+}
+
+/// A loaded registry and notes for the user (where the tools came from, skipped noise).
+#[derive(Debug, Clone, Default)]
+pub struct Loaded {
+    /// The tools.
+    pub registry: ToolRegistry,
+    /// One line each, for stderr.
+    pub notes: Vec<String>,
 }
 
 /// A parsed `--tools` argument.
@@ -75,22 +139,103 @@ pub fn resolve_builtin(spec: &SourceSpec) -> Result<Option<SourceSpec>, SourceEr
     }
 }
 
-/// Load one source.
+/// Load one source with default options.
 pub fn load(spec: &SourceSpec) -> Result<ToolRegistry, SourceError> {
-    match spec {
-        SourceSpec::File(path) => load_file(Path::new(path), path),
+    load_with(spec, &LoadOptions::default()).map(|l| l.registry)
+}
+
+/// Load one source.
+pub fn load_with(spec: &SourceSpec, opts: &LoadOptions) -> Result<Loaded, SourceError> {
+    let (name, source_name, listed) = match spec {
+        SourceSpec::File(path) => {
+            return load_file(Path::new(path), path).map(|registry| Loaded {
+                registry,
+                notes: Vec::new(),
+            });
+        }
         SourceSpec::Builtin(name) => {
             let version = builtin::parse_builtin(name)?;
-            load(&SourceSpec::ClaudeCode(version))
+            return load_with(&SourceSpec::ClaudeCode(version), opts);
         }
         SourceSpec::ClaudeCode(version) => {
             let tools = builtin::ClaudeCodeTools::get();
-            let (idx, _) = tools.choose(version.as_deref());
-            Ok(tools.registry(idx))
+            let (idx, matched) = tools.choose(version.as_deref());
+            return Ok(Loaded {
+                registry: tools.registry(idx),
+                notes: matched.note.into_iter().collect(),
+            });
         }
-        SourceSpec::McpStdio(_) | SourceSpec::McpHttp(_) => Err(SourceError::Unsupported(
-            "MCP schema sources are not available in this build".into(),
-        )),
+        SourceSpec::McpStdio(cmd) => {
+            let shown = stdio::display_command(cmd);
+            (
+                format!("mcp-stdio:{shown}"),
+                format!("mcp-stdio `{}`", mcp::one_line(&shown, 200)),
+                stdio::list(cmd, opts),
+            )
+        }
+        SourceSpec::McpHttp(url) => {
+            let shown = http::display_url(url);
+            (
+                format!("mcp-http:{shown}"),
+                format!("mcp-http `{shown}`"),
+                http::list(url, opts),
+            )
+        }
+    };
+    let (listing, mut notes) = listed.map_err(|message| SourceError::Server {
+        source_name: source_name.clone(),
+        message,
+    })?;
+    let registry = file::parse_tools_value(&serde_json::json!({ "tools": listing.tools }), &name)?;
+    let n = registry.len();
+    let mut summary = format!("{n} tool{}", if n == 1 { "" } else { "s" });
+    if let Some(server) = &listing.server {
+        summary.push_str(&format!(" from {server}"));
+    }
+    summary.push_str(&format!(
+        " (MCP {}{}, {} page{})",
+        listing.protocol.version().unwrap_or("?"),
+        listing
+            .via
+            .map(|v| format!(" over {v}"))
+            .unwrap_or_default(),
+        listing.pages,
+        if listing.pages == 1 { "" } else { "s" }
+    ));
+    notes.insert(0, summary);
+    Ok(Loaded {
+        registry,
+        notes: notes
+            .into_iter()
+            .map(|n| format!("{source_name}: {n}"))
+            .collect(),
+    })
+}
+
+/// The message for a failure common to every transport.
+pub(crate) fn describe(what: &str, failure: &mcp::Failure, timeout: Duration) -> String {
+    use mcp::Failure;
+    match failure {
+        Failure::Timeout => format!("timed out after {} waiting for {what}", seconds(timeout)),
+        Failure::Closed => format!("the server closed the connection before answering {what}"),
+        Failure::TooLarge(n) => format!("a reply larger than {n} bytes while waiting for {what}"),
+        Failure::Io(m) => format!("{m} while waiting for {what}"),
+        Failure::Http { status, detail, .. } => {
+            format!("HTTP {status} while waiting for {what}: {detail}")
+        }
+        Failure::NoReply => format!("the server sent no answer to {what}"),
+        Failure::Rpc(r) => format!("the server answered {what} with {r}"),
+        Failure::Protocol(m) => format!("unusable answer to {what}: {m}"),
+    }
+}
+
+/// `30 s`, `2.5 s`.
+fn seconds(d: Duration) -> String {
+    let s = d.as_secs_f64();
+    if s.fract() == 0.0 {
+        format!("{s:.0} s")
+    } else {
+        format!("{}", ((s * 1000.0).round() / 1000.0)) + " s"
     }
 }
 
@@ -116,16 +261,52 @@ pub fn load_file(path: &Path, display: &str) -> Result<ToolRegistry, SourceError
     file::parse_tools_str(&text, display)
 }
 
+/// Load and merge several sources with default options.
+pub fn load_all(specs: &[SourceSpec]) -> Result<ToolRegistry, SourceError> {
+    load_all_with(specs, &LoadOptions::default()).map(|l| l.registry)
+}
+
 /// Load and merge several sources, in order. A tool declared differently by two sources is an
 /// error.
-pub fn load_all(specs: &[SourceSpec]) -> Result<ToolRegistry, SourceError> {
-    let mut registry = ToolRegistry::new();
+pub fn load_all_with(specs: &[SourceSpec], opts: &LoadOptions) -> Result<Loaded, SourceError> {
+    let mut all = Loaded::default();
     for spec in specs {
-        let next = load(spec)?;
-        registry.merge(next).map_err(|d| SourceError::Invalid {
-            source_name: "--tools".into(),
-            message: d.to_string(),
-        })?;
+        let next = load_with(spec, opts)?;
+        all.notes.extend(next.notes);
+        all.registry
+            .merge(next.registry)
+            .map_err(|d| SourceError::Invalid {
+                source_name: "--tools".into(),
+                message: d.to_string(),
+            })?;
     }
-    Ok(registry)
+    Ok(all)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn seconds_read_naturally() {
+        assert_eq!(seconds(Duration::from_secs(30)), "30 s");
+        assert_eq!(seconds(Duration::from_millis(2500)), "2.5 s");
+        assert_eq!(seconds(Duration::from_millis(300)), "0.3 s");
+    }
+
+    #[test]
+    fn spec_forms() {
+        assert_eq!(
+            SourceSpec::parse("mcp-stdio:node x.js"),
+            SourceSpec::McpStdio("node x.js".into())
+        );
+        assert_eq!(
+            SourceSpec::parse("mcp-http:http://h/mcp"),
+            SourceSpec::McpHttp("http://h/mcp".into())
+        );
+        assert_eq!(
+            SourceSpec::parse("t.json"),
+            SourceSpec::File("t.json".into())
+        );
+    }
 }
