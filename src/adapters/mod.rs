@@ -4,8 +4,16 @@
 //! reports; a problem with one record is an `InputIssue`, and the rest is still read.
 
 pub mod args;
+pub mod assemble;
+pub mod chat;
+pub mod clock;
 pub mod json_pos;
+pub mod langfuse;
 pub mod native;
+pub mod otel;
+pub mod record;
+#[cfg(test)]
+mod snapshot;
 
 use std::io::{BufRead, Read};
 
@@ -67,10 +75,9 @@ impl InputFormat {
     fn sniff(self, record: &Value) -> u8 {
         match self {
             InputFormat::Native => native::sniff(record),
-            InputFormat::Claude
-            | InputFormat::OpenAi
-            | InputFormat::Langfuse
-            | InputFormat::Otel => 0,
+            InputFormat::Langfuse => langfuse::sniff(record),
+            InputFormat::Otel => otel::sniff(record),
+            InputFormat::Claude | InputFormat::OpenAi => 0,
         }
     }
 }
@@ -201,6 +208,12 @@ pub fn parse_body(format: InputFormat, body: Body<'_>, input: &InputRef, out: &m
     match (format, body) {
         (InputFormat::Native, Body::Document(text)) => native::parse_document(text, input, out),
         (InputFormat::Native, Body::Lines(lines)) => native::parse_lines(lines, input, out),
+        (InputFormat::Langfuse, Body::Document(text)) => {
+            langfuse::parse_document(text, input, out);
+        }
+        (InputFormat::Langfuse, Body::Lines(lines)) => langfuse::parse_lines(lines, input, out),
+        (InputFormat::Otel, Body::Document(text)) => otel::parse_document(text, input, out),
+        (InputFormat::Otel, Body::Lines(lines)) => otel::parse_lines(lines, input, out),
         (other, _) => out.issue(InputIssue::file(
             &input.path,
             format!("the `{other}` reader is not available in this build"),

@@ -1,0 +1,1 @@
+//! OTel adapter tests.
