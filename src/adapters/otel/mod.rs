@@ -338,11 +338,12 @@ fn emit(
         emitted += 1;
         out.trace(trace);
     }
-    if emitted == 0 {
+    // Records that were not spans were reported one by one already.
+    if emitted == 0 && spans_seen > 0 {
         out.issue(InputIssue::file(
             &input.path,
             format!(
-                "nothing to lint: {spans_seen} span{} in {traces} trace{} carry no tool calls or messages",
+                "nothing to lint: no tool calls or messages in {spans_seen} span{} ({traces} trace{})",
                 if spans_seen == 1 { "" } else { "s" },
                 if traces == 1 { "" } else { "s" },
             ),

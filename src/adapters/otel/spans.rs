@@ -118,6 +118,16 @@ fn read_text(
             ),
         }
     })?;
+    let bare = !value
+        .keys()
+        .any(|k| ENVELOPE.contains(&k.as_str()) || k.starts_with("attributes."));
+    if bare && !value.keys().any(|k| k.contains('.')) {
+        return Err(BadRecord {
+            line: at.line,
+            column: at.column,
+            message: "not a span: the object has none of a span's fields (`traceId`, `context`, `spanContext`, `span_id`, `attributes`, …) and no span attributes (`gen_ai.*`, `llm.*`, …)".into(),
+        });
+    }
     let mut span = span_from(&value, at.clone());
     if span.trace_id.is_none() {
         span.trace_id = trace_id.map(str::to_owned);
