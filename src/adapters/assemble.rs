@@ -63,7 +63,8 @@ pub enum Unanswered {
     /// Keep it as a call (OTel: an LLM-only instrumentation has no tool spans at all).
     Keep,
     /// Keep it only when the trace has no tool records at all (Langfuse: when tools are
-    /// recorded, a model call without a record is an output tool or a framework internal).
+    /// recorded, a model call without a record is an output tool or a framework internal) —
+    /// or when its arguments are malformed, which no tool could have run.
     KeepWithoutToolRecords,
 }
 
@@ -139,6 +140,10 @@ pub fn assemble(units: &[Unit], trace: &mut Trace, policy: Unanswered) {
                             Some(_) => false,
                             None if joins.duplicate.contains(&pos) => false,
                             None => {
+                                // Arguments that are not JSON never reach a tool, so no tool
+                                // record can answer them: the emission is the only record.
+                                let keep_unanswered =
+                                    keep_unanswered || matches!(call.args, Args::Malformed(_));
                                 if keep_unanswered {
                                     awaiting.push((id.clone(), call.name.clone()));
                                 }
@@ -526,6 +531,13 @@ mod tests {
         with_tool.push(tool(9, "other", None, Args::Known(json!({}))));
         let got = render(&with_tool, Unanswered::KeepWithoutToolRecords);
         assert!(!got.iter().any(|s| s.starts_with("call get")), "{got:?}");
+        // …but not one whose arguments no tool could have parsed.
+        let mut broken = with_tool.clone();
+        if let Unit::Llm(l) = &mut broken[0] {
+            l.output[0].calls[0].args = Args::Malformed("EOF".into());
+        }
+        let got = render(&broken, Unanswered::KeepWithoutToolRecords);
+        assert!(got.contains(&"call get c Model @1".to_owned()), "{got:?}");
         assert!(
             got.contains(&"call other span9 ToolRecord @9".to_owned()),
             "{got:?}"

@@ -15,7 +15,7 @@ pub mod record;
 #[cfg(test)]
 mod snapshot;
 
-use std::io::{BufRead, Read};
+use std::io::{BufRead, BufReader, Read, Seek, SeekFrom};
 
 use serde_json::Value;
 
@@ -504,6 +504,47 @@ fn read_first_line<R: BufRead>(
             return Ok(());
         }
     }
+}
+
+/// Read one input file. OTel span files — read as `otel`, or recognised as OTLP JSON from their
+/// first bytes — are streamed in two passes (`otel::parse_seekable`), so memory follows the
+/// largest trace, not the file; everything else goes through `parse_reader`.
+pub fn parse_file<R: Read + Seek>(
+    mut file: R,
+    path: &str,
+    opts: &ReadOptions,
+    out: &mut dyn Emit,
+) -> ReadOutcome {
+    let mut head = vec![0; 4096];
+    let mut filled = 0;
+    while filled < head.len() {
+        match file.read(&mut head[filled..]) {
+            Ok(0) => break,
+            Ok(n) => filled += n,
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+            Err(e) => {
+                out.issue(InputIssue::file(path, format!("cannot read: {e}")));
+                return ReadOutcome::Failed;
+            }
+        }
+    }
+    let stream = match opts.format {
+        Some(f) => f == InputFormat::Otel,
+        None => otel::is_otlp_prefix(&head[..filled]),
+    };
+    if let Err(e) = file.seek(SeekFrom::Start(0)) {
+        out.issue(InputIssue::file(path, format!("cannot read: {e}")));
+        return ReadOutcome::Failed;
+    }
+    if !stream {
+        return parse_reader(BufReader::with_capacity(256 << 10, file), path, opts, out);
+    }
+    let input = InputRef {
+        path: path.to_owned(),
+        format: InputFormat::Otel.name().to_owned(),
+    };
+    otel::parse_seekable(file, &input, opts.limits, out);
+    ReadOutcome::Read(InputFormat::Otel)
 }
 
 /// Parse a whole input held in memory (library API and tests).
