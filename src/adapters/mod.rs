@@ -429,9 +429,9 @@ pub fn parse_reader<R: BufRead>(
     let format = match format {
         Some(f) => f,
         None => {
-            let top = match json_pos::skim(text, 5) {
-                Ok(v) => v,
-                Err(e) => {
+            let top = match json_pos::skim(text, 5).map_err(|e| (first_of_several(text), e)) {
+                Ok(v) | Err((Some(v), _)) => v,
+                Err((None, e)) => {
                     let (line, col) = json_pos::error_position(&e, 1);
                     out.issue(InputIssue::at(
                         path,
@@ -466,6 +466,21 @@ pub fn parse_reader<R: BufRead>(
         out,
     );
     ReadOutcome::Read(format)
+}
+
+/// The first of several concatenated JSON documents (the Python console span exporter writes
+/// one pretty object per span), skimmed for detection; `None` unless the whole text is such a
+/// sequence.
+fn first_of_several(text: &str) -> Option<Value> {
+    let mut values =
+        serde_json::Deserializer::from_str(text).into_iter::<&serde_json::value::RawValue>();
+    let first = values.next()?.ok()?;
+    let mut more = false;
+    for v in values {
+        v.ok()?;
+        more = true;
+    }
+    more.then(|| json_pos::skim(first.get(), 5).ok()).flatten()
 }
 
 fn first_char_position(text: &str) -> (u32, u32) {

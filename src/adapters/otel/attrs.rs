@@ -187,9 +187,12 @@ pub fn unflatten(attrs: &Attrs, prefix: &str) -> Option<Value> {
         let Some(rest) = k.strip_prefix(start.as_str()) else {
             break;
         };
+        let parts: Vec<&str> = rest.split('.').collect();
+        if parts.len() > MAX_DEPTH {
+            continue;
+        }
         any = true;
         let mut node = &mut root;
-        let parts: Vec<&str> = rest.split('.').collect();
         for (i, part) in parts.iter().enumerate() {
             let Value::Object(m) = node else { break };
             if i + 1 == parts.len() {
@@ -302,5 +305,9 @@ mod tests {
                         "properties": {"x": {"anyOf": [{"type": "string"}, {"type": "null"}]}}}))
         );
         assert_eq!(unflatten(&a, "tool.nothing"), None);
+        // A key nested beyond reason is not rebuilt (and cannot exhaust the stack).
+        let deep = format!("tool.parameters{}", ".a".repeat(100_000));
+        let a = read(Some(&json!({ deep: 1 })));
+        assert_eq!(unflatten(&a, "tool.parameters"), None);
     }
 }

@@ -396,6 +396,11 @@ fn model_calls_without_tool_spans_are_calls_answered_by_later_messages() {
 fn console_exporter_output_trail_and_data_envelopes() {
     let console = "{\n    \"name\": \"lookup\",\n    \"context\": {\"trace_id\": \"0x5b8efff798038103d269b633813fc60c\", \"span_id\": \"0x1\"},\n    \"kind\": \"SpanKind.INTERNAL\",\n    \"status\": {\"status_code\": \"OK\"},\n    \"attributes\": {\"openinference.span.kind\": \"TOOL\", \"tool.name\": \"lookup\", \"input.value\": \"{}\"}\n}\n{\n    \"name\": \"lookup\",\n    \"context\": {\"trace_id\": \"0x5b8efff798038103d269b633813fc60c\", \"span_id\": \"0x2\"},\n    \"attributes\": {\"openinference.span.kind\": \"TOOL\", \"tool.name\": \"lookup\", \"input.value\": \"{}\"}\n}\n";
     let p = both_ways(console);
+    assert_eq!(
+        parse_bytes(console.as_bytes(), "c.json", None).0,
+        Some(InputFormat::Otel),
+        "concatenated console output is detected"
+    );
     assert_eq!(p.traces.len(), 1);
     assert_eq!(p.traces[0].call_count(), 2);
     assert_eq!(p.traces[0].steps[2].at.line, 8);
