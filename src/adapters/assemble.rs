@@ -80,17 +80,24 @@ pub fn assemble(units: &[Unit], trace: &mut Trace, policy: Unanswered) {
     let mut emitted_ids: HashMap<CallPos, String> = HashMap::new();
     let mut awaiting: Vec<(String, String)> = Vec::new(); // (id, name) of calls no tool answers
     let mut called_at_llm: HashSet<usize> = HashSet::new();
-    let mut seen: HashSet<(u8, String)> = HashSet::new();
+    // How often each (role, text) was emitted: a later model call's input is new where it
+    // holds a turn more often than emitted so far (a user who says "yes" twice said it twice).
+    let mut seen: HashMap<(u8, String), usize> = HashMap::new();
     let mut first_llm = true;
     for (u, unit) in units.iter().enumerate() {
         match unit {
             Unit::Llm(llm) => {
+                let mut here: HashMap<(u8, String), usize> = HashMap::new();
                 for m in &llm.input {
                     let role = effective_role(m);
-                    let new_turn = matches!(role, Role::User | Role::System)
-                        && !seen.contains(&(role_key(role), m.text.clone()));
+                    let key = (role_key(role), m.text.clone());
+                    let count = here.entry(key.clone()).or_default();
+                    *count += 1;
+                    let count = *count;
+                    let before = seen.get(&key).copied().unwrap_or(0);
+                    let new_turn = matches!(role, Role::User | Role::System) && count > before;
                     if !m.text.is_empty() && (first_llm || new_turn) {
-                        seen.insert((role_key(role), m.text.clone()));
+                        seen.insert(key, count.max(before));
                         message(trace, llm, m);
                     }
                     for r in &m.results {
@@ -118,7 +125,9 @@ pub fn assemble(units: &[Unit], trace: &mut Trace, policy: Unanswered) {
                 first_llm = false;
                 for (mi, m) in llm.output.iter().enumerate() {
                     if !m.text.is_empty() {
-                        seen.insert((role_key(m.role), m.text.clone()));
+                        *seen
+                            .entry((role_key(effective_role(m)), m.text.clone()))
+                            .or_default() += 1;
                         message(trace, llm, m);
                     }
                     for (ci, call) in m.calls.iter().enumerate() {

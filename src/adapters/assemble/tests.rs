@@ -240,3 +240,34 @@ fn a_repeated_call_id_is_not_a_second_call() {
     ];
     assert_eq!(render(&units, Unanswered::Keep), ["call get c Model @1"]);
 }
+
+#[test]
+fn a_turn_said_twice_is_two_turns() {
+    let yes = || msg(Role::User, "yes", vec![]);
+    let units = vec![
+        llm(
+            1,
+            vec![msg(Role::User, "book it?", vec![]), yes()],
+            vec![msg(Role::Assistant, "sure?", vec![])],
+        ),
+        llm(
+            2,
+            vec![
+                msg(Role::User, "book it?", vec![]),
+                yes(),
+                msg(Role::Assistant, "sure?", vec![]),
+                yes(),
+            ],
+            vec![],
+        ),
+    ];
+    assert_eq!(
+        render(&units, Unanswered::Keep),
+        [
+            "msg User book it? @1",
+            "msg User yes @1",
+            "msg Assistant sure? @1",
+            "msg User yes @2"
+        ]
+    );
+}

@@ -219,7 +219,7 @@ fn messages_agree_with_langfuse_chatml() {
             .filter_map(|o| o.parent.as_deref())
             .collect();
         let mut expected: Vec<(String, String)> = Vec::new();
-        let mut seen = HashSet::new();
+        let mut seen: std::collections::HashMap<(String, String), usize> = Default::default();
         let mut first = true;
         for o in obs.iter().filter(|o| o.kind == "GENERATION") {
             let (input, output) = conversation(o);
@@ -246,6 +246,7 @@ fn messages_agree_with_langfuse_chatml() {
             if parents.contains(o.id.as_str()) {
                 continue;
             }
+            let mut here: std::collections::HashMap<(String, String), usize> = Default::default();
             for (k, (role, text, _)) in sides[0].iter().enumerate() {
                 // A turn that only carries tool results is the tools speaking.
                 let carrier = input
@@ -260,17 +261,21 @@ fn messages_agree_with_langfuse_chatml() {
                     role.clone()
                 };
                 let role = &role;
-                let new_turn = matches!(role.as_str(), "user" | "system")
-                    && !seen.contains(&(role.clone(), text.clone()));
+                let key = (role.clone(), text.clone());
+                let count = here.entry(key.clone()).or_default();
+                *count += 1;
+                let count = *count;
+                let before = seen.get(&key).copied().unwrap_or(0);
+                let new_turn = matches!(role.as_str(), "user" | "system") && count > before;
                 if !text.is_empty() && (first || new_turn) {
-                    seen.insert((role.clone(), text.clone()));
+                    seen.insert(key, count.max(before));
                     expected.push((role.clone(), text.clone()));
                 }
             }
             first = false;
             for (role, text, _) in &sides[1] {
                 if !text.is_empty() {
-                    seen.insert((role.clone(), text.clone()));
+                    *seen.entry((role.clone(), text.clone())).or_default() += 1;
                     expected.push((role.clone(), text.clone()));
                 }
             }
