@@ -146,10 +146,22 @@ fn parse_export(
                 .filter_map(|(k, v)| Some((k.clone(), serde_json::from_str(v.get()).ok()?)))
                 .collect()
         });
-    let Some(obs_raw) = top.get("observations") else {
-        return out.issue(issue(
-            "not a Langfuse trace export: no `observations` list (a trace without observations has nothing to lint)",
-        ));
+    // The download keeps a second, lossy copy inside `trace` (inputs and outputs dropped): used
+    // only when the top-level list is missing.
+    let nested: Option<BTreeMap<String, &RawValue>> = top
+        .get("trace")
+        .and_then(|t| serde_json::from_str(t.get()).ok());
+    let (obs_raw, obs_pointer) = match (
+        top.get("observations"),
+        nested.as_ref().and_then(|n| n.get("observations")),
+    ) {
+        (Some(o), _) => (*o, format!("{pointer}/observations")),
+        (None, Some(o)) => (*o, format!("{pointer}/trace/observations")),
+        (None, None) => {
+            return out.issue(issue(
+                "not a Langfuse trace export: no `observations` list (a trace without observations has nothing to lint)",
+            ));
+        }
     };
     let Ok(items) = serde_json::from_str::<Vec<&RawValue>>(obs_raw.get()) else {
         return out.issue(issue("`observations` is not a list"));
@@ -158,7 +170,7 @@ fn parse_export(
     let mut trace = Trace::new(run_id, input.clone());
     let mut observations = Vec::new();
     for (i, item) in items.iter().enumerate() {
-        let at = locate(text, index, item, format!("{pointer}/observations/{i}"));
+        let at = locate(text, index, item, format!("{obs_pointer}/{i}"));
         match serde_json::from_str::<Value>(item.get()) {
             Ok(Value::Object(m)) => observations.push(decode(m, at)),
             _ => {

@@ -430,6 +430,15 @@ fn bad_observations_and_empty_exports_are_input_issues() {
         "{:?}",
         p.issues
     );
+    let nested = json!({"trace": {"id": "n", "observations": [
+        {"id": "t", "type": "TOOL", "name": "x", "startTime": "2025-01-01T00:00:00Z", "input": null, "output": null}]}});
+    let p = parse_str(&nested.to_string());
+    let t = &p.traces[0];
+    assert_eq!(t.steps[0].at.pointer, "/trace/observations/0");
+    assert!(
+        matches!(&t.steps[0].as_call().unwrap().args, Args::Unknown(r) if r.contains("no input"))
+    );
+    assert!(!t.steps[1].as_result().unwrap().content_recorded);
     let p = parse_str("{\"trace\": {}}");
     assert!(
         p.issues[0].message.contains("no `observations`"),
