@@ -4,16 +4,24 @@
 //! reports; a problem with one record is an `InputIssue`, and the rest is still read.
 
 pub mod args;
+pub mod assemble;
+pub mod chat;
 pub mod claude;
+pub mod clock;
 pub mod content;
 pub mod cursor;
 pub mod json_pos;
+pub mod langfuse;
 pub mod native;
 pub mod openai;
+pub mod otel;
+pub mod record;
+#[cfg(test)]
+mod snapshot;
 #[cfg(test)]
 mod testing;
 
-use std::io::{BufRead, Read};
+use std::io::{BufRead, BufReader, Read, Seek, SeekFrom};
 
 use serde_json::Value;
 
@@ -75,7 +83,8 @@ impl InputFormat {
             InputFormat::Native => native::sniff(record),
             InputFormat::Claude => claude::sniff(record),
             InputFormat::OpenAi => openai::sniff(record),
-            InputFormat::Langfuse | InputFormat::Otel => 0,
+            InputFormat::Langfuse => langfuse::sniff(record),
+            InputFormat::Otel => otel::sniff(record),
         }
     }
 }
@@ -217,10 +226,12 @@ pub fn parse_body(format: InputFormat, body: Body<'_>, input: &InputRef, out: &m
         (InputFormat::Claude, Body::Lines(lines)) => claude::parse_lines(lines, input, out),
         (InputFormat::OpenAi, Body::Document(text)) => openai::parse_document(text, input, out),
         (InputFormat::OpenAi, Body::Lines(lines)) => openai::parse_lines(lines, input, out),
-        (other, _) => out.issue(InputIssue::file(
-            &input.path,
-            format!("the `{other}` reader is not available in this build"),
-        )),
+        (InputFormat::Langfuse, Body::Document(text)) => {
+            langfuse::parse_document(text, input, out);
+        }
+        (InputFormat::Langfuse, Body::Lines(lines)) => langfuse::parse_lines(lines, input, out),
+        (InputFormat::Otel, Body::Document(text)) => otel::parse_document(text, input, out),
+        (InputFormat::Otel, Body::Lines(lines)) => otel::parse_lines(lines, input, out),
     }
 }
 
@@ -443,9 +454,9 @@ pub fn parse_reader<R: BufRead>(
     let format = match format {
         Some(f) => f,
         None => {
-            let top = match json_pos::skim(text, 5) {
-                Ok(v) => v,
-                Err(e) => {
+            let top = match json_pos::skim(text, 5).map_err(|e| (first_of_several(text), e)) {
+                Ok(v) | Err((Some(v), _)) => v,
+                Err((None, e)) => {
                     let (line, col) = json_pos::error_position(&e, 1);
                     out.issue(InputIssue::at(
                         path,
@@ -480,6 +491,21 @@ pub fn parse_reader<R: BufRead>(
         out,
     );
     ReadOutcome::Read(format)
+}
+
+/// The first of several concatenated JSON documents (the Python console span exporter writes
+/// one pretty object per span), skimmed for detection; `None` unless the whole text is such a
+/// sequence.
+fn first_of_several(text: &str) -> Option<Value> {
+    let mut values =
+        serde_json::Deserializer::from_str(text).into_iter::<&serde_json::value::RawValue>();
+    let first = values.next()?.ok()?;
+    let mut more = false;
+    for v in values {
+        v.ok()?;
+        more = true;
+    }
+    more.then(|| json_pos::skim(first.get(), 5).ok()).flatten()
 }
 
 fn first_char_position(text: &str) -> (u32, u32) {
@@ -518,6 +544,47 @@ fn read_first_line<R: BufRead>(
             return Ok(());
         }
     }
+}
+
+/// Read one input file. OTel span files — read as `otel`, or recognised as OTLP JSON from their
+/// first bytes — are streamed in two passes (`otel::parse_seekable`), so memory follows the
+/// largest trace, not the file; everything else goes through `parse_reader`.
+pub fn parse_file<R: Read + Seek>(
+    mut file: R,
+    path: &str,
+    opts: &ReadOptions,
+    out: &mut dyn Emit,
+) -> ReadOutcome {
+    let mut head = vec![0; 4096];
+    let mut filled = 0;
+    while filled < head.len() {
+        match file.read(&mut head[filled..]) {
+            Ok(0) => break,
+            Ok(n) => filled += n,
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+            Err(e) => {
+                out.issue(InputIssue::file(path, format!("cannot read: {e}")));
+                return ReadOutcome::Failed;
+            }
+        }
+    }
+    let stream = match opts.format {
+        Some(f) => f == InputFormat::Otel,
+        None => otel::is_otlp_prefix(&head[..filled]),
+    };
+    if let Err(e) = file.seek(SeekFrom::Start(0)) {
+        out.issue(InputIssue::file(path, format!("cannot read: {e}")));
+        return ReadOutcome::Failed;
+    }
+    if !stream {
+        return parse_reader(BufReader::with_capacity(256 << 10, file), path, opts, out);
+    }
+    let input = InputRef {
+        path: path.to_owned(),
+        format: InputFormat::Otel.name().to_owned(),
+    };
+    otel::parse_seekable(file, &input, opts.limits, out);
+    ReadOutcome::Read(InputFormat::Otel)
 }
 
 /// Parse a whole input held in memory (library API and tests).

@@ -1,14 +1,17 @@
 //! `tracelint check`: settings (flags over config) → tools sources → inputs → adapters, linted
 //! in parallel across files with each trace linted as soon as it is read → one sorted report →
-//! side outputs, stdout, exit status.
+//! side outputs, stdout, exit status. When several inputs are given, OTel traces wait until
+//! every input is read, so a run whose spans are split across files is merged (by trace id,
+//! reported under the first file) and linted whole.
 
-use std::io::{BufReader, Read, Write};
+use std::collections::BTreeMap;
+use std::io::{Read, Write};
 use std::path::Path;
 
 use anyhow::{Context, bail};
 use rayon::prelude::*;
 
-use crate::adapters::{self, Emit, InputFormat, Limits, ReadOptions, ReadOutcome};
+use crate::adapters::{self, Emit, InputFormat, Limits, ReadOptions, ReadOutcome, otel};
 use crate::cli::{CheckArgs, ColorArg, FailOn, InputFormatArg};
 use crate::config::{self, Config};
 use crate::exit::ExitStatus;
@@ -197,23 +200,35 @@ fn registry(
 struct InputResult {
     outcome: ReadOutcome,
     traces: Vec<TraceLint>,
+    /// OTel traces held back to be merged with the same trace id from other inputs.
+    deferred: Vec<Trace>,
     issues: Vec<InputIssue>,
 }
 
-/// Lints each trace as soon as its adapter emits it, so memory follows the largest trace.
+/// Lints each trace as soon as its adapter emits it, so memory follows the largest trace —
+/// except OTel traces when several inputs are read, which may continue in another file.
 struct Sink<'a> {
     linter: &'a Linter,
     parse_only: bool,
+    defer_otel: bool,
     result: InputResult,
+}
+
+fn lint_one(linter: &Linter, parse_only: bool, trace: &Trace) -> TraceLint {
+    if parse_only {
+        TraceLint::of(trace)
+    } else {
+        linter.lint(trace)
+    }
 }
 
 impl Emit for Sink<'_> {
     fn trace(&mut self, trace: Trace) {
-        let lint = if self.parse_only {
-            TraceLint::of(&trace)
-        } else {
-            self.linter.lint(&trace)
-        };
+        if self.defer_otel && trace.attribute(otel::TRACE_ID).is_some() {
+            self.result.deferred.push(trace);
+            return;
+        }
+        let lint = lint_one(self.linter, self.parse_only, &trace);
         self.result.traces.push(lint);
     }
     fn issue(&mut self, issue: InputIssue) {
@@ -226,13 +241,16 @@ fn read_input(
     settings: &Settings,
     linter: &Linter,
     parse_only: bool,
+    defer_otel: bool,
 ) -> InputResult {
     let mut sink = Sink {
         linter,
         parse_only,
+        defer_otel,
         result: InputResult {
             outcome: ReadOutcome::Failed,
             traces: Vec::new(),
+            deferred: Vec::new(),
             issues: Vec::new(),
         },
     };
@@ -257,12 +275,7 @@ fn read_input(
             }
         }
         Some(path) => match open(path) {
-            Ok(file) => adapters::parse_reader(
-                BufReader::with_capacity(256 << 10, file),
-                &spec.display,
-                &opts,
-                &mut sink,
-            ),
+            Ok(file) => adapters::parse_file(file, &spec.display, &opts, &mut sink),
             Err(e) => {
                 sink.issue(InputIssue::file(&spec.display, format!("cannot read: {e}")));
                 ReadOutcome::Failed
@@ -279,6 +292,34 @@ fn open(path: &Path) -> std::io::Result<std::fs::File> {
         return Err(std::io::Error::other("it is a directory"));
     }
     Ok(file)
+}
+
+/// The OTel traces held back from every input, grouped by trace id and merged; each comes with
+/// the input it is reported under (the first one its run appeared in), in order of first
+/// appearance.
+fn merge_split_runs(results: &mut [InputResult]) -> Vec<(usize, Trace)> {
+    // trace id → (order of first appearance, input of first appearance, parts in input order)
+    let mut groups: BTreeMap<String, (usize, usize, Vec<Trace>)> = BTreeMap::new();
+    let mut seen = 0;
+    for (input, result) in results.iter_mut().enumerate() {
+        for trace in result.deferred.drain(..) {
+            let id = trace
+                .attribute(otel::TRACE_ID)
+                .unwrap_or_default()
+                .to_owned();
+            let group = groups.entry(id).or_insert_with(|| {
+                seen += 1;
+                (seen, input, Vec::new())
+            });
+            group.2.push(trace);
+        }
+    }
+    let mut merged: Vec<(usize, usize, Trace)> = groups
+        .into_values()
+        .filter_map(|(first, input, parts)| Some((first, input, otel::merge(parts)?)))
+        .collect();
+    merged.sort_by_key(|(first, _, _)| *first);
+    merged.into_iter().map(|(_, input, t)| (input, t)).collect()
 }
 
 /// `tracelint check`.
@@ -310,10 +351,18 @@ pub fn run(args: &CheckArgs) -> anyhow::Result<ExitStatus> {
         .num_threads(settings.jobs.unwrap_or(0))
         .build()
         .context("cannot start worker threads")?;
-    let results: Vec<InputResult> = pool.install(|| {
+    let defer_otel = specs.len() > 1;
+    let mut results: Vec<InputResult> = pool.install(|| {
         specs
             .par_iter()
-            .map(|spec| read_input(spec, &settings, &linter, args.parse_only))
+            .map(|spec| read_input(spec, &settings, &linter, args.parse_only, defer_otel))
+            .collect()
+    });
+    let merged = merge_split_runs(&mut results);
+    let merged_lints: Vec<(usize, TraceLint)> = pool.install(|| {
+        merged
+            .par_iter()
+            .map(|(input, trace)| (*input, lint_one(&linter, args.parse_only, trace)))
             .collect()
     });
     // A sub-agent linted from its own file is not linted again from the `agent_progress`
@@ -359,6 +408,9 @@ pub fn run(args: &CheckArgs) -> anyhow::Result<ExitStatus> {
             }
             builder.trace(input, t);
         }
+    }
+    for (input, lint) in merged_lints {
+        builder.trace(input, lint);
     }
     let report = builder.finish(settings.fail_on, &settings.config.ignores);
     let cwd = std::env::current_dir().context("cannot read the working directory")?;
