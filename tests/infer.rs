@@ -89,3 +89,47 @@ fn no_validate_skips_the_round_trip() {
     assert!(out.stdout.is_empty(), "{out:?}");
     assert!(std::fs::read_to_string(&tools).unwrap().lines().count() > 10);
 }
+
+#[test]
+fn a_real_claude_code_session_has_no_r1_finding_under_its_inferred_schema() {
+    let dir = tempfile::tempdir().unwrap();
+    let tools = dir.path().join("tools.json");
+    let tools = tools.to_str().unwrap();
+    let session =
+        "../shared/fixtures/real/claude-code/erk-1b2fa935-2b3c-47c3-a234-caee199c619b.jsonl";
+    let out = tracelint(&["infer", session, "-o", tools, "--pretty"]);
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(out.status.code(), Some(0), "{out:?}");
+    assert!(
+        stdout.contains("OK: inferred schema validates against 1 transcript(s)"),
+        "{stdout}"
+    );
+    let file: serde_json::Value = serde_json::from_slice(&std::fs::read(tools).unwrap()).unwrap();
+    let names: Vec<&str> = file["tools"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| t["name"].as_str().unwrap())
+        .collect();
+    assert!(
+        names.contains(&"Bash") && names.contains(&"Read"),
+        "{names:?}"
+    );
+    // Nested arrays of objects get `items` schemas (TodoWrite's `todos`, when the session used it).
+    let check = tracelint(&[
+        "check",
+        session,
+        "--tools",
+        tools,
+        "--select",
+        "R1",
+        "--output-format",
+        "json",
+    ]);
+    let report: serde_json::Value = serde_json::from_slice(&check.stdout).unwrap();
+    assert_eq!(report["summary"]["hard_defect"], 0, "{report:#}");
+    let cov = &report["coverage"][0];
+    assert_eq!(cov["rule"], "R1");
+    assert_eq!(cov["decided"], cov["total"], "{report:#}");
+    assert!(cov["total"].as_u64().unwrap() > 50);
+}
