@@ -179,6 +179,41 @@ fn step_fails_by_the_exit_code_contract_and_input_errors_always_fail() {
             summary: "| 0 | 0 | 1 | 0 | 0 | 0 | 1 |",
         },
         Case {
+            // Two sources, one per line, with the spaces a YAML block leaves.
+            with: &[
+                ("traces", "other/*.jsonl"),
+                ("tools", "tools.json\n  more-tools.json \n"),
+                ("fail-on", "candidate"),
+            ],
+            fails: false,
+            exit_code: "0",
+            findings: "0",
+            log: "tracelint: 0 hard_defects, 0 hard_events, 0 candidates in 1 trace",
+            summary: "| 0 | 0 | 0 | 0 | 0 | 0 | 0 |",
+        },
+        Case {
+            // The config file's `tools` and `fail-on` apply.
+            with: &[("traces", "other/"), ("config", "ci/tracelint.toml")],
+            fails: true,
+            exit_code: "1",
+            findings: "1",
+            log: "title=R7 candidate grep_files::",
+            summary: "| 0 | 0 | 1 | 0 | 0 | 0 | 1 |",
+        },
+        Case {
+            // A forced format is passed on: these native traces are not Langfuse exports.
+            with: &[
+                ("traces", "transcripts/clean.jsonl"),
+                ("tools", "tools.json"),
+                ("input-format", "langfuse"),
+            ],
+            fails: true,
+            exit_code: "3",
+            findings: "0",
+            log: "::error file=transcripts/clean.jsonl,",
+            summary: "| 0 | 0 | 0 | 0 | 0 | 1 | 3 |",
+        },
+        Case {
             with: &[
                 ("traces", "missing.jsonl"),
                 ("tools", "tools.json"),

@@ -36,8 +36,10 @@ pub(crate) fn readme_with() -> Vec<(String, String)> {
 }
 
 impl Job {
-    /// A workspace with `tools.json`, `tracelint.toml`-free, and the traces under `transcripts/`
-    /// (`team-a/r1-violation.jsonl` holds one R1 hard defect; `clean.jsonl` none).
+    /// A workspace with `tools.json` and the traces under `transcripts/` (`team-a/r1-violation.jsonl`
+    /// holds one R1 hard defect; `clean.jsonl` none); `other/candidate.jsonl` calls `grep_files`,
+    /// which only `more-tools.json` declares; `ci/tracelint.toml` sets the tools and
+    /// `fail-on = "candidate"`.
     pub(crate) fn new() -> Job {
         let root = tempfile::tempdir().expect("a temp dir");
         let runner = Runner::new(root.path());
@@ -56,6 +58,13 @@ impl Job {
             &dist.join("candidate.jsonl"),
             &ws.join("other/candidate.jsonl"),
         );
+        copy_tree(&dist.join("more-tools.json"), &ws.join("more-tools.json"));
+        std::fs::create_dir_all(ws.join("ci")).expect("create ci/");
+        std::fs::write(
+            ws.join("ci/tracelint.toml"),
+            "tools = \"../tools.json\"\nfail-on = \"candidate\"\n",
+        )
+        .expect("write ci/tracelint.toml");
         Job { root, runner }
     }
 
