@@ -102,6 +102,8 @@ case "$report" in
 *) report="$PWD/$report" ;;
 esac
 mkdir -p -- "$(dirname -- "$report")"
+# A report left by an earlier run must not pass for this one's if tracelint stops early.
+rm -f -- "$report"
 
 args=(check --output-format github)
 case "$output_format" in

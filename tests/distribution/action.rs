@@ -295,3 +295,31 @@ fn step_fails_by_the_exit_code_contract_and_input_errors_always_fail() {
         );
     }
 }
+
+#[test]
+fn an_old_report_never_passes_for_this_run() {
+    if !jq_present() {
+        return;
+    }
+    let mut job = Job::new();
+    let old = job.runner.workspace.join("reports/tracelint.json");
+    std::fs::create_dir_all(old.parent().expect("a folder")).expect("create reports/");
+    std::fs::write(
+        &old,
+        r#"{"findings": [1, 2, 3], "summary": {"hard_defect": 3}}"#,
+    )
+    .expect("write an old report");
+    job.seed_cache(&[]);
+    job.fake_cargo("exit 97");
+    let run = job.runner.run(&[
+        ("traces", "transcripts/"),
+        ("output-format", "json"),
+        ("report-path", "reports/tracelint.json"),
+        ("args", "--no-such-flag"),
+    ]);
+    assert!(run.failed);
+    assert_eq!(run.output("exit-code"), "3");
+    assert_eq!(run.output("findings-count"), "");
+    assert_eq!(run.output("report-path"), "");
+    assert!(!old.exists(), "the old report was removed before the run");
+}
