@@ -125,22 +125,27 @@ struct PyTool {
 /// a `[tool.tracelint]` table. Stops at the repository root (a folder holding `.git`).
 pub fn discover(start: &Path) -> Result<Option<Config>, ConfigError> {
     let mut dir = Some(start);
+    // The found file is named relative to `start` (`../../tracelint.toml`), so messages and the
+    // tools paths it declares read the way the user would write them from where they stand.
+    let mut up = PathBuf::new();
     while let Some(d) = dir {
         let candidate = d.join("tracelint.toml");
         if candidate.is_file() {
-            return load(&candidate).map(Some);
+            let text = read(&candidate)?;
+            return parse(&text, &up.join("tracelint.toml")).map(Some);
         }
         let py = d.join("pyproject.toml");
         if py.is_file() {
             let text = read(&py)?;
             if text.contains("[tool.tracelint") {
-                return parse(&text, &py).map(Some);
+                return parse(&text, &up.join("pyproject.toml")).map(Some);
             }
         }
         if d.join(".git").exists() {
             break;
         }
         dir = d.parent();
+        up.push("..");
     }
     Ok(None)
 }
@@ -173,7 +178,7 @@ pub fn parse(text: &str, path: &Path) -> Result<Config, ConfigError> {
     let raw = if is_pyproject {
         let py: Pyproject = toml::from_str(text).map_err(|e| ConfigError {
             location: at(e.span()),
-            message: e.message().trim().to_owned(),
+            message: toml_message(&e),
         })?;
         py.tool
             .and_then(|t| t.tracelint)
@@ -184,7 +189,7 @@ pub fn parse(text: &str, path: &Path) -> Result<Config, ConfigError> {
     } else {
         toml::from_str::<RawConfig>(text).map_err(|e| ConfigError {
             location: at(e.span()),
-            message: e.message().trim().to_owned(),
+            message: toml_message(&e),
         })?
     };
     let base = path.parent().unwrap_or(Path::new(""));
@@ -282,6 +287,30 @@ pub fn parse(text: &str, path: &Path) -> Result<Config, ConfigError> {
     Ok(cfg)
 }
 
+/// Keys a `tracelint.toml` accepts, for "did you mean" on a misspelled one.
+const KEYS: &[&str] = &[
+    "tools",
+    "input-format",
+    "select",
+    "ignore",
+    "fail-on",
+    "closed-toolset",
+    "include-candidates",
+    "metadata",
+];
+
+/// The parser's message, with the closest known key when a key is unknown.
+fn toml_message(e: &toml::de::Error) -> String {
+    let message = e.message().trim().to_owned();
+    let unknown = message
+        .strip_prefix("unknown field `")
+        .and_then(|rest| rest.split('`').next());
+    match unknown.and_then(|k| crate::suggest::closest_name(k, KEYS.iter().copied())) {
+        Some(k) => format!("{message} (did you mean `{k}`?)"),
+        None => message,
+    }
+}
+
 fn rules_of(id: &str) -> Result<Vec<RuleId>, String> {
     crate::rules::parse_rule_list(&[id.to_owned()]).map_err(|e| e.to_string())
 }
@@ -368,7 +397,7 @@ failure_when = { pointer = "/status", in = ["declined"] }
                 .lines()
                 .next()
                 .unwrap(),
-            "tracelint.toml:2:1: unknown field `fail-onn`, expected one of `tools`, `format`, `input-format`, `input_format`, `select`, `ignore`, `fail-on`, `fail_on`, `closed-toolset`, `closed_toolset`, `include-candidates`, `include_candidates`, `metadata`"
+            "tracelint.toml:2:1: unknown field `fail-onn`, expected one of `tools`, `format`, `input-format`, `input_format`, `select`, `ignore`, `fail-on`, `fail_on`, `closed-toolset`, `closed_toolset`, `include-candidates`, `include_candidates`, `metadata` (did you mean `fail-on`?)"
         );
         assert_eq!(
             p("fail-on = \"hard_defekt\"\n").unwrap_err(),
@@ -388,6 +417,29 @@ failure_when = { pointer = "/status", in = ["declined"] }
                 .unwrap_err()
                 .contains("did you mean `side_effecting`?")
         );
+    }
+
+    #[test]
+    fn discovery_walks_up_and_names_paths_from_where_it_started() {
+        let root = tempfile::tempdir().unwrap();
+        std::fs::create_dir(root.path().join(".git")).unwrap();
+        let deep = root.path().join("a/b");
+        std::fs::create_dir_all(&deep).unwrap();
+        assert!(discover(&deep).unwrap().is_none());
+        std::fs::write(
+            root.path().join("tracelint.toml"),
+            "tools = \"tools.json\"\n",
+        )
+        .unwrap();
+        let c = discover(&deep).unwrap().unwrap();
+        assert_eq!(c.path.unwrap(), Path::new("../../tracelint.toml"));
+        assert_eq!(c.tools, [Path::new("../../tools.json").to_string_lossy()]);
+        // The search stops at the repository root.
+        let outside = tempfile::tempdir().unwrap();
+        std::fs::write(outside.path().join("tracelint.toml"), "bogus = 1\n").unwrap();
+        let repo = outside.path().join("repo");
+        std::fs::create_dir_all(repo.join(".git")).unwrap();
+        assert!(discover(&repo).unwrap().is_none());
     }
 
     #[test]

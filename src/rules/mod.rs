@@ -2,8 +2,17 @@
 //! registry `RULES`, rule selection, and `run`, which applies the selected rules to one trace.
 //! Rules produce data (findings, suppressions, coverage); they never print.
 
+mod calls;
 pub mod context;
+mod normalize;
+mod outcome;
+mod provenance;
 mod r1_schema_violation;
+mod r2a_tool_error_event;
+mod r2b_error_mishandled;
+mod r3_hallucinated_arg;
+mod r4_loop;
+mod r5_redundant_call;
 mod r6_malformed_arguments;
 mod r7_unknown_tool;
 
@@ -30,6 +39,11 @@ pub trait Rule: Sync {
 /// Every rule, in id order. Adding a rule = one line here (and a `RuleId` variant).
 pub static RULES: &[&dyn Rule] = &[
     &r1_schema_violation::SchemaViolation,
+    &r2a_tool_error_event::ToolErrorEvent,
+    &r2b_error_mishandled::ErrorMishandled,
+    &r3_hallucinated_arg::HallucinatedArg,
+    &r4_loop::Loop,
+    &r5_redundant_call::RedundantCall,
     &r6_malformed_arguments::MalformedArguments,
     &r7_unknown_tool::UnknownTool,
 ];
@@ -326,6 +340,9 @@ pub(crate) mod testing {
         out
     }
 }
+
+#[cfg(test)]
+mod demo_tests;
 
 #[cfg(test)]
 mod fixture_tests {

@@ -70,7 +70,14 @@ mod tests {
         insta::assert_snapshot!(lint(trace, Some(tools), Default::default()), @r"
         2:11: hard_defect R6 get_order: arguments are not a JSON object: EOF while parsing a string at column 16 of the emitted arguments
           help: fix the model's function-call emission (often truncation at max_tokens or a prompt asking for non-JSON)
+        suppressed R2a -: no tool results recorded: the trace cannot show whether a call failed
+        suppressed R2b -: no tool results recorded: the trace cannot show whether a call failed
         coverage R1 0/1 tool calls
+        coverage R2a 0/0 tool results
+        coverage R2b 0/1 tool calls
+        coverage R3 0/1 tool calls
+        coverage R4 0/1 tool calls
+        coverage R5 0/1 tool calls
         coverage R6 1/1 tool calls
         coverage R7 1/1 tool calls
         ");

@@ -1,0 +1,48 @@
+//! The tool calls of one trace as R4 and R5 compare them: in order, each with its normalised
+//! arguments (canonical JSON without volatile keys, `None` when the arguments are not known) and
+//! its recorded result (`None` when no result, or no content, was recorded). Built in one pass
+//! over the pairing; no rule logic.
+
+use crate::model::{Args, Step, ToolCall, ToolResult};
+
+use super::TraceCx;
+use super::normalize::canonical_args;
+
+/// One call as R4/R5 see it.
+pub(crate) struct CallRecord<'a> {
+    /// The call's step.
+    pub(crate) step: &'a Step,
+    /// The call.
+    pub(crate) call: &'a ToolCall,
+    /// `name` + canonical arguments; `None` when the arguments are unknown or malformed.
+    pub(crate) key: Option<String>,
+    /// The recorded result, when there is one with content.
+    pub(crate) result: Option<&'a ToolResult>,
+}
+
+/// Every tool call of the trace, in order.
+pub(crate) fn records<'a>(cx: &TraceCx<'a>) -> Vec<CallRecord<'a>> {
+    let steps = &cx.trace.steps;
+    steps
+        .iter()
+        .filter_map(|step| {
+            let call = step.as_call()?;
+            let key = match &call.args {
+                Args::Known(v) => Some(format!("{}\u{0}{}", call.name, canonical_args(v))),
+                _ => None,
+            };
+            let result = cx
+                .pairing
+                .result_for(step.index)
+                .and_then(|i| steps.get(i))
+                .and_then(Step::as_result)
+                .filter(|r| r.content_recorded);
+            Some(CallRecord {
+                step,
+                call,
+                key,
+                result,
+            })
+        })
+        .collect()
+}

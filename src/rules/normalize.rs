@@ -1,0 +1,368 @@
+//! Value normalisation shared by rules (SPEC §5 "Definitions shared by rules"): canonical JSON of
+//! arguments without volatile keys and the result class / identity used by R4 and R5; text
+//! normalisation (trim, Unicode case-fold, collapse whitespace), digit strings and numbers read
+//! from text, used by R2b and R3 through `provenance`. Pure functions over values: no trace
+//! walking, no findings.
+
+use std::borrow::Cow;
+
+use serde_json::{Map, Value};
+
+use crate::model::{ResultStatus, ToolResult};
+
+/// Argument keys that change on every call without changing what is asked (case-insensitive).
+const VOLATILE_KEYS: &[&str] = &[
+    "timestamp",
+    "ts",
+    "time",
+    "request_id",
+    "requestid",
+    "nonce",
+    "idempotency_key",
+    "trace_id",
+    "traceid",
+    "span_id",
+];
+
+/// Result `status`/`state` values that mean "not done yet".
+const WAITING_STATES: &[&str] = &[
+    "pending",
+    "in_progress",
+    "queued",
+    "running",
+    "processing",
+    "waiting",
+    "started",
+];
+
+/// Deepest nesting walked when normalising a value; deeper parts are kept as they are.
+const MAX_DEPTH: usize = 64;
+
+/// Canonical JSON of call arguments: sorted keys (serde_json's map is ordered), volatile keys
+/// dropped at every level.
+pub(crate) fn canonical_args(args: &Value) -> String {
+    without_volatile(args, 0).to_string()
+}
+
+fn without_volatile(v: &Value, depth: usize) -> Value {
+    if depth > MAX_DEPTH {
+        return v.clone();
+    }
+    match v {
+        Value::Object(m) => Value::Object(
+            m.iter()
+                .filter(|(k, _)| !is_volatile(k))
+                .map(|(k, v)| (k.clone(), without_volatile(v, depth + 1)))
+                .collect::<Map<_, _>>(),
+        ),
+        Value::Array(items) => Value::Array(
+            items
+                .iter()
+                .map(|i| without_volatile(i, depth + 1))
+                .collect(),
+        ),
+        other => other.clone(),
+    }
+}
+
+fn is_volatile(key: &str) -> bool {
+    VOLATILE_KEYS.iter().any(|k| k.eq_ignore_ascii_case(key))
+}
+
+/// The coarse class of a result (SPEC §5): what R4 reads to recognise a waiting state.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) enum ResultClass {
+    /// No result recorded (or its content was not captured).
+    NoResult,
+    /// A structured error.
+    Error,
+    /// Null, an empty container or an empty string.
+    Empty,
+    /// The result's top-level `status` / `state` field, normalised.
+    Status(String),
+    /// Anything else.
+    Ok,
+}
+
+impl ResultClass {
+    /// The result says the work is not done yet (`status: pending`, …).
+    pub(crate) fn is_waiting(&self) -> bool {
+        matches!(self, ResultClass::Status(s) if WAITING_STATES.contains(&s.as_str()))
+    }
+}
+
+/// The class of a call's result.
+pub(crate) fn result_class(result: Option<&ToolResult>) -> ResultClass {
+    let Some(r) = result.filter(|r| r.content_recorded) else {
+        return ResultClass::NoResult;
+    };
+    if r.status == ResultStatus::Error {
+        return ResultClass::Error;
+    }
+    let content = structured(&r.content);
+    if is_empty(&content) {
+        return ResultClass::Empty;
+    }
+    match status_field(&content) {
+        Some(s) => ResultClass::Status(s),
+        None => ResultClass::Ok,
+    }
+}
+
+/// The normalised top-level `status` (or `state`) string of a result object.
+pub(crate) fn status_field(content: &Value) -> Option<String> {
+    let m = content.as_object()?;
+    let v = m.get("status").or_else(|| m.get("state"))?.as_str()?;
+    Some(v.trim().to_lowercase().replace([' ', '-'], "_"))
+}
+
+/// True when two recorded results are identical: same status, same content (SPEC's result
+/// fingerprint, compared structurally so key order never matters).
+pub(crate) fn same_result(a: &ToolResult, b: &ToolResult) -> bool {
+    a.content_recorded && b.content_recorded && a.status == b.status && a.content == b.content
+}
+
+/// A result's content as structure: a string holding a JSON object or array is read as it.
+pub(crate) fn structured(content: &Value) -> Cow<'_, Value> {
+    if let Value::String(s) = content {
+        let t = s.trim_start();
+        if (t.starts_with('{') || t.starts_with('['))
+            && let Ok(v @ (Value::Object(_) | Value::Array(_))) = serde_json::from_str::<Value>(t)
+        {
+            return Cow::Owned(v);
+        }
+    }
+    Cow::Borrowed(content)
+}
+
+/// Null, an empty container, or a blank string.
+pub(crate) fn is_empty(v: &Value) -> bool {
+    match v {
+        Value::Null => true,
+        Value::String(s) => s.trim().is_empty(),
+        Value::Array(a) => a.is_empty(),
+        Value::Object(m) => m.is_empty(),
+        _ => false,
+    }
+}
+
+/// Trim, Unicode case-fold and collapse whitespace runs to one space.
+pub(crate) fn normalize_text(s: &str) -> String {
+    let folded = caseless::default_case_fold_str(s.trim());
+    let mut out = String::with_capacity(folded.len());
+    let mut space = false;
+    for c in folded.chars() {
+        if c.is_whitespace() {
+            space = true;
+        } else {
+            if space && !out.is_empty() {
+                out.push(' ');
+            }
+            space = false;
+            out.push(c);
+        }
+    }
+    out
+}
+
+/// Every ASCII digit of `s`, in order.
+pub(crate) fn digits(s: &str) -> String {
+    s.chars().filter(char::is_ascii_digit).collect()
+}
+
+/// A number's canonical text: integers without a fraction (`4906.0` → `4906`), others in
+/// Rust's shortest round-trip form.
+pub(crate) fn canonical_number(x: f64) -> Option<String> {
+    if !x.is_finite() {
+        return None;
+    }
+    if x.fract() == 0.0 && x.abs() < 1e15 {
+        // Exact: the value is an integer well inside f64's exact range.
+        #[allow(clippy::cast_possible_truncation)]
+        return Some(format!("{}", x as i64));
+    }
+    Some(format!("{x}"))
+}
+
+/// The canonical text of a JSON number (integers kept exact beyond f64's range).
+pub(crate) fn canonical_json_number(n: &serde_json::Number) -> Option<String> {
+    if n.is_i64() || n.is_u64() {
+        return Some(n.to_string());
+    }
+    canonical_number(n.as_f64()?)
+}
+
+/// A string that is exactly one number, written with optional sign, currency sign, thousands
+/// separators and decimals (`$1,200`, `-3.5`, `1,234.56`), read as its value.
+pub(crate) fn parse_number_str(s: &str) -> Option<f64> {
+    let t = s.trim();
+    let t = t.strip_prefix(['$', '€', '£']).unwrap_or(t);
+    if t.is_empty() || t.len() > 64 {
+        return None;
+    }
+    let (sign, body) = match t.strip_prefix('-') {
+        Some(rest) => (-1.0, rest),
+        None => (1.0, t.strip_prefix('+').unwrap_or(t)),
+    };
+    let (int, frac) = match body.split_once('.') {
+        Some((i, f)) => (i, Some(f)),
+        None => (body, None),
+    };
+    if int.is_empty() || !int.starts_with(|c: char| c.is_ascii_digit()) {
+        return None;
+    }
+    let grouped = int.contains(',');
+    if grouped {
+        let mut groups = int.split(',');
+        let first = groups.next()?;
+        if first.is_empty() || first.len() > 3 || !first.chars().all(|c| c.is_ascii_digit()) {
+            return None;
+        }
+        if !groups.all(|g| g.len() == 3 && g.chars().all(|c| c.is_ascii_digit())) {
+            return None;
+        }
+    } else if !int.chars().all(|c| c.is_ascii_digit()) {
+        return None;
+    }
+    if let Some(f) = frac
+        && (f.is_empty() || !f.chars().all(|c| c.is_ascii_digit()))
+    {
+        return None;
+    }
+    let plain: String = body.chars().filter(|c| *c != ',').collect();
+    plain.parse::<f64>().ok().map(|x| sign * x)
+}
+
+/// Characters that may sit inside one number written for humans (`555-123-4567`,
+/// `1,234.56`, `(555) 123`), at most two in a row.
+const NUMBER_SEPARATORS: &[char] = &['-', '.', ',', '/', ' ', '(', ')'];
+
+/// The digit streams of a text: each number's digits, joined across the separators a human
+/// writes inside one number, never across words (`58 and 213` gives `58` and `213`).
+pub(crate) fn digit_streams(text: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut cur = String::new();
+    let mut gap = 0usize;
+    for c in text.chars() {
+        if c.is_ascii_digit() {
+            cur.push(c);
+            gap = 0;
+        } else if !cur.is_empty() && NUMBER_SEPARATORS.contains(&c) && gap < 2 {
+            gap += 1;
+        } else if !cur.is_empty() {
+            out.push(std::mem::take(&mut cur));
+            gap = 0;
+        }
+    }
+    if !cur.is_empty() {
+        out.push(cur);
+    }
+    out
+}
+
+/// The numbers written in a text (`$1,200` → 1200, `1,234.56`, `12`), as canonical text.
+pub(crate) fn numbers_in(text: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    let bytes = text.as_bytes();
+    let mut i = 0;
+    while i < bytes.len() {
+        if !bytes[i].is_ascii_digit() || (i > 0 && bytes[i - 1].is_ascii_digit()) {
+            i += 1;
+            continue;
+        }
+        // Longest run of digits, commas and dots starting here.
+        let start = i;
+        let mut end = i;
+        while end < bytes.len()
+            && (bytes[end].is_ascii_digit() || matches!(bytes[end], b',' | b'.'))
+        {
+            end += 1;
+        }
+        let mut candidate = &text[start..end];
+        // A trailing `.`/`,` is punctuation ("costs 12.").
+        candidate = candidate.trim_end_matches([',', '.']);
+        // A minus sign, not a hyphen inside `555-123`.
+        let negative = start > 0
+            && bytes[start - 1] == b'-'
+            && (start == 1 || !bytes[start - 2].is_ascii_alphanumeric());
+        if let Some(x) = parse_number_str(candidate).or_else(|| {
+            // "1,2,3" is a list, not a grouped number: read its first part.
+            candidate.split(',').next().and_then(parse_number_str)
+        }) && let Some(c) = canonical_number(if negative { -x } else { x })
+        {
+            out.push(c);
+        }
+        i = end.max(i + 1);
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn canonical_args_sort_and_drop_volatile_keys() {
+        let a = canonical_args(&json!({"b": 1, "a": {"Request_Id": "x", "z": [1, {"ts": 3}]}}));
+        assert_eq!(a, r#"{"a":{"z":[1,{}]},"b":1}"#);
+        assert_eq!(
+            canonical_args(&json!({"x": 1, "nonce": "a"})),
+            canonical_args(&json!({"nonce": "b", "x": 1}))
+        );
+    }
+
+    #[test]
+    fn result_classes() {
+        let r = |c: Value, s| ToolResult::new(None, c, s);
+        use ResultStatus::*;
+        assert_eq!(result_class(None), ResultClass::NoResult);
+        assert_eq!(
+            result_class(Some(&r(json!("x"), Error))),
+            ResultClass::Error
+        );
+        assert_eq!(
+            result_class(Some(&r(json!(" "), Unknown))),
+            ResultClass::Empty
+        );
+        let pending = result_class(Some(&r(json!({"status": "In Progress"}), Ok)));
+        assert_eq!(pending, ResultClass::Status("in_progress".into()));
+        assert!(pending.is_waiting());
+        assert!(result_class(Some(&r(json!("{\"state\": \"queued\"}"), Ok))).is_waiting());
+        assert!(!result_class(Some(&r(json!({"status": "done"}), Ok))).is_waiting());
+        let mut lost = r(Value::Null, Unknown);
+        lost.content_recorded = false;
+        assert_eq!(result_class(Some(&lost)), ResultClass::NoResult);
+    }
+
+    #[test]
+    fn text_normalisation_case_folds() {
+        assert_eq!(normalize_text("  Straße \n\t ÉCOLE  "), "strasse école");
+        assert_eq!(normalize_text(""), "");
+    }
+
+    #[test]
+    fn numbers_compare_by_value() {
+        assert_eq!(canonical_number(4906.0).unwrap(), "4906");
+        assert_eq!(canonical_number(1234.56).unwrap(), "1234.56");
+        assert_eq!(parse_number_str("$1,200"), Some(1200.0));
+        assert_eq!(parse_number_str("1,234.56"), Some(1234.56));
+        assert_eq!(parse_number_str("12,34"), None);
+        assert_eq!(parse_number_str("A100"), None);
+        assert_eq!(
+            numbers_in("amount $1,200 due, order 12 items."),
+            ["1200", "12"]
+        );
+        // A version string is not a number; a leading minus is kept.
+        assert_eq!(numbers_in("v1.2.3 and -4"), ["-4"]);
+        assert_eq!(numbers_in("555-123"), ["555", "123"]);
+    }
+
+    #[test]
+    fn digit_streams_join_one_number_only() {
+        assert_eq!(digit_streams("call 555-123-4567 now"), ["5551234567"]);
+        assert_eq!(digit_streams("total 58 and 213 items"), ["58", "213"]);
+        assert_eq!(digit_streams("1,234.56"), ["123456"]);
+        assert_eq!(digits("ORD-58213"), "58213");
+    }
+}

@@ -1,0 +1,340 @@
+//! How a tool result reads structurally, shared by R2a (which reports it) and R2b (which follows
+//! failed results' values): a structured error, a declared `failure_when` match, an explicit
+//! success, a shell exit convention, or "cannot tell". Text heuristics are not here: they only
+//! ever make an R2a candidate, never a failure another rule builds on.
+
+use serde_json::Value;
+
+use crate::model::{Args, FailureOutcome, ResultStatus, Step, ToolCall, ToolResult, ToolSpec};
+
+use super::normalize::structured;
+
+/// What a result says about its call.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) enum Outcome {
+    /// A structured error signal (SPEC §2); the text says which.
+    Error(String),
+    /// The tool's declared `failure_when` matched; the text says what matched.
+    DeclaredFailure(String),
+    /// Explicitly fine: status ok, `failure_when` no match, exit 0, or a shell convention
+    /// (the text names it).
+    Fine(&'static str),
+    /// The result gives no structured answer. `declared_absent` when the tool declares
+    /// `failure_when` but the field is missing.
+    Unknown {
+        /// The `failure_when` pointer that could not be evaluated.
+        declared_absent: Option<String>,
+    },
+    /// No status and no content recorded.
+    NotRecorded,
+}
+
+impl Outcome {
+    /// A failure another rule may build on.
+    pub(crate) fn failed(&self) -> bool {
+        matches!(self, Outcome::Error(_) | Outcome::DeclaredFailure(_))
+    }
+}
+
+/// Classify a result, given its call (if paired), the tool's spec and the call before it.
+pub(crate) fn classify(
+    result: &ToolResult,
+    call: Option<&ToolCall>,
+    spec: Option<&ToolSpec>,
+    previous_call: Option<&ToolCall>,
+) -> Outcome {
+    if result.content_recorded
+        && let Some(call) = call
+        && let Some(name) = shell_convention(&result.content, call, previous_call)
+    {
+        return Outcome::Fine(name);
+    }
+    if result.status == ResultStatus::Error {
+        let detail = match (&result.error, result.http_status) {
+            (Some(e), _) => e.clone(),
+            (None, Some(code)) => format!("http {code}"),
+            (None, None) => "status error".to_owned(),
+        };
+        return Outcome::Error(detail);
+    }
+    let mut declared_absent = None;
+    if let Some(fw) = spec.and_then(|s| s.metadata.failure_when.as_ref())
+        && result.content_recorded
+    {
+        match fw.evaluate(&result.content) {
+            FailureOutcome::Match => {
+                let shown = if fw.pointer.is_empty() {
+                    "the result".to_owned()
+                } else {
+                    format!("`{}`", fw.pointer)
+                };
+                return Outcome::DeclaredFailure(format!("{shown} matches `failure_when`"));
+            }
+            FailureOutcome::NoMatch => return Outcome::Fine("`failure_when` does not match"),
+            FailureOutcome::Unknown => declared_absent = Some(fw.pointer.clone()),
+        }
+    }
+    if result.status == ResultStatus::Ok {
+        return Outcome::Fine("status ok");
+    }
+    if !result.content_recorded {
+        return Outcome::NotRecorded;
+    }
+    if exit_code(&result.content).is_some_and(|(code, _)| code == 0) {
+        return Outcome::Fine("exit code 0");
+    }
+    Outcome::Unknown { declared_absent }
+}
+
+/// A non-zero exit that is a convention, not a failure (SPEC §5 R2a): a search that found
+/// nothing (exit 1, no output), `xargs grep` (123), and a Ctrl-C the agent sent (130).
+fn shell_convention(
+    content: &Value,
+    call: &ToolCall,
+    previous: Option<&ToolCall>,
+) -> Option<&'static str> {
+    let (code, no_output) = exit_code(content)?;
+    match code {
+        1 if no_output && is_search(call) => Some("a search that found nothing exits 1"),
+        123 if is_xargs_search(call) => Some("`xargs grep` exits 123 when a search found nothing"),
+        130 if sent_ctrl_c(call) || previous.is_some_and(sent_ctrl_c) => {
+            Some("exit 130 after the agent's own Ctrl-C")
+        }
+        _ => None,
+    }
+}
+
+/// Keys a structured shell result uses for its exit status.
+const EXIT_KEYS: &[&str] = &[
+    "exit_code",
+    "exitCode",
+    "returncode",
+    "return_code",
+    "exit_status",
+];
+/// Keys a structured shell result uses for its output.
+const OUTPUT_KEYS: &[&str] = &["stdout", "stderr", "output"];
+
+/// The exit code a result reports, and whether it carries no other output: Claude Code's
+/// `Exit code N` first line, or a structured `exit_code` / `returncode` field.
+pub(crate) fn exit_code(content: &Value) -> Option<(i64, bool)> {
+    match structured(content).as_ref() {
+        Value::String(s) => {
+            let (first, rest) = s.split_once('\n').unwrap_or((s.as_str(), ""));
+            let code = first
+                .trim()
+                .strip_prefix("Exit code ")?
+                .trim()
+                .parse()
+                .ok()?;
+            Some((code, rest.trim().is_empty()))
+        }
+        Value::Object(m) => {
+            let code = EXIT_KEYS.iter().find_map(|k| m.get(*k)?.as_i64())?;
+            let quiet = OUTPUT_KEYS.iter().all(|k| {
+                m.get(*k)
+                    .is_none_or(|v| v.as_str().is_some_and(|s| s.trim().is_empty()))
+            });
+            Some((code, quiet))
+        }
+        _ => None,
+    }
+}
+
+/// Search programs whose exit 1 means "no match".
+const SEARCH_PROGRAMS: &[&str] = &["grep", "egrep", "fgrep", "rg", "ag", "ack"];
+
+/// The call is a search: a tool named like one (Claude Code's `Grep`), or a shell command whose
+/// last pipeline stage is `grep`, `rg`, `git grep` or `xargs grep`.
+pub(crate) fn is_search(call: &ToolCall) -> bool {
+    let name = call.name.to_ascii_lowercase();
+    if SEARCH_PROGRAMS.contains(&name.as_str()) {
+        return true;
+    }
+    commands(call).any(|cmd| {
+        last_stage(cmd).is_some_and(|words| {
+            matches!(words.as_slice(), [w, ..] if SEARCH_PROGRAMS.contains(w))
+                || matches!(words.as_slice(), ["git", "grep", ..])
+                || is_xargs_words(&words)
+        })
+    })
+}
+
+fn is_xargs_search(call: &ToolCall) -> bool {
+    commands(call).any(|cmd| last_stage(cmd).is_some_and(|w| is_xargs_words(&w)))
+}
+
+fn is_xargs_words(words: &[&str]) -> bool {
+    words.first() == Some(&"xargs") && words.iter().any(|w| SEARCH_PROGRAMS.contains(w))
+}
+
+/// The words of the last stage of a shell command line (after `|`, `;`, `&&`, `||`), without
+/// leading `VAR=value` assignments, `sudo`, `env`, `time`.
+fn last_stage(cmd: &str) -> Option<Vec<&str>> {
+    let stage = cmd
+        .rsplit(['|', ';', '&', '\n'])
+        .find(|s| !s.trim().is_empty())?;
+    let words: Vec<&str> = stage
+        .split_whitespace()
+        .skip_while(|w| w.contains('=') || matches!(*w, "sudo" | "env" | "time" | "command"))
+        .map(|w| w.rsplit('/').next().unwrap_or(w))
+        .collect();
+    (!words.is_empty()).then_some(words)
+}
+
+/// The string arguments of a call (where a shell command would be).
+fn commands(call: &ToolCall) -> impl Iterator<Item = &str> {
+    let args = match &call.args {
+        Args::Known(Value::Object(m)) => Some(m),
+        _ => None,
+    };
+    args.into_iter()
+        .flat_map(|m| m.values())
+        .filter_map(Value::as_str)
+}
+
+/// The call sends Ctrl-C to a terminal (tmux `C-c`, `^C`, the raw byte, or the words).
+pub(crate) fn sent_ctrl_c(call: &ToolCall) -> bool {
+    let mut found = false;
+    visit_strings(call.args.known(), 0, &mut |s| {
+        let t = s.trim();
+        found |= t.contains("C-c")
+            || t.contains("^C")
+            || t.contains('\u{3}')
+            || ["ctrl+c", "ctrl-c", "control-c"]
+                .iter()
+                .any(|k| t.eq_ignore_ascii_case(k));
+    });
+    found
+}
+
+fn visit_strings(v: Option<&Value>, depth: usize, f: &mut dyn FnMut(&str)) {
+    if depth > 16 {
+        return;
+    }
+    match v {
+        Some(Value::String(s)) => f(s),
+        Some(Value::Array(items)) => items
+            .iter()
+            .for_each(|i| visit_strings(Some(i), depth + 1, f)),
+        Some(Value::Object(m)) => m
+            .values()
+            .for_each(|i| visit_strings(Some(i), depth + 1, f)),
+        _ => {}
+    }
+}
+
+/// For each step index, the nearest earlier tool call's step index (the call before a call).
+pub(crate) fn previous_calls(steps: &[Step]) -> Vec<Option<usize>> {
+    let mut out = Vec::with_capacity(steps.len());
+    let mut last = None;
+    for s in steps {
+        out.push(last);
+        if s.as_call().is_some() {
+            last = Some(s.index);
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::{CallOrigin, SchemaSource};
+    use serde_json::json;
+
+    fn call(name: &str, args: Value) -> ToolCall {
+        ToolCall {
+            call_id: Some("1".into()),
+            name: name.into(),
+            args: Args::Known(args),
+            raw_args: None,
+            origin: CallOrigin::Model,
+        }
+    }
+
+    fn result(content: Value, status: ResultStatus) -> ToolResult {
+        ToolResult::new(Some("1".into()), content, status)
+    }
+
+    #[test]
+    fn shell_conventions_are_not_failures() {
+        let grep = call("Bash", json!({"command": "cd src && grep -rn foo ."}));
+        let r = result(json!("Exit code 1"), ResultStatus::Error);
+        assert!(matches!(
+            classify(&r, Some(&grep), None, None),
+            Outcome::Fine(_)
+        ));
+        // With output, exit 1 of a search is not the convention.
+        let r = result(
+            json!("Exit code 1\ngrep: x: No such file"),
+            ResultStatus::Error,
+        );
+        assert!(classify(&r, Some(&grep), None, None).failed());
+        // Exit 1 of anything else is whatever the status says.
+        let make = call("Bash", json!({"command": "make"}));
+        let r = result(json!("Exit code 1"), ResultStatus::Error);
+        assert!(classify(&r, Some(&make), None, None).failed());
+        let xargs = call(
+            "bash",
+            json!({"command": "find . -name '*.rs' | xargs grep -l foo"}),
+        );
+        let r = result(
+            json!({"exit_code": 123, "stdout": "a.rs"}),
+            ResultStatus::Error,
+        );
+        assert!(!classify(&r, Some(&xargs), None, None).failed());
+        let keys = call("send_keys", json!({"keys": "C-c"}));
+        let r = result(json!("Exit code 130"), ResultStatus::Error);
+        let wait = call("bash", json!({"command": "tail -f log"}));
+        assert!(!classify(&r, Some(&wait), None, Some(&keys)).failed());
+        assert!(classify(&r, Some(&wait), None, None).failed());
+        let r = result(json!("Exit code 0\nok"), ResultStatus::Unknown);
+        assert_eq!(
+            classify(&r, Some(&make), None, None),
+            Outcome::Fine("exit code 0")
+        );
+    }
+
+    #[test]
+    fn failure_when_is_read_even_on_an_ok_status() {
+        let mut spec = ToolSpec::new("charge", None, SchemaSource("t".into()));
+        spec.metadata.failure_when = Some(
+            crate::sources::file::parse_failure_when(
+                &json!({"pointer": "/status", "in": ["declined"]}),
+            )
+            .unwrap(),
+        );
+        let c = call("charge", json!({}));
+        let declined = result(json!({"status": "declined"}), ResultStatus::Ok);
+        assert!(matches!(
+            classify(&declined, Some(&c), Some(&spec), None),
+            Outcome::DeclaredFailure(_)
+        ));
+        let fine = result(json!({"status": "ok"}), ResultStatus::Unknown);
+        assert!(matches!(
+            classify(&fine, Some(&c), Some(&spec), None),
+            Outcome::Fine(_)
+        ));
+        let absent = result(json!({"other": 1}), ResultStatus::Unknown);
+        assert_eq!(
+            classify(&absent, Some(&c), Some(&spec), None),
+            Outcome::Unknown {
+                declared_absent: Some("/status".into())
+            }
+        );
+    }
+
+    #[test]
+    fn structured_errors_name_their_detail() {
+        let mut r = result(json!("busy"), ResultStatus::Error);
+        r.http_status = Some(503);
+        assert_eq!(
+            classify(&r, None, None, None),
+            Outcome::Error("http 503".into())
+        );
+        let mut lost = result(Value::Null, ResultStatus::Unknown);
+        lost.content_recorded = false;
+        assert_eq!(classify(&lost, None, None, None), Outcome::NotRecorded);
+    }
+}

@@ -1,0 +1,334 @@
+//! R2a tool_error_event: a tool returned an error. A `hard_event` from a structured signal or a
+//! declared `failure_when` match; a `candidate` when the text of an unknown-status result
+//! begins a line with an error report, when its body carries a failure-looking status, or when
+//! it is empty. Shell exit conventions are not errors. A side-effecting tool with no
+//! `failure_when` whose result cannot be classified is a per-result suppression. Coverage counts
+//! tool results; a result is decided when it is structurally classified.
+
+use std::sync::LazyLock;
+
+use regex::{Regex, RegexBuilder};
+use serde_json::Value;
+
+use crate::finding::{FindingType, RuleId, RuleMeta, Tier};
+use crate::model::{Step, ToolCall, ToolResult, ToolSpec};
+
+use super::normalize::{normalize_text, structured};
+use super::outcome::{Outcome, classify, is_search, previous_calls};
+use super::{Rule, Sink, TraceCx};
+
+pub(crate) static META: RuleMeta = RuleMeta {
+    id: RuleId::R2a,
+    kind: FindingType::ToolErrorEvent,
+    summary: "a tool returned an error",
+    tiers: &[Tier::HardEvent, Tier::Candidate],
+    unit: "tool results",
+    explanation: include_str!("docs/R2a.md"),
+};
+
+/// Bytes of one text scanned for an error line (the regex is linear; this bounds the work).
+const SCAN_BYTES: usize = 1 << 20;
+/// Longest matched line quoted in a message.
+const QUOTE_CHARS: usize = 60;
+
+/// A line that *begins* with an error report, after an optional log tag like `[rank0]:`.
+static ERROR_LINE: LazyLock<Regex> = LazyLock::new(|| {
+    let pattern = r"(?mx)
+        ^ (?: \[ [^\]\n]{1,40} \] :? [\ \t]* )?
+        (?:
+            Traceback\ \(most\ recent\ call\ last\)
+          | \[ (?i: error | err | fatal ) \]
+          | (?i: error | fatal | exception | failed | failure ) \b
+          | [A-Za-z_] [A-Za-z0-9_.]* (?: Error | Exception ) (?: : | $ )
+          | (?i: < [^<>\n]{0,40} error [^<>\n]{0,40} > )
+          | [A-Za-z0-9_./-]+ : \ (?i: error | fatal ) \b
+          | make (?: \[\d+\] )? : \ \*\*\*
+          | [A-Za-z0-9_./-]+ : \ [^\n]{0,200}? (?i:
+                command\ not\ found | no\ such\ file\ or\ directory | permission\ denied
+              | cannot\ access | is\ a\ directory | not\ a\ directory )
+          | HTTP/\d (?: \.\d )? \ [45]\d\d \b
+        )";
+    RegexBuilder::new(pattern)
+        .size_limit(1 << 22)
+        .build()
+        .expect("the R2a pattern is valid")
+});
+
+/// Whole results that mean "nothing there".
+const EMPTY_PHRASES: &[&str] = &[
+    "no results",
+    "no result",
+    "no results found",
+    "not found",
+    "none found",
+    "0 results",
+];
+
+pub(crate) struct ToolErrorEvent;
+
+impl Rule for ToolErrorEvent {
+    fn meta(&self) -> &'static RuleMeta {
+        &META
+    }
+
+    fn applicable(&self, cx: &TraceCx<'_>) -> Result<(), String> {
+        let steps = &cx.trace.steps;
+        if steps.iter().any(|s| s.as_call().is_some())
+            && !steps.iter().any(|s| s.as_result().is_some())
+        {
+            return Err(
+                "no tool results recorded: the trace cannot show whether a call failed".into(),
+            );
+        }
+        Ok(())
+    }
+
+    fn check(&self, cx: &TraceCx<'_>, out: &mut Sink) {
+        let steps = &cx.trace.steps;
+        let previous = previous_calls(steps);
+        for step in steps {
+            let Some(result) = step.as_result() else {
+                continue;
+            };
+            let call_step = cx.pairing.call_for(step.index);
+            let call = call_step.and_then(|i| steps.get(i)).and_then(Step::as_call);
+            let prev = call_step
+                .and_then(|i| previous.get(i).copied().flatten())
+                .and_then(|i| steps.get(i))
+                .and_then(Step::as_call);
+            let spec = call.and_then(|c| cx.spec(&c.name));
+            let tool = call.map(|c| c.name.as_str());
+            let shown = tool.map_or("the tool".to_owned(), |t| format!("`{t}`"));
+            match classify(result, call, spec, prev) {
+                Outcome::Error(detail) => {
+                    out.count(true);
+                    let f = out.finding(
+                        Tier::HardEvent,
+                        step,
+                        tool,
+                        format!("{shown} returned an error: {detail}"),
+                        "the failed result",
+                    );
+                    f.help = Some("make sure the agent handles or retries the error".into());
+                }
+                Outcome::DeclaredFailure(what) => {
+                    out.count(true);
+                    let f = out.finding(
+                        Tier::HardEvent,
+                        step,
+                        tool,
+                        format!("{shown} returned a declared failure: {what}"),
+                        "the failed result",
+                    );
+                    f.help = Some("make sure the agent handles the failure before going on".into());
+                }
+                Outcome::Fine(_) => out.count(true),
+                Outcome::NotRecorded => {
+                    out.count(false);
+                    out.suppress(
+                        step,
+                        tool,
+                        "the result's content and status were not recorded: cannot tell whether the call failed",
+                    );
+                }
+                Outcome::Unknown { declared_absent } => {
+                    out.count(false);
+                    heuristics(step, result, call, spec, declared_absent, out);
+                }
+            }
+        }
+    }
+}
+
+/// The candidate tier: what an unknown-status result's content suggests.
+fn heuristics(
+    step: &Step,
+    result: &ToolResult,
+    call: Option<&ToolCall>,
+    spec: Option<&ToolSpec>,
+    declared_absent: Option<String>,
+    out: &mut Sink,
+) {
+    let tool = call.map(|c| c.name.as_str());
+    let shown = tool.map_or("the tool".to_owned(), |t| format!("`{t}`"));
+    let side_effecting = spec.is_some_and(|s| s.metadata.is_side_effecting());
+    let content = structured(&result.content);
+    let suspicion = if let Some(what) = body_status(&content) {
+        Some((
+            format!("{shown} result carries {what}, and the tool declares no `failure_when`"),
+            "declare `failure_when` for the tool to make this a certain event (or to say it is data)",
+        ))
+    } else if let Some(line) = error_line(&content) {
+        Some((
+            format!("{shown} result may be an error: a line begins with `{line}`"),
+            "if this output is expected, declare `failure_when` for the tool so the result is classified",
+        ))
+    } else if is_empty_result(&content) && !call.is_some_and(is_search) {
+        Some((
+            format!("{shown} returned an empty result"),
+            "check that the agent noticed the empty result; declare `failure_when` if empty means failure",
+        ))
+    } else {
+        None
+    };
+    if let Some((message, help)) = suspicion {
+        let f = out.finding(Tier::Candidate, step, tool, message, "the result");
+        f.possible_false_positive = true;
+        f.help = Some(help.into());
+        return;
+    }
+    let Some(name) = tool.filter(|_| side_effecting) else {
+        return;
+    };
+    let reason = match declared_absent {
+        Some(p) => format!(
+            "the `failure_when` field `{p}` is absent from the result of side-effecting `{name}`: cannot verify it did not fail"
+        ),
+        None => format!(
+            "side-effecting `{name}` returned an unclassifiable result and declares no `failure_when`: cannot verify it did not fail"
+        ),
+    };
+    out.suppress(step, tool, reason);
+}
+
+/// The first line of the result's text that begins with an error report, quoted. In a
+/// structured result only strings that read as output (with whitespace) are scanned: a bare
+/// `"error"` value is a field's data (see `body_status`).
+fn error_line(content: &Value) -> Option<String> {
+    let mut found = None;
+    let structured = !content.is_string();
+    each_text(content, 0, &mut |text| {
+        if found.is_some() || (structured && !text.contains(char::is_whitespace)) {
+            return;
+        }
+        let mut end = text.len().min(SCAN_BYTES);
+        while !text.is_char_boundary(end) {
+            end -= 1;
+        }
+        if let Some(m) = ERROR_LINE.find(&text[..end]) {
+            let line = text[m.start()..].lines().next().unwrap_or("").trim_end();
+            found = Some(quote(line));
+        }
+    });
+    found
+}
+
+fn quote(line: &str) -> String {
+    let mut q: String = line.chars().take(QUOTE_CHARS).collect();
+    if line.chars().count() > QUOTE_CHARS {
+        q.push('…');
+    }
+    q.replace('`', "'")
+}
+
+/// Every string of a result: the text itself, or the string leaves of a structure.
+fn each_text(v: &Value, depth: usize, f: &mut dyn FnMut(&str)) {
+    if depth > 16 {
+        return;
+    }
+    match v {
+        Value::String(s) => f(s),
+        Value::Array(items) => items.iter().for_each(|i| each_text(i, depth + 1, f)),
+        Value::Object(m) => m.values().for_each(|i| each_text(i, depth + 1, f)),
+        _ => {}
+    }
+}
+
+/// A failure-looking status in the result body: `status` error/failed/failure, or an HTTP
+/// status ≥ 400. Data until `failure_when` says otherwise, hence only a candidate.
+fn body_status(content: &Value) -> Option<String> {
+    let m = content.as_object()?;
+    if let Some(s) = m.get("status").and_then(Value::as_str) {
+        let n = s.trim().to_ascii_lowercase();
+        if matches!(n.as_str(), "error" | "failed" | "failure") {
+            return Some(format!("`status: {n}`"));
+        }
+    }
+    for key in ["http_status", "status_code", "statusCode"] {
+        let code = match m.get(key) {
+            Some(Value::Number(n)) => n.as_u64(),
+            Some(Value::String(s)) => s.trim().parse().ok(),
+            _ => None,
+        };
+        if let Some(c) = code.filter(|c| (400..600).contains(c)) {
+            return Some(format!("`{key}: {c}`"));
+        }
+    }
+    None
+}
+
+fn is_empty_result(content: &Value) -> bool {
+    if super::normalize::is_empty(content) {
+        return true;
+    }
+    match content {
+        Value::String(s) if s.len() < 64 => {
+            let n = normalize_text(s);
+            let n = n.trim_end_matches('.');
+            EMPTY_PHRASES.contains(&n)
+        }
+        _ => false,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn line(s: &str) -> Option<String> {
+        error_line(&Value::String(s.into()))
+    }
+
+    #[test]
+    fn error_reports_must_begin_a_line() {
+        for text in [
+            "Traceback (most recent call last):\n  File \"x\"",
+            "ERROR: could not build",
+            "fatal: not a git repository",
+            "ValueError: bad input",
+            "requests.exceptions.ConnectionError",
+            "<tool_use_error>File has not been read yet.</tool_use_error>",
+            "[rank0]: RuntimeError: CUDA out of memory",
+            "bash: foo: command not found",
+            "ls: cannot access 'x': No such file or directory",
+            "make: *** [all] Error 2",
+            "gcc: error: x.c: No such file",
+            "HTTP/1.1 404 Not Found",
+            "[ERROR] database unreachable",
+            "Exit code 1\nFailed to connect",
+        ] {
+            assert!(line(text).is_some(), "{text}");
+        }
+        for text in [
+            "def f():\n    raise ValueError('x')",
+            "The operation failed because of y",
+            "     12→    raise ValueError('x')",
+            "0 errors, 3 warnings",
+            "Errors: none",
+            "    ValueError: if x is negative",
+            "all tests passed",
+        ] {
+            assert_eq!(line(text), None, "{text}");
+        }
+    }
+
+    #[test]
+    fn body_status_and_empty_results() {
+        use serde_json::json;
+        assert_eq!(
+            body_status(&json!({"status": "Failed"})).as_deref(),
+            Some("`status: failed`")
+        );
+        assert_eq!(
+            body_status(&json!({"status_code": "404"})).as_deref(),
+            Some("`status_code: 404`")
+        );
+        assert_eq!(
+            body_status(&json!({"status": "ok", "http_status": 200})),
+            None
+        );
+        assert!(is_empty_result(&json!("  No results. ")));
+        assert!(is_empty_result(&json!([])));
+        assert!(!is_empty_result(&json!("no results for x, try y")));
+    }
+}

@@ -1,0 +1,492 @@
+//! R2b error_mishandled, by dataflow: a value that only a failed result supplied (nothing else
+//! the agent observed carries it: user/system text, a successful result; another failed result
+//! is not a source) used by a later call. A side-effecting consumer is a `hard_defect`; a value
+//! that first went through a call that handed it back (a lookup that may have confirmed it), or
+//! a consumer that is not side-effecting, is a `candidate`. Retries of the failed tool are
+//! handling, not misuse. Every later call is checked and each failure is reported once, at its
+//! worst use. A failed result nobody used whose tool was never called again is a candidate
+//! "not retried". Significant values: strings of ≥ 4 chars (trimmed), numbers with |x| ≥ 100.
+
+use std::collections::HashMap;
+
+use serde_json::Value;
+
+use crate::finding::{FindingType, RuleId, RuleMeta, Tier};
+use crate::model::{Args, Role, Step, StepKind, ToolCall};
+
+use super::normalize::{canonical_json_number, canonical_number, parse_number_str, structured};
+use super::outcome::{classify, previous_calls};
+use super::provenance::{Derivation, Provenance};
+use super::{Rule, Sink, TraceCx, evidence};
+
+pub(crate) static META: RuleMeta = RuleMeta {
+    id: RuleId::R2b,
+    kind: FindingType::ErrorMishandled,
+    summary: "a value only a failed result supplied is used by a later call",
+    tiers: &[Tier::HardDefect, Tier::Candidate],
+    unit: "tool calls",
+    explanation: include_str!("docs/R2b.md"),
+};
+
+/// Values followed per failed result, and in all; past these, a suppression says so.
+const VALUES_PER_FAILURE: usize = 64;
+const VALUES_PER_TRACE: usize = 512;
+/// Deepest nesting walked for values.
+const MAX_DEPTH: usize = 32;
+
+pub(crate) struct ErrorMishandled;
+
+/// One failed result and what became of its values.
+struct Failure {
+    step: usize,
+    tool: Option<String>,
+    retried: bool,
+    /// A later call used a value this result carried (even if an earlier failure supplied it
+    /// first and the use is reported there).
+    used: bool,
+    uses: Vec<Use>,
+}
+
+/// One later call that used values only a failure supplied.
+struct Use {
+    call: usize,
+    tool: String,
+    field: Option<String>,
+    values: Vec<String>,
+    tier: Tier,
+    side_effecting: bool,
+    via: Option<usize>,
+}
+
+/// A value only a failure has supplied so far.
+struct Taint {
+    failure: usize,
+    /// Later failures that carried the same value.
+    also: Vec<usize>,
+    value: Value,
+    shown: String,
+    handed_back: Option<usize>,
+}
+
+impl Rule for ErrorMishandled {
+    fn meta(&self) -> &'static RuleMeta {
+        &META
+    }
+
+    fn applicable(&self, cx: &TraceCx<'_>) -> Result<(), String> {
+        let steps = &cx.trace.steps;
+        if steps.iter().any(|s| s.as_call().is_some())
+            && !steps.iter().any(|s| s.as_result().is_some())
+        {
+            return Err(
+                "no tool results recorded: the trace cannot show whether a call failed".into(),
+            );
+        }
+        Ok(())
+    }
+
+    fn check(&self, cx: &TraceCx<'_>, out: &mut Sink) {
+        let steps = &cx.trace.steps;
+        let previous = previous_calls(steps);
+        let failed: Vec<bool> = steps
+            .iter()
+            .map(|s| {
+                s.as_result().is_some_and(|r| {
+                    let call_step = cx.pairing.call_for(s.index);
+                    let call = call_step.and_then(|i| steps.get(i)).and_then(Step::as_call);
+                    let prev = call_step
+                        .and_then(|i| previous.get(i).copied().flatten())
+                        .and_then(|i| steps.get(i))
+                        .and_then(Step::as_call);
+                    classify(r, call, call.and_then(|c| cx.spec(&c.name)), prev).failed()
+                })
+            })
+            .collect();
+        if !failed.contains(&true) {
+            for s in steps {
+                if let Some(c) = s.as_call() {
+                    out.count(matches!(c.args, Args::Known(_)));
+                }
+            }
+            return;
+        }
+        let mut walk = Walk {
+            cx,
+            clean: Provenance::new(),
+            taints: HashMap::new(),
+            failures: Vec::new(),
+            awaiting_retry: HashMap::new(),
+        };
+        for step in steps {
+            walk.step(step, failed[step.index], out);
+        }
+        walk.report(out);
+    }
+}
+
+struct Walk<'a, 'c> {
+    cx: &'c TraceCx<'a>,
+    /// Everything clean observed so far (never a failed result).
+    clean: Provenance,
+    taints: HashMap<String, Taint>,
+    failures: Vec<Failure>,
+    /// Failures per tool whose tool has not been called again yet.
+    awaiting_retry: HashMap<String, Vec<usize>>,
+}
+
+impl Walk<'_, '_> {
+    fn step(&mut self, step: &Step, failed: bool, out: &mut Sink) {
+        match &step.kind {
+            StepKind::Message(m) if m.role != Role::Assistant => {
+                self.observe_clean(None, |p| p.add_text(&m.content));
+            }
+            StepKind::Message(_) => {}
+            StepKind::ToolCall(call) => self.call(step, call, out),
+            StepKind::ToolResult(r) if failed => self.failure(step, &r.content, out),
+            StepKind::ToolResult(r) if r.content_recorded => {
+                let call = self.cx.pairing.call_for(step.index);
+                self.observe_clean(call, |p| p.add_content(&r.content));
+            }
+            StepKind::ToolResult(_) => {}
+        }
+    }
+
+    /// A clean source: it may carry values so far only failures supplied. Carried back by the
+    /// call they were passed to, they become "handed back"; carried by anything else, they are
+    /// no longer only the failure's.
+    fn observe_clean(&mut self, call_step: Option<usize>, add: impl Fn(&mut Provenance)) {
+        if !self.taints.is_empty() {
+            let mut source = Provenance::new();
+            add(&mut source);
+            let passed = call_step
+                .and_then(|i| self.cx.trace.steps.get(i))
+                .and_then(Step::as_call)
+                .map(|c| {
+                    let mut keys = Vec::new();
+                    leaves(c.args.known(), 0, &mut |_, v| keys.extend(keys_of(v)));
+                    keys
+                })
+                .unwrap_or_default();
+            self.taints.retain(|key, t| {
+                if source.check(&t.value) != Derivation::Derivable {
+                    return true;
+                }
+                if passed.contains(key) {
+                    t.handed_back.get_or_insert(call_step.unwrap_or_default());
+                    true
+                } else {
+                    false
+                }
+            });
+        }
+        add(&mut self.clean);
+    }
+
+    fn failure(&mut self, step: &Step, content: &serde_json::Value, out: &mut Sink) {
+        let tool = self
+            .cx
+            .pairing
+            .call_for(step.index)
+            .and_then(|i| self.cx.trace.steps.get(i))
+            .and_then(Step::as_call)
+            .map(|c| c.name.clone());
+        let index = self.failures.len();
+        if let Some(t) = &tool {
+            self.awaiting_retry
+                .entry(t.clone())
+                .or_default()
+                .push(index);
+        }
+        self.failures.push(Failure {
+            step: step.index,
+            tool,
+            retried: false,
+            used: false,
+            uses: Vec::new(),
+        });
+        let content = structured(content);
+        let mut followed = 0usize;
+        let mut dropped = false;
+        leaves(Some(&content), 0, &mut |_, v| {
+            for key in keys_of(v) {
+                if let Some(t) = self.taints.get_mut(&key) {
+                    if !t.also.contains(&index) {
+                        t.also.push(index);
+                    }
+                    continue;
+                }
+                if self.clean.check(v) == Derivation::Derivable {
+                    continue;
+                }
+                if followed >= VALUES_PER_FAILURE || self.taints.len() >= VALUES_PER_TRACE {
+                    dropped = true;
+                    continue;
+                }
+                followed += 1;
+                self.taints.insert(
+                    key,
+                    Taint {
+                        failure: index,
+                        also: Vec::new(),
+                        value: v.clone(),
+                        shown: shown(v),
+                        handed_back: None,
+                    },
+                );
+            }
+        });
+        if dropped {
+            out.suppress(
+                step,
+                self.failures[index].tool.as_deref(),
+                format!(
+                    "the failed result carries more values than are followed ({VALUES_PER_FAILURE} per result, {VALUES_PER_TRACE} per trace): later uses of the rest are not checked"
+                ),
+            );
+        }
+    }
+
+    fn call(&mut self, step: &Step, call: &ToolCall, out: &mut Sink) {
+        if let Some(waiting) = self.awaiting_retry.remove(&call.name) {
+            for f in waiting {
+                self.failures[f].retried = true;
+            }
+        }
+        let Args::Known(args) = &call.args else {
+            out.count(false);
+            if !self.taints.is_empty() && matches!(call.args, Args::Unknown(_)) {
+                out.suppress(
+                    step,
+                    Some(&call.name),
+                    "arguments not recorded: cannot tell whether the call used a value only a failed result supplied",
+                );
+            }
+            return;
+        };
+        out.count(true);
+        if self.taints.is_empty() {
+            return;
+        }
+        let side_effecting = self
+            .cx
+            .spec(&call.name)
+            .is_some_and(|s| s.metadata.is_side_effecting());
+        let mut uses: Vec<(usize, Use)> = Vec::new();
+        let mut used: Vec<usize> = Vec::new();
+        leaves(Some(args), 0, &mut |field, v| {
+            for key in keys_of(v) {
+                let Some(t) = self.taints.get(&key) else {
+                    continue;
+                };
+                let failure = &self.failures[t.failure];
+                if failure.tool.as_deref() == Some(call.name.as_str()) {
+                    // A retry or recovery of the failed tool is handling the failure.
+                    continue;
+                }
+                used.push(t.failure);
+                used.extend(&t.also);
+                let tier = if side_effecting && t.handed_back.is_none() {
+                    Tier::HardDefect
+                } else {
+                    Tier::Candidate
+                };
+                match uses.iter_mut().find(|(f, _)| *f == t.failure) {
+                    Some((_, u)) => {
+                        if !u.values.contains(&t.shown) {
+                            u.values.push(t.shown.clone());
+                        }
+                        if tier > u.tier {
+                            u.tier = tier;
+                            u.via = None;
+                        }
+                    }
+                    None => uses.push((
+                        t.failure,
+                        Use {
+                            call: step.index,
+                            tool: call.name.clone(),
+                            field: field.map(str::to_owned),
+                            values: vec![t.shown.clone()],
+                            tier,
+                            side_effecting,
+                            via: if tier == Tier::Candidate {
+                                t.handed_back
+                            } else {
+                                None
+                            },
+                        },
+                    )),
+                }
+            }
+        });
+        for f in used {
+            self.failures[f].used = true;
+        }
+        for (f, u) in uses {
+            self.failures[f].uses.push(u);
+        }
+    }
+
+    fn report(self, out: &mut Sink) {
+        let steps = &self.cx.trace.steps;
+        for f in &self.failures {
+            let Some(failed_step) = steps.get(f.step) else {
+                continue;
+            };
+            let failed_tool = f
+                .tool
+                .as_deref()
+                .map_or("tool".to_owned(), |t| format!("`{t}`"));
+            // The worst use: highest tier, then a side-effecting consumer, then the earliest.
+            let Some(worst) = f
+                .uses
+                .iter()
+                .max_by_key(|u| (u.tier, u.side_effecting, std::cmp::Reverse(u.call)))
+            else {
+                if f.tool.is_some() && !f.retried && !f.used {
+                    let finding = out.finding(
+                        Tier::Candidate,
+                        failed_step,
+                        f.tool.as_deref(),
+                        format!(
+                            "the failed {failed_tool} result was neither used nor retried: nothing shows the agent handled it"
+                        ),
+                        "the failed result",
+                    );
+                    finding.possible_false_positive = true;
+                    finding.help = Some(
+                        "retry the call, or make the agent acknowledge the failure before going on"
+                            .into(),
+                    );
+                }
+                continue;
+            };
+            let Some(call_step) = steps.get(worst.call) else {
+                continue;
+            };
+            let values = worst
+                .values
+                .iter()
+                .map(|v| format!("`{v}`"))
+                .collect::<Vec<_>>()
+                .join(", ");
+            let message = match (worst.tier, worst.via.and_then(|i| steps.get(i))) {
+                (Tier::HardDefect, _) => format!(
+                    "side-effecting `{}` uses {values}, which only the failed {failed_tool} result supplied",
+                    worst.tool
+                ),
+                (_, Some(via)) => format!(
+                    "`{}` uses {values} from the failed {failed_tool} result after `{}` handed it back (which may have confirmed it)",
+                    worst.tool,
+                    via.as_call().map_or("a call", |c| c.name.as_str())
+                ),
+                _ => format!(
+                    "`{}` uses {values}, which only the failed {failed_tool} result supplied",
+                    worst.tool
+                ),
+            };
+            let finding = out.finding(
+                worst.tier,
+                call_step,
+                Some(&worst.tool),
+                message,
+                "the call using the value",
+            );
+            finding.field = worst.field.clone();
+            finding.possible_false_positive = worst.tier == Tier::Candidate;
+            finding
+                .evidence
+                .push(evidence(failed_step, "the failed result"));
+            if let Some(via) = worst.via.and_then(|i| steps.get(i)) {
+                finding
+                    .evidence
+                    .push(evidence(via, "the call that handed the value back"));
+            }
+            for u in &f.uses {
+                if u.call != worst.call
+                    && Some(u.call) != worst.via
+                    && let Some(s) = steps.get(u.call)
+                {
+                    finding
+                        .evidence
+                        .push(evidence(s, "another call using the value"));
+                }
+                finding.details.push(format!(
+                    "step {} `{}` ({}): {}",
+                    u.call,
+                    u.tool,
+                    u.tier,
+                    u.values.join(", ")
+                ));
+            }
+            finding.help = Some(format!(
+                "gate the call on {failed_tool} succeeding, and do not feed a failed result's data forward"
+            ));
+        }
+    }
+}
+
+/// Visit every scalar leaf with the top-level field it sits under.
+fn leaves<'v>(v: Option<&'v Value>, depth: usize, f: &mut dyn FnMut(Option<&'v str>, &'v Value)) {
+    fn walk<'v>(
+        v: &'v Value,
+        field: Option<&'v str>,
+        depth: usize,
+        f: &mut dyn FnMut(Option<&'v str>, &'v Value),
+    ) {
+        if depth > MAX_DEPTH {
+            return;
+        }
+        match v {
+            Value::Object(m) => {
+                for (k, x) in m {
+                    walk(x, field.or(Some(k.as_str())), depth + 1, f);
+                }
+            }
+            Value::Array(items) => items.iter().for_each(|x| walk(x, field, depth + 1, f)),
+            Value::String(_) | Value::Number(_) => f(field, v),
+            _ => {}
+        }
+    }
+    if let Some(v) = v {
+        walk(v, None, depth, f);
+    }
+}
+
+/// The keys a significant value is known by: a string of ≥ 4 chars (trimmed) by its text, a
+/// number with |x| ≥ 100 (or a string that is one) by its canonical value.
+fn keys_of(v: &Value) -> Vec<String> {
+    let mut keys = Vec::new();
+    let number = match v {
+        Value::String(s) => {
+            let t = s.trim();
+            if t.chars().count() >= 4 {
+                keys.push(format!("s:{t}"));
+            }
+            parse_number_str(t)
+                .filter(|x| x.abs() >= 100.0)
+                .and_then(canonical_number)
+        }
+        Value::Number(n) => n
+            .as_f64()
+            .filter(|x| x.abs() >= 100.0)
+            .and_then(|_| canonical_json_number(n)),
+        _ => None,
+    };
+    if let Some(n) = number {
+        keys.push(format!("n:{n}"));
+    }
+    keys
+}
+
+fn shown(v: &Value) -> String {
+    let s = match v {
+        Value::String(s) => s.trim().to_owned(),
+        other => other.to_string(),
+    };
+    let mut t: String = s.chars().take(60).collect();
+    if s.chars().count() > 60 {
+        t.push('…');
+    }
+    t.replace('`', "'")
+}

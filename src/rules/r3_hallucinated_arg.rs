@@ -1,0 +1,166 @@
+//! R3 hallucinated_arg: a top-level scalar argument value not derivable from what the agent
+//! observed before the call (user and system messages, tool output; never its own text or
+//! earlier arguments). A `candidate`; a `hard_defect` when the field is `x-value-origin:
+//! provided`. Skipped: booleans and nulls, enum/const fields, `generated` fields, and free-form
+//! text (more than one whitespace-separated token) unless `provided`. The provenance index is
+//! grown once as the walk advances (`provenance`), never rebuilt per call.
+
+use serde_json::Value;
+
+use crate::finding::{FindingType, RuleId, RuleMeta, Tier};
+use crate::model::{Args, Role, StepKind, ToolSpec, ValueOrigin};
+
+use super::provenance::{Derivation, Provenance, SOURCE_CAP, TRACE_CAP};
+use super::{Rule, Sink, TraceCx};
+
+pub(crate) static META: RuleMeta = RuleMeta {
+    id: RuleId::R3,
+    kind: FindingType::HallucinatedArg,
+    summary: "an argument value not derivable from anything the agent observed",
+    tiers: &[Tier::Candidate, Tier::HardDefect],
+    unit: "tool calls",
+    explanation: include_str!("docs/R3.md"),
+};
+
+/// Longest value quoted in a message.
+const QUOTE_CHARS: usize = 60;
+
+pub(crate) struct HallucinatedArg;
+
+impl Rule for HallucinatedArg {
+    fn meta(&self) -> &'static RuleMeta {
+        &META
+    }
+
+    fn check(&self, cx: &TraceCx<'_>, out: &mut Sink) {
+        let mut seen = Provenance::new();
+        for step in &cx.trace.steps {
+            let call = match &step.kind {
+                StepKind::Message(m) => {
+                    if m.role != Role::Assistant {
+                        seen.add_text(&m.content);
+                    }
+                    continue;
+                }
+                StepKind::ToolResult(r) => {
+                    if r.content_recorded {
+                        seen.add_content(&r.content);
+                    }
+                    continue;
+                }
+                StepKind::ToolCall(call) => call,
+            };
+            let args = match &call.args {
+                Args::Known(Value::Object(m)) => m,
+                Args::Known(_) => {
+                    out.count(false);
+                    out.suppress(
+                        step,
+                        Some(&call.name),
+                        "the arguments are not an object: no named fields to check",
+                    );
+                    continue;
+                }
+                Args::Malformed(_) => {
+                    // R6 reports it.
+                    out.count(false);
+                    continue;
+                }
+                Args::Unknown(reason) => {
+                    out.count(false);
+                    out.suppress(
+                        step,
+                        Some(&call.name),
+                        format!("arguments not recorded ({reason})"),
+                    );
+                    continue;
+                }
+            };
+            out.count(true);
+            let spec = cx.spec(&call.name);
+            for (field, value) in args {
+                let origin = spec.and_then(|s| s.value_origins.get(field)).copied();
+                if skipped(spec, field, value, origin) {
+                    continue;
+                }
+                let provided = origin == Some(ValueOrigin::Provided);
+                match seen.check(value) {
+                    Derivation::Derivable => {}
+                    Derivation::BeyondCap => out.suppress(
+                        step,
+                        Some(&call.name),
+                        format!(
+                            "`{field}` is not derivable from the observed text that was indexed, and some of it was past the index's limit ({} KiB per source, {} MiB per trace)",
+                            SOURCE_CAP / 1024,
+                            TRACE_CAP / (1024 * 1024)
+                        ),
+                    ),
+                    Derivation::NotDerivable => {
+                        let tier = if provided {
+                            Tier::HardDefect
+                        } else {
+                            Tier::Candidate
+                        };
+                        let f = out.finding(
+                            tier,
+                            step,
+                            Some(&call.name),
+                            format!(
+                                "`{field}` = {} is not derivable from anything the agent observed before the call",
+                                quote(value)
+                            ),
+                            "the call",
+                        );
+                        f.field = Some(field.clone());
+                        f.possible_false_positive = !provided;
+                        f.help = Some(if provided {
+                            format!(
+                                "`{field}` is declared `x-value-origin: provided`: ground it in something the agent saw (user text or a tool result)"
+                            )
+                        } else {
+                            format!(
+                                "ground `{field}` in something the agent saw, or declare its origin (`x-value-origin: provided` or `generated`) in the schema"
+                            )
+                        });
+                    }
+                }
+            }
+        }
+    }
+}
+
+/// Values R3 does not judge: booleans and nulls (and containers: only top-level scalars are
+/// checked), enum/const fields, `generated` fields, and free-form text unless `provided`.
+fn skipped(
+    spec: Option<&ToolSpec>,
+    field: &str,
+    value: &Value,
+    origin: Option<ValueOrigin>,
+) -> bool {
+    if !matches!(value, Value::String(_) | Value::Number(_)) {
+        return true;
+    }
+    if origin == Some(ValueOrigin::Generated) {
+        return true;
+    }
+    let prop = spec
+        .and_then(|s| s.schema.as_ref())
+        .and_then(|s| s.get("properties"))
+        .and_then(|p| p.get(field));
+    if prop.is_some_and(|p| p.get("enum").is_some() || p.get("const").is_some()) {
+        return true;
+    }
+    origin != Some(ValueOrigin::Provided)
+        && value
+            .as_str()
+            .is_some_and(|s| s.split_whitespace().nth(1).is_some())
+}
+
+fn quote(v: &Value) -> String {
+    let s = v.to_string();
+    let mut q: String = s.chars().take(QUOTE_CHARS).collect();
+    if s.chars().count() > QUOTE_CHARS {
+        q.push('…');
+    }
+    format!("`{}`", q.replace('`', "'"))
+}
