@@ -155,7 +155,7 @@ fn step_fails_by_the_exit_code_contract_and_input_errors_always_fail() {
             fails: true,
             exit_code: "2",
             findings: "1",
-            log: "::error file=transcripts/team-a/r1-violation.jsonl,line=2,col=41,",
+            log: "::error file=transcripts/team-a/r1-violation.jsonl,line=2,col=133,",
             summary: "| 1 | 0 | 0 | 0 | 0 | 0 | 2 |",
         },
         Case {

@@ -15,7 +15,7 @@ use crate::support::{
     repo, require_tool, run, tracelint_bin,
 };
 
-const FINDING: &str = r#"transcripts/r1-violation.jsonl:2:41: hard_defect R1 read_file: /limit: "10" is not of type "integer""#;
+const FINDING: &str = r#"transcripts/r1-violation.jsonl:2:133: hard_defect R1 read_file: /limit: "10" is not of type "integer""#;
 
 /// A scratch area: the hooks' repository (a clone of this one at HEAD, with the working tree's
 /// hooks file committed on top when it differs) and a project repository.
