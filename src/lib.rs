@@ -28,6 +28,7 @@ pub mod lint;
 pub mod model;
 pub mod reporters;
 pub mod rules;
+pub mod scorecard;
 pub mod sources;
 pub mod suggest;
 

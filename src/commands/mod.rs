@@ -3,6 +3,7 @@
 
 pub mod check;
 pub mod rules;
+pub mod scorecard;
 
 use crate::cli::{Cli, Command};
 use crate::exit::ExitStatus;
@@ -13,5 +14,6 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitStatus> {
         Command::Check(args) => check::run(&args),
         Command::Rules(args) => rules::list(&args),
         Command::Explain(args) => rules::explain(&args),
+        Command::Scorecard(args) => scorecard::run(&args),
     }
 }
