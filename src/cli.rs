@@ -39,6 +39,90 @@ pub enum Command {
     /// Print a shell completion script.
     #[command(after_help = COMPLETIONS_AFTER_HELP)]
     Completions(CompletionsArgs),
+    /// Run the keyless validation suite and the recovery scorecard (start here).
+    #[command(after_help = DEMO_AFTER_HELP)]
+    Demo(DemoArgs),
+    /// Recovery scorecard: inject faults into a built-in task and measure recovery.
+    #[command(after_help = SCORECARD_AFTER_HELP)]
+    Scorecard(ScorecardArgs),
+}
+
+const DEMO_AFTER_HELP: &str = "\
+The suite is built in (it works from any folder, offline): one planted defect per rule, which that
+rule must catch; clean controls, which must stay silent; and legitimate-but-suspicious cases (a
+retry after a 503, 1,234.56 reformatted as 1234.56, a generated idempotency key), which must stay
+below a verdict. Then the recovery scorecard of the built-in robust and buggy agents under every
+fault. Exit 0 when every case behaves, 1 otherwise.
+
+Examples:
+  tracelint demo
+  tracelint demo --html demo.html --runs 50";
+
+/// `demo` arguments.
+#[derive(Debug, Args)]
+pub struct DemoArgs {
+    /// Also write the suite, the scorecards and every finding as one self-contained HTML page.
+    #[arg(long, value_name = "FILE")]
+    pub html: Option<PathBuf>,
+    /// Scorecard runs per fault.
+    #[arg(long, default_value_t = 20, value_name = "N")]
+    pub runs: u32,
+    /// Scorecard seed.
+    #[arg(long, default_value_t = 1, value_name = "S")]
+    pub seed: u64,
+}
+
+const SCORECARD_AFTER_HELP: &str = "\
+The built-in task asks an agent to cancel order A-1001 if it has not shipped. The robust agent
+checks each lookup and retries or stops safely; the buggy agent acts on whatever came back. A run
+with no fault comes first (the baseline): if it fails the task's oracle, recovery is not measured.
+Each fault is injected into one tool result (tagged `injected`), --runs times, with draws seeded by
+--seed; the table gives recovered/total, the rate and a 95% Wilson interval, and how many runs
+tracelint flagged.
+
+Faults: timeout, error, rate_limit, malformed_json, empty, truncated, wrong_schema, denied
+
+Examples:
+  tracelint scorecard --demo --runs 50
+  tracelint scorecard --demo --buggy --faults timeout,error,denied --runs 20 --seed 7
+  tracelint scorecard --demo --output-format json";
+
+/// `scorecard` arguments.
+#[derive(Debug, Args)]
+pub struct ScorecardArgs {
+    /// Score the built-in order-support task (the only task built in).
+    #[arg(long)]
+    pub demo: bool,
+    /// Score the buggy agent instead of the robust one.
+    #[arg(long)]
+    pub buggy: bool,
+    /// Faults to inject, comma-separated (default: all eight).
+    #[arg(long, value_delimiter = ',', value_name = "LIST")]
+    pub faults: Vec<String>,
+    /// Runs per fault (and for the baseline).
+    #[arg(long, default_value_t = 20, value_name = "N")]
+    pub runs: u32,
+    /// Seed for every draw; the same seed reproduces the same table.
+    #[arg(long, default_value_t = 1, value_name = "S")]
+    pub seed: u64,
+    /// The call (counted from 1) whose result gets the fault.
+    #[arg(long, default_value_t = 1, value_name = "N")]
+    pub inject_at: usize,
+    /// Judge without the task's oracle: behavioural recovery ("did not crash"), a weaker claim.
+    #[arg(long)]
+    pub no_oracle: bool,
+    /// Output format.
+    #[arg(long, value_enum, default_value_t = ScorecardFormat::Text, value_name = "FORMAT")]
+    pub output_format: ScorecardFormat,
+}
+
+/// `scorecard --output-format` values.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum ScorecardFormat {
+    /// A table.
+    Text,
+    /// JSON.
+    Json,
 }
 
 const INFER_AFTER_HELP: &str = "\
@@ -297,7 +381,16 @@ fn parse_seconds(s: &str) -> Result<std::time::Duration, String> {
 }
 
 /// Subcommand names, for the implicit `check` (`tracelint FILE --tools T`).
-pub const SUBCOMMANDS: &[&str] = &["check", "rules", "explain", "infer", "completions", "help"];
+pub const SUBCOMMANDS: &[&str] = &[
+    "check",
+    "rules",
+    "explain",
+    "infer",
+    "completions",
+    "demo",
+    "scorecard",
+    "help",
+];
 
 /// Insert `check` when the first argument is not a subcommand or a global flag, so
 /// `tracelint FILE --tools T` works (seed 000's form).

@@ -21,6 +21,7 @@ pub mod adapters;
 pub mod cli;
 pub mod commands;
 pub mod config;
+pub mod demo;
 pub mod exit;
 pub mod finding;
 pub mod infer;
@@ -29,6 +30,7 @@ pub mod lint;
 pub mod model;
 pub mod reporters;
 pub mod rules;
+pub mod scorecard;
 pub mod sources;
 pub mod suggest;
 

@@ -146,3 +146,86 @@ fn hostile_trace_content_renders_as_text_in_chromium() {
     );
     assert!(dom.contains("xss &lt;b&gt;run&lt;/b&gt;"));
 }
+
+#[test]
+fn demo_page_opens_in_chromium_with_every_case_and_scorecard() {
+    let Some(bin) = chromium() else {
+        assert!(
+            std::env::var_os("TRACELINT_FULL_TEST").is_none(),
+            "TRACELINT_FULL_TEST is set but /usr/bin/chromium is missing: run ./scripts/test, which installs it"
+        );
+        return;
+    };
+    let dir = tempfile::tempdir().unwrap();
+    let html = dir.path().join("demo.html");
+    let out = Command::new(env!("CARGO_BIN_EXE_tracelint"))
+        .args(["demo", "--runs", "10", "--html"])
+        .arg(&html)
+        .current_dir(dir.path())
+        .env("NO_COLOR", "1")
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0), "{out:?}");
+    let url = format!("file://{}", html.display());
+    let shot = dir.path().join("demo.png");
+    run_chromium(
+        &bin,
+        &dir.path().join("profile-shot"),
+        &[
+            format!("--screenshot={}", shot.display()),
+            "--window-size=1280,2400".into(),
+            url.clone(),
+        ],
+    );
+    let png = std::fs::read(&shot).expect("a screenshot");
+    assert!(
+        png.starts_with(b"\x89PNG\r\n\x1a\n") && png.len() > 10_000,
+        "not a real screenshot"
+    );
+    let dom = run_chromium(
+        &bin,
+        &dir.path().join("profile-dom"),
+        &[
+            "--virtual-time-budget=2000".into(),
+            "--dump-dom".into(),
+            url,
+        ],
+    );
+    let dom = String::from_utf8(dom).unwrap();
+    assert_eq!(title_of(&dom), "tracelint demo");
+    // Every case of the embedded suite, with its verdict, and both scorecards with every fault.
+    let suite = tracelint::demo::suite().unwrap();
+    for case in &suite.cases {
+        assert!(
+            dom.contains(&format!("<td>{}</td>", case.name)),
+            "case {} missing from the page",
+            case.name
+        );
+    }
+    assert_eq!(
+        dom.matches(r#"<td class="pass">PASS</td>"#).count(),
+        suite.cases.len()
+    );
+    for agent in ["robust", "buggy"] {
+        assert!(
+            dom.contains(&format!("Recovery scorecard, {agent} agent")),
+            "{agent} scorecard missing"
+        );
+    }
+    for fault in [
+        "timeout",
+        "error",
+        "rate_limit",
+        "malformed_json",
+        "empty",
+        "truncated",
+        "wrong_schema",
+        "denied",
+    ] {
+        assert_eq!(
+            dom.matches(&format!("<td>{fault}</td>")).count(),
+            2,
+            "fault {fault} not in both scorecards"
+        );
+    }
+}

@@ -3,8 +3,10 @@
 
 pub mod check;
 pub mod completions;
+pub mod demo;
 pub mod infer;
 pub mod rules;
+pub mod scorecard;
 
 use crate::cli::{Cli, Command};
 use crate::exit::ExitStatus;
@@ -17,5 +19,7 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitStatus> {
         Command::Explain(args) => rules::explain(&args),
         Command::Infer(args) => infer::run(&args),
         Command::Completions(args) => completions::run(&args),
+        Command::Demo(args) => demo::run(&args),
+        Command::Scorecard(args) => scorecard::run(&args),
     }
 }

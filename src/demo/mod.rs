@@ -1,0 +1,372 @@
+//! The keyless validation suite behind `tracelint demo` (SPEC §8): seed 002's cases — one planted
+//! instance of every rule, clean controls that must stay silent, legitimate-but-suspicious cases
+//! that must stay below a verdict — embedded from `fixtures/demo/` so the binary runs them from
+//! any folder. `cases.json` is the data: each case's file, its kind, and the findings (rule and
+//! tier, as a multiset) and exit code it must give.
+
+use std::collections::BTreeMap;
+
+use serde::Deserialize;
+
+use crate::finding::{RuleId, Tier};
+use crate::lint::{Linter, ReportBuilder};
+use crate::reporters::Report;
+use crate::rules::{RuleSettings, Selection};
+
+/// Every file of `fixtures/demo/`, embedded (a test checks this list against the folder).
+pub const FILES: &[(&str, &str)] = &[
+    ("cases.json", include_str!("../../fixtures/demo/cases.json")),
+    (
+        "clean-cancel.json",
+        include_str!("../../fixtures/demo/clean-cancel.json"),
+    ),
+    (
+        "clean-lookup.json",
+        include_str!("../../fixtures/demo/clean-lookup.json"),
+    ),
+    (
+        "legit-idempotency-key.json",
+        include_str!("../../fixtures/demo/legit-idempotency-key.json"),
+    ),
+    (
+        "legit-reformatted-number.json",
+        include_str!("../../fixtures/demo/legit-reformatted-number.json"),
+    ),
+    (
+        "legit-retry-after-503.json",
+        include_str!("../../fixtures/demo/legit-retry-after-503.json"),
+    ),
+    (
+        "planted-r1-schema-violation.json",
+        include_str!("../../fixtures/demo/planted-r1-schema-violation.json"),
+    ),
+    (
+        "planted-r2a-tool-error.json",
+        include_str!("../../fixtures/demo/planted-r2a-tool-error.json"),
+    ),
+    (
+        "planted-r2b-error-mishandled.json",
+        include_str!("../../fixtures/demo/planted-r2b-error-mishandled.json"),
+    ),
+    (
+        "planted-r3-hallucinated-arg.json",
+        include_str!("../../fixtures/demo/planted-r3-hallucinated-arg.json"),
+    ),
+    (
+        "planted-r4-loop.json",
+        include_str!("../../fixtures/demo/planted-r4-loop.json"),
+    ),
+    (
+        "planted-r5-redundant-call.json",
+        include_str!("../../fixtures/demo/planted-r5-redundant-call.json"),
+    ),
+    (
+        "planted-r6-malformed-arguments.json",
+        include_str!("../../fixtures/demo/planted-r6-malformed-arguments.json"),
+    ),
+    (
+        "planted-r7-unknown-tool.json",
+        include_str!("../../fixtures/demo/planted-r7-unknown-tool.json"),
+    ),
+    ("tools.json", include_str!("../../fixtures/demo/tools.json")),
+];
+
+/// The embedded content of a demo file.
+pub fn file(name: &str) -> Option<&'static str> {
+    FILES.iter().find(|(n, _)| *n == name).map(|(_, t)| *t)
+}
+
+/// What a case is for.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Kind {
+    /// One planted instance of a rule's defect: the rule must catch it.
+    Planted,
+    /// A correct run: nothing may fire.
+    Clean,
+    /// A correct run that looks suspicious: it must stay below a verdict.
+    Legitimate,
+}
+
+impl Kind {
+    /// The name shown.
+    pub fn name(self) -> &'static str {
+        match self {
+            Kind::Planted => "planted",
+            Kind::Clean => "clean",
+            Kind::Legitimate => "legitimate",
+        }
+    }
+}
+
+#[derive(Debug, Deserialize)]
+struct RawSuite {
+    tools: String,
+    cases: Vec<RawCase>,
+}
+
+#[derive(Debug, Deserialize)]
+struct RawCase {
+    name: String,
+    kind: Kind,
+    file: String,
+    description: String,
+    expect: RawExpect,
+    exit: u8,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(untagged)]
+enum RawExpect {
+    Silent(String),
+    Findings(Vec<RawFinding>),
+}
+
+#[derive(Debug, Deserialize)]
+struct RawFinding {
+    rule: String,
+    tier: String,
+}
+
+/// Findings as a multiset of (rule, tier).
+pub type Tally = BTreeMap<(RuleId, Tier), usize>;
+
+/// One validation case.
+#[derive(Debug, Clone)]
+pub struct Case {
+    /// Its name.
+    pub name: String,
+    /// What it is for.
+    pub kind: Kind,
+    /// The trace file.
+    pub file: String,
+    /// What happens in it.
+    pub description: String,
+    /// The findings it must give (empty = silent).
+    pub expect: Tally,
+    /// The exit code it must give.
+    pub exit: u8,
+}
+
+/// The suite: the tools file and the cases, in order.
+#[derive(Debug, Clone)]
+pub struct Suite {
+    /// The tools file name.
+    pub tools: String,
+    /// The cases.
+    pub cases: Vec<Case>,
+}
+
+/// Parse the embedded `cases.json`.
+pub fn suite() -> Result<Suite, String> {
+    let text = file("cases.json").ok_or("cases.json is not embedded")?;
+    let raw: RawSuite = serde_json::from_str(text).map_err(|e| format!("cases.json: {e}"))?;
+    let mut cases = Vec::new();
+    for c in raw.cases {
+        let mut expect = Tally::new();
+        match c.expect {
+            RawExpect::Silent(s) if s == "silent" => {}
+            RawExpect::Silent(s) => {
+                return Err(format!(
+                    "{}: `expect` must be \"silent\" or a list, not {s:?}",
+                    c.name
+                ));
+            }
+            RawExpect::Findings(list) => {
+                for f in list {
+                    let rule = RuleId::parse(&f.rule)
+                        .ok_or_else(|| format!("{}: unknown rule {}", c.name, f.rule))?;
+                    let tier = Tier::parse(&f.tier)
+                        .ok_or_else(|| format!("{}: unknown tier {}", c.name, f.tier))?;
+                    *expect.entry((rule, tier)).or_default() += 1;
+                }
+            }
+        }
+        cases.push(Case {
+            name: c.name,
+            kind: c.kind,
+            file: c.file,
+            description: c.description,
+            expect,
+            exit: c.exit,
+        });
+    }
+    Ok(Suite {
+        tools: raw.tools,
+        cases,
+    })
+}
+
+/// What one case gave.
+#[derive(Debug, Clone)]
+pub struct Outcome {
+    /// The case.
+    pub case: Case,
+    /// The findings it gave.
+    pub got: Tally,
+    /// The exit code it gave.
+    pub exit: u8,
+}
+
+impl Outcome {
+    /// The case behaved as expected.
+    pub fn pass(&self) -> bool {
+        self.got == self.case.expect && self.exit == self.case.exit
+    }
+}
+
+/// Show a tally as `R2a hard_event, R2b hard_defect` (or `silent`).
+pub fn show(t: &Tally) -> String {
+    if t.is_empty() {
+        return "silent".into();
+    }
+    t.iter()
+        .map(|((r, tier), n)| {
+            if *n == 1 {
+                format!("{r} {tier}")
+            } else {
+                format!("{n}× {r} {tier}")
+            }
+        })
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+/// Run every case. Also returns one report over all case files (for the HTML page).
+pub fn run() -> Result<(Vec<Outcome>, Report), String> {
+    let suite = suite()?;
+    let tools_text =
+        file(&suite.tools).ok_or_else(|| format!("{} is not embedded", suite.tools))?;
+    let registry = crate::sources::file::parse_tools_str(tools_text, &suite.tools)
+        .map_err(|e| e.to_string())?;
+    let linter = Linter::new(
+        Some(registry),
+        Selection::default(),
+        RuleSettings::default(),
+    );
+    let mut all = ReportBuilder::new();
+    let mut outcomes = Vec::new();
+    for case in suite.cases {
+        let text = file(&case.file)
+            .ok_or_else(|| format!("{}: {} is not embedded", case.name, case.file))?;
+        let path = format!("fixtures/demo/{}", case.file);
+        let (_, parsed) = crate::adapters::parse_bytes(text.as_bytes(), &path, None);
+        if let Some(issue) = parsed.issues.first() {
+            return Err(format!("{}: {issue}", case.name));
+        }
+        let mut one = ReportBuilder::new();
+        let input = one.input(&path);
+        one.format(input, "native");
+        let input_all = all.input(&path);
+        all.format(input_all, "native");
+        for t in &parsed.traces {
+            one.trace(input, linter.lint(t));
+            all.trace(input_all, linter.lint(t));
+        }
+        let report = one.finish(Tier::HardDefect, &[]);
+        let mut got = Tally::new();
+        for f in &report.findings {
+            *got.entry((f.rule, f.tier)).or_default() += 1;
+        }
+        outcomes.push(Outcome {
+            case,
+            got,
+            exit: report.exit.code(),
+        });
+    }
+    Ok((outcomes, all.finish(Tier::HardDefect, &[])))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::rules::RULES;
+
+    #[test]
+    fn every_file_of_the_folder_is_embedded_and_used() {
+        let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/demo");
+        let mut on_disk: Vec<String> = std::fs::read_dir(&dir)
+            .unwrap()
+            .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+            .filter(|n| n.ends_with(".json"))
+            .collect();
+        on_disk.sort();
+        let embedded: Vec<&str> = FILES.iter().map(|(n, _)| *n).collect();
+        assert_eq!(on_disk, embedded, "regenerate `FILES` in src/demo/mod.rs");
+        for (name, text) in FILES {
+            assert_eq!(std::fs::read_to_string(dir.join(name)).unwrap(), *text);
+        }
+        let suite = suite().unwrap();
+        for (name, _) in FILES {
+            let used = *name == "cases.json"
+                || *name == suite.tools
+                || suite.cases.iter().any(|c| c.file == *name);
+            assert!(used, "{name} is in fixtures/demo but no case uses it");
+        }
+    }
+
+    #[test]
+    fn every_case_behaves_as_expected() {
+        let (outcomes, report) = run().unwrap();
+        let failing: Vec<String> = outcomes
+            .iter()
+            .filter(|o| !o.pass())
+            .map(|o| {
+                format!(
+                    "{}: expected {} exit {}, got {} exit {}",
+                    o.case.name,
+                    show(&o.case.expect),
+                    o.case.exit,
+                    show(&o.got),
+                    o.exit
+                )
+            })
+            .collect();
+        assert!(failing.is_empty(), "{failing:#?}");
+        assert_eq!(report.inputs.len(), outcomes.len());
+    }
+
+    #[test]
+    fn the_registry_and_the_suite_agree() {
+        // Adding a rule without a planted case fails here.
+        let suite = suite().unwrap();
+        for rule in RULES {
+            let id = rule.meta().id;
+            assert!(
+                suite
+                    .cases
+                    .iter()
+                    .any(|c| c.kind == Kind::Planted && c.expect.keys().any(|(r, _)| *r == id)),
+                "no planted demo case for {id}: add one to fixtures/demo/cases.json"
+            );
+        }
+        assert!(suite.cases.iter().any(|c| c.kind == Kind::Clean));
+        for c in suite.cases.iter().filter(|c| c.kind != Kind::Planted) {
+            assert_eq!(
+                c.exit, 0,
+                "{}: a clean or legitimate case must not fail CI",
+                c.name
+            );
+            assert!(
+                c.expect.keys().all(|(_, t)| *t != Tier::HardDefect),
+                "{}",
+                c.name
+            );
+            if c.kind == Kind::Clean {
+                assert!(
+                    c.expect.is_empty(),
+                    "{}: a clean control must be silent",
+                    c.name
+                );
+            }
+        }
+        assert_eq!(
+            suite
+                .cases
+                .iter()
+                .filter(|c| c.kind == Kind::Legitimate)
+                .count(),
+            3
+        );
+    }
+}
