@@ -311,11 +311,14 @@ pub fn parse_failure_when(v: &Value) -> Result<FailureWhen, String> {
                     .size_limit(REGEX_SIZE_LIMIT)
                     .dfa_size_limit(REGEX_SIZE_LIMIT)
                     .build()
-                    .map_err(|e| {
-                        format!(
+                    .map_err(|e| match e {
+                        regex::Error::CompiledTooBig(_) => format!(
+                            "`matches` compiles to more than the regex size limit of {REGEX_SIZE_LIMIT} bytes"
+                        ),
+                        e => format!(
                             "`matches` is not a usable regex: {}",
                             one_line(&e.to_string())
-                        )
+                        ),
                     })?,
             ),
             _ => return Err("`matches` must be a string (a regex)".into()),
@@ -381,7 +384,7 @@ mod tests {
             ),
             (
                 json!({"pointer": "", "matches": "a{1000}{1000}"}),
-                "`matches` is not a usable regex",
+                "`matches` compiles to more than the regex size limit of 1048576 bytes",
             ),
         ];
         for (v, want) in bad {
