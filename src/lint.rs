@@ -416,9 +416,11 @@ mod tests {
             {"type": "tool_call", "call_id": "b", "name": "nope", "args": {"q": "second"}},
             {"type": "tool_call", "call_id": "c", "name": "nope", "args": {"q": "third"}}]}"#;
         let (_, parsed) = parse_bytes(text, "t.json", Some(InputFormat::Native));
-        let registry =
-            crate::sources::file::parse_tools_str(r#"{"tools": [{"name": "known"}]}"#, "tools.json")
-                .unwrap();
+        let registry = crate::sources::file::parse_tools_str(
+            r#"{"tools": [{"name": "known"}]}"#,
+            "tools.json",
+        )
+        .unwrap();
         let linter = Linter::new(
             Some(registry),
             crate::rules::Selection::default(),
@@ -433,7 +435,10 @@ mod tests {
             .iter()
             .flat_map(|f| f.evidence.iter().map(|e| e.excerpt.as_str()))
             .collect();
-        assert_eq!(excerpts, [r#"nope {"q":"first"}"#, r#"nope {"q":"second"}"#, ""]);
+        assert_eq!(
+            excerpts,
+            [r#"nope {"q":"first"}"#, r#"nope {"q":"second"}"#, ""]
+        );
         assert_eq!(
             report.inputs[0].notes,
             ["evidence excerpts past the report's limit of 40 bytes are left out"]

@@ -93,9 +93,13 @@ fn commands(out: &Path) -> Vec<Vec<String>> {
         .to_vec(),
     );
     all.push(
-        ["infer", "fixtures/seed000/transcript.jsonl", "fixtures/quickstart/transcript.json"]
-            .map(str::to_owned)
-            .to_vec(),
+        [
+            "infer",
+            "fixtures/seed000/transcript.jsonl",
+            "fixtures/quickstart/transcript.json",
+        ]
+        .map(str::to_owned)
+        .to_vec(),
     );
     all.push(
         [
@@ -152,7 +156,13 @@ fn inputs_are_never_written() {
         assert!(state(p) == *b, "{} changed", p.display());
     }
     // The side outputs were written, where they were asked for.
-    for f in ["r0.json", "r3.sarif", "r4.html", "mcp.json", "inferred.json"] {
+    for f in [
+        "r0.json",
+        "r3.sarif",
+        "r4.html",
+        "mcp.json",
+        "inferred.json",
+    ] {
         assert!(out.path().join(f).is_file(), "{f} missing");
     }
     // Nothing else appeared next to the inputs.

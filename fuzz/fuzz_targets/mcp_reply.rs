@@ -38,7 +38,10 @@ fuzz_target!(|data: &[u8]| {
         }
         events
     } else {
-        String::from_utf8_lossy(rest).lines().map(str::to_owned).collect()
+        String::from_utf8_lossy(rest)
+            .lines()
+            .map(str::to_owned)
+            .collect()
     };
     let options = ClientOptions {
         skip_discover: mode & 2 == 2,

@@ -4,15 +4,17 @@
 
 use std::io::Cursor;
 
+use tracelint::Tier;
 use tracelint::adapters::{self, InputFormat, Limits, Parsed, ReadOptions};
 use tracelint::lint::{Linter, ReportBuilder};
 use tracelint::reporters::paths::PathBase;
 use tracelint::reporters::{self, OutputFormat, RenderOptions, TextOptions};
 use tracelint::rules::{RuleSettings, Selection};
-use tracelint::Tier;
 
 /// Limits small enough that the fuzzer reaches them.
-const LIMITS: Limits = Limits { max_record: 1 << 16 };
+const LIMITS: Limits = Limits {
+    max_record: 1 << 16,
+};
 
 /// Parse `data` through both entry points (`parse_reader` and the seekable `parse_file`), lint
 /// what was read and render it. `format` `None` runs detection.

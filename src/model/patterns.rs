@@ -120,7 +120,8 @@ mod tests {
 
     #[test]
     fn names_broken_and_oversized_regexes_with_their_pointer() {
-        let schema = json!({"properties": {"a": {"pattern": "("}, "b": {"pattern": "a{1000}{1000}"}}});
+        let schema =
+            json!({"properties": {"a": {"pattern": "("}, "b": {"pattern": "a{1000}{1000}"}}});
         let p = first_problem(&schema).unwrap();
         assert_eq!(
             p.to_string(),

@@ -148,7 +148,11 @@ pub(crate) fn run(case: &Case) {
         if start.elapsed() > TIME_LIMIT * 5 {
             let _ = child.kill();
             let _ = child.wait();
-            panic!("{}: still running after {:?}: killed", case.name, TIME_LIMIT * 5);
+            panic!(
+                "{}: still running after {:?}: killed",
+                case.name,
+                TIME_LIMIT * 5
+            );
         }
         std::thread::sleep(Duration::from_millis(5));
     };
@@ -170,11 +174,14 @@ pub(crate) fn run(case: &Case) {
         keep(&stderr, case.grep),
     );
     for file in case.outputs {
-        let text = std::fs::read_to_string(dir.path().join(file)).unwrap_or_else(|e| format!("({e})"));
+        let text =
+            std::fs::read_to_string(dir.path().join(file)).unwrap_or_else(|e| format!("({e})"));
         shown.push_str(&format!("--- {file}\n{}", keep(&text, case.grep)));
     }
     if let Some(s) = &server {
-        shown = shown.replace(&s.url(), "{URL}").replace(&s.port_text(), "{PORT}");
+        shown = shown
+            .replace(&s.url(), "{URL}")
+            .replace(&s.port_text(), "{PORT}");
     }
     let tmp = dir.path().to_string_lossy().into_owned();
     let shown = shown.replace(&tmp, "[TMP]");

@@ -81,7 +81,11 @@ pub(crate) fn deep_claude(dir: &Path) {
 }
 
 pub(crate) fn deep_otel(dir: &Path) {
-    let value = nested("{\"arrayValue\": {\"values\": [", "{\"intValue\": 1}", "]}}");
+    let value = nested(
+        "{\"arrayValue\": {\"values\": [",
+        "{\"intValue\": 1}",
+        "]}}",
+    );
     write(
         dir,
         "deep.otlp.json",
@@ -112,7 +116,11 @@ fn big_trace(pretty: bool) -> String {
 }
 
 pub(crate) fn big_line(dir: &Path) {
-    write(dir, "big.jsonl", &(big_trace(false) + "\n{\"run_id\": \"next\", \"steps\": []}\n"));
+    write(
+        dir,
+        "big.jsonl",
+        &(big_trace(false) + "\n{\"run_id\": \"next\", \"steps\": []}\n"),
+    );
 }
 
 pub(crate) fn big_document(dir: &Path) {
