@@ -172,14 +172,16 @@ fn walk(
         match std::fs::metadata(&path) {
             Ok(m) if m.is_dir() => walk(&path, depth + 1, visited, found, issues),
             Ok(m) if m.is_file() => {
-                if path
-                    .extension()
-                    .and_then(|e| e.to_str())
-                    .is_some_and(|e| TRACE_EXTENSIONS.contains(&e.to_ascii_lowercase().as_str()))
-                {
+                if has_trace_extension(&path) {
                     found.push(path);
                 }
             }
+            // A FIFO, socket or device named like a trace: opening a FIFO with no writer would
+            // block forever, so it is never opened, and never skipped in silence either.
+            Ok(_) if has_trace_extension(&path) => issues.push(InputIssue::file(
+                display(&path),
+                "not a regular file (a FIFO, socket or device): not read",
+            )),
             Ok(_) => {}
             Err(e) => issues.push(InputIssue::file(
                 display(&path),
@@ -187,6 +189,12 @@ fn walk(
             )),
         }
     }
+}
+
+fn has_trace_extension(path: &Path) -> bool {
+    path.extension()
+        .and_then(|e| e.to_str())
+        .is_some_and(|e| TRACE_EXTENSIONS.contains(&e.to_ascii_lowercase().as_str()))
 }
 
 #[cfg(test)]

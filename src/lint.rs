@@ -201,17 +201,29 @@ fn embedded_sources(r: &ToolRegistry) -> Vec<String> {
         .collect()
 }
 
+/// Total bytes of evidence excerpts one report carries; past it, excerpts are left out (with a
+/// note) so a corpus with millions of findings cannot make a report of unbounded size.
+pub const EXCERPT_BUDGET: usize = 16 << 20;
+
 /// Gathers inputs, traces and issues into a `Report`.
 #[derive(Debug, Default)]
 pub struct ReportBuilder {
     report: Report,
     coverage: BTreeMap<RuleId, (&'static str, Coverage)>,
+    /// `None`: `EXCERPT_BUDGET`.
+    excerpt_budget: Option<usize>,
 }
 
 impl ReportBuilder {
     /// An empty builder.
     pub fn new() -> Self {
         Self::default()
+    }
+
+    /// Set the total size of evidence excerpts kept (tests use a small one).
+    pub fn with_excerpt_budget(mut self, bytes: usize) -> Self {
+        self.excerpt_budget = Some(bytes);
+        self
     }
 
     /// Register an input; returns its index.
@@ -299,6 +311,25 @@ impl ReportBuilder {
         });
         r.issues.sort();
         r.issues.dedup();
+        let budget = self.excerpt_budget.unwrap_or(EXCERPT_BUDGET);
+        let mut spent = 0usize;
+        let mut cut_inputs = std::collections::BTreeSet::new();
+        for f in &mut r.findings {
+            for e in &mut f.evidence {
+                spent = spent.saturating_add(e.excerpt.len());
+                if spent > budget && !e.excerpt.is_empty() {
+                    e.excerpt.clear();
+                    cut_inputs.insert(f.input);
+                }
+            }
+        }
+        for input in cut_inputs {
+            if let Some(i) = r.inputs.get_mut(input) {
+                i.notes.push(format!(
+                    "evidence excerpts past the report's limit of {budget} bytes are left out"
+                ));
+            }
+        }
         let mut used = vec![false; ignores.len()];
         for f in &mut r.findings {
             let path = r.inputs.get(f.input).map_or("", |i| i.path.as_str());
@@ -370,4 +401,47 @@ pub fn exit_status<'a>(
         status = status.max(s);
     }
     status
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::adapters::{InputFormat, parse_bytes};
+
+    #[test]
+    fn excerpts_past_the_budget_are_left_out_with_a_note() {
+        // Three calls of an unknown tool: three R7 findings with one excerpt each.
+        let text = br#"{"run_id": "x", "steps": [
+            {"type": "tool_call", "call_id": "a", "name": "nope", "args": {"q": "first"}},
+            {"type": "tool_call", "call_id": "b", "name": "nope", "args": {"q": "second"}},
+            {"type": "tool_call", "call_id": "c", "name": "nope", "args": {"q": "third"}}]}"#;
+        let (_, parsed) = parse_bytes(text, "t.json", Some(InputFormat::Native));
+        let registry = crate::sources::file::parse_tools_str(
+            r#"{"tools": [{"name": "known"}]}"#,
+            "tools.json",
+        )
+        .unwrap();
+        let linter = Linter::new(
+            Some(registry),
+            crate::rules::Selection::default(),
+            RuleSettings::default(),
+        );
+        let mut builder = ReportBuilder::new().with_excerpt_budget(40);
+        let input = builder.input("t.json");
+        builder.trace(input, linter.lint(&parsed.traces[0]));
+        let report = builder.finish(Tier::HardDefect, &[]);
+        let excerpts: Vec<&str> = report
+            .findings
+            .iter()
+            .flat_map(|f| f.evidence.iter().map(|e| e.excerpt.as_str()))
+            .collect();
+        assert_eq!(
+            excerpts,
+            [r#"nope {"q":"first"}"#, r#"nope {"q":"second"}"#, ""]
+        );
+        assert_eq!(
+            report.inputs[0].notes,
+            ["evidence excerpts past the report's limit of 40 bytes are left out"]
+        );
+    }
 }

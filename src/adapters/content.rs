@@ -157,8 +157,15 @@ fn read_blocks(
         }
         let block: Block = match serde_json::from_str(raw.get()) {
             Ok(b) => b,
-            Err(_) => {
-                out.problem(cur.at(raw, ptr), format!("block {i} is not an object"));
+            Err(e) => {
+                // A block nested past the limit is an object too deep to read, not "not an
+                // object".
+                let why = if raw.get().starts_with('{') {
+                    format!("block {i}: {}", super::json_pos::error_message(&e))
+                } else {
+                    format!("block {i} is not an object")
+                };
+                out.problem(cur.at(raw, ptr), why);
                 continue;
             }
         };

@@ -31,14 +31,21 @@ pub fn error_position(err: &serde_json::Error, first_line: u32) -> (u32, u32) {
     )
 }
 
+/// The deepest JSON nesting read (serde_json's fixed recursion limit; it cannot be raised).
+pub const MAX_NESTING: usize = 128;
+
 /// A serde_json error's message without its " at line L column C" suffix (the caller reports the
-/// position itself, relative to the file).
+/// position itself, relative to the file). Hitting the nesting limit is said as such.
 pub fn error_message(err: &serde_json::Error) -> String {
     let s = err.to_string();
-    match s.rfind(" at line ") {
+    let s = match s.rfind(" at line ") {
         Some(i) if s[i..].contains(" column ") => s[..i].to_owned(),
         _ => s,
+    };
+    if s == "recursion limit exceeded" {
+        return format!("nested deeper than the limit of {MAX_NESTING} levels");
     }
+    s
 }
 
 /// A reduced copy of a JSON text for format detection: objects keep every key, arrays keep

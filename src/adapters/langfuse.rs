@@ -171,18 +171,21 @@ fn parse_export(
     let mut observations = Vec::new();
     for (i, item) in items.iter().enumerate() {
         let at = locate(text, index, item, format!("{obs_pointer}/{i}"));
-        match serde_json::from_str::<Value>(item.get()) {
-            Ok(Value::Object(m)) => observations.push(decode(m, at)),
-            _ => {
-                trace.partial = true;
-                out.issue(InputIssue::at(
-                    &input.path,
-                    at.line,
-                    at.column,
-                    format!("observation {i}: an observation must be an object"),
-                ));
+        let why = match serde_json::from_str::<Value>(item.get()) {
+            Ok(Value::Object(m)) => {
+                observations.push(decode(m, at));
+                continue;
             }
-        }
+            Ok(_) => "an observation must be an object".to_owned(),
+            Err(e) => format!("invalid JSON: {}", error_message(&e)),
+        };
+        trace.partial = true;
+        out.issue(InputIssue::at(
+            &input.path,
+            at.line,
+            at.column,
+            format!("observation {i}: {why}"),
+        ));
     }
     // Chronological; ties keep file order (a stable sort).
     observations.sort_by_key(|o| o.start.unwrap_or(i128::MAX));

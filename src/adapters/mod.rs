@@ -402,6 +402,20 @@ pub fn parse_reader<R: BufRead>(
         );
         return ReadOutcome::Read(format);
     }
+    // A first line past the limit: whether the file is JSON Lines or one document, that line
+    // alone is more than may be read.
+    if first_truncated {
+        out.issue(InputIssue::at(
+            path,
+            1,
+            1,
+            format!(
+                "line 1 is longer than the limit of {} bytes; raise it with `--max-record-size`",
+                limits.max_record
+            ),
+        ));
+        return ReadOutcome::Failed;
+    }
     // A whole document: read the rest.
     let mut bytes = first;
     let cap = limits.max_record as u64;

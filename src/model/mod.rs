@@ -3,6 +3,7 @@
 
 pub mod location;
 pub mod pairing;
+pub mod patterns;
 pub mod registry;
 
 use serde::Serialize;

@@ -10,7 +10,7 @@ use crate::model::{Pairing, ToolRegistry, ToolSpec, Trace};
 
 /// Upper bound on a compiled schema `pattern` regex (bytes), so a hostile schema cannot make
 /// compilation or matching explode. The engine is linear-time.
-const PATTERN_SIZE_LIMIT: usize = 1 << 20;
+const PATTERN_SIZE_LIMIT: usize = crate::model::registry::REGEX_SIZE_LIMIT;
 
 /// A tool schema compiled once per run, or the reason it cannot be used.
 pub type Compiled = Result<jsonschema::Validator, String>;
@@ -70,10 +70,12 @@ pub fn compile(schema: &Value) -> Compiled {
     // the whole run down, so it is turned into a per-call suppression.
     match std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| options.build(schema))) {
         Ok(Ok(v)) => Ok(v),
-        Ok(Err(e)) => Err(format!(
-            "the schema is invalid: {}",
-            one_line(&e.to_string())
-        )),
+        // jsonschema reports a bad `pattern` as "… is not a \"regex\"": name the regex, where
+        // it is and why (broken, or past the size limit).
+        Ok(Err(e)) => Err(match crate::model::patterns::first_problem(schema) {
+            Some(p) if e.to_string().contains("\"regex\"") => format!("the schema is invalid: {p}"),
+            _ => format!("the schema is invalid: {}", one_line(&e.to_string())),
+        }),
         Err(_) => Err("the schema could not be compiled".to_owned()),
     }
 }

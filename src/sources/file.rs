@@ -18,7 +18,11 @@ pub fn parse_tools_str(text: &str, path: &str) -> Result<ToolRegistry, SourceErr
     let text = text.strip_prefix('\u{feff}').unwrap_or(text);
     let value: Value = serde_json::from_str(text).map_err(|e| SourceError::Invalid {
         source_name: format!("{path}:{}:{}", e.line(), e.column()),
-        message: format!("invalid JSON: {e}"),
+        message: if e.to_string().starts_with("recursion limit exceeded") {
+            "invalid JSON: nested deeper than the limit of 128 levels".to_owned()
+        } else {
+            format!("invalid JSON: {e}")
+        },
     })?;
     parse_tools_value(&value, path)
 }
@@ -74,6 +78,16 @@ pub fn parse_tools_value(value: &Value, path: &str) -> Result<ToolRegistry, Sour
     };
     for (at, item, map_name) in items {
         let spec = parse_tool(item, map_name, &source).map_err(|m| err(format!("{at}: {m}")))?;
+        // A regex past the size limit can never be checked: say so now, not per call. (A broken
+        // regex is R1's per-call suppression, like any schema it cannot compile.)
+        if let Some(p) = spec
+            .schema
+            .as_ref()
+            .and_then(crate::model::patterns::first_problem)
+            .filter(|p| p.too_big)
+        {
+            return Err(err(format!("{at}: tool `{}`: {p}", spec.name)));
+        }
         registry.insert(spec).map_err(|d| err(d.to_string()))?;
     }
     Ok(registry)
@@ -297,11 +311,14 @@ pub fn parse_failure_when(v: &Value) -> Result<FailureWhen, String> {
                     .size_limit(REGEX_SIZE_LIMIT)
                     .dfa_size_limit(REGEX_SIZE_LIMIT)
                     .build()
-                    .map_err(|e| {
-                        format!(
+                    .map_err(|e| match e {
+                        regex::Error::CompiledTooBig(_) => format!(
+                            "`matches` compiles to more than the regex size limit of {REGEX_SIZE_LIMIT} bytes"
+                        ),
+                        e => format!(
                             "`matches` is not a usable regex: {}",
                             one_line(&e.to_string())
-                        )
+                        ),
                     })?,
             ),
             _ => return Err("`matches` must be a string (a regex)".into()),
@@ -367,7 +384,7 @@ mod tests {
             ),
             (
                 json!({"pointer": "", "matches": "a{1000}{1000}"}),
-                "`matches` is not a usable regex",
+                "`matches` compiles to more than the regex size limit of 1048576 bytes",
             ),
         ];
         for (v, want) in bad {

@@ -19,7 +19,7 @@ use wire::{
 };
 
 use super::Report;
-use super::escape::truncate;
+use super::escape::{terminal, truncate};
 use super::paths::{PathBase, uri_reference};
 
 /// The schema a SARIF log names (the OASIS errata 01 copy).
@@ -130,17 +130,20 @@ fn line_hash(f: &Finding) -> u64 {
     fnv1a(&[f.rule.as_str(), f.tool.as_deref().unwrap_or(""), &content])
 }
 
+/// A finding's message for SARIF. Untrusted parts (tool names, argument values) have control,
+/// bidi and zero-width characters made visible, as on a terminal: code-scanning UIs render the
+/// text, and a bidi override would reorder it.
 fn message(f: &Finding) -> String {
-    let mut text = f.message.clone();
+    let mut text = terminal(&f.message).into_owned();
     if f.details.len() > 1 {
         for d in &f.details {
             text.push_str("\n- ");
-            text.push_str(d);
+            text.push_str(&terminal(d));
         }
     }
     if let Some(help) = &f.help {
         text.push_str("\nhelp: ");
-        text.push_str(help);
+        text.push_str(&terminal(help));
     }
     truncate(&text, MAX_MESSAGE).into_owned()
 }
@@ -184,7 +187,8 @@ fn build<'a>(report: &'a Report, base: &PathBase) -> Log<'a> {
                         id: Some(i),
                         physical_location: physical(&uri, Some(&e.at)),
                         message: Some(Text {
-                            text: format!("step {} ({}): {}", e.step, e.note, e.excerpt).into(),
+                            text: format!("step {} ({}): {}", e.step, e.note, terminal(&e.excerpt))
+                                .into(),
                         }),
                     })
                     .collect(),

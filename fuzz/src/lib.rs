@@ -1,0 +1,68 @@
+//! Shared driver of the fuzz targets: read bytes as a trace input (forced format or detected),
+//! lint every trace read, and render the report in every output format, so one input exercises
+//! an adapter, the rules and the reporters. It owns no parsing of its own.
+
+use std::io::Cursor;
+
+use tracelint::Tier;
+use tracelint::adapters::{self, InputFormat, Limits, Parsed, ReadOptions};
+use tracelint::lint::{Linter, ReportBuilder};
+use tracelint::reporters::paths::PathBase;
+use tracelint::reporters::{self, OutputFormat, RenderOptions, TextOptions};
+use tracelint::rules::{RuleSettings, Selection};
+
+/// Limits small enough that the fuzzer reaches them.
+const LIMITS: Limits = Limits {
+    max_record: 1 << 16,
+};
+
+/// Parse `data` through both entry points (`parse_reader` and the seekable `parse_file`), lint
+/// what was read and render it. `format` `None` runs detection.
+pub fn parse_lint_render(data: &[u8], format: Option<InputFormat>) {
+    let opts = ReadOptions {
+        format,
+        limits: LIMITS,
+        skip_tools_files: false,
+    };
+    let mut parsed = Parsed::default();
+    adapters::parse_reader(data, "fuzz.jsonl", &opts, &mut parsed);
+    let mut seek = Parsed::default();
+    adapters::parse_file(Cursor::new(data), "fuzz.jsonl", &opts, &mut seek);
+    lint_and_render(parsed);
+    lint_and_render(seek);
+}
+
+fn lint_and_render(parsed: Parsed) {
+    let linter = Linter::new(None, Selection::default(), RuleSettings::default());
+    let mut builder = ReportBuilder::new();
+    let input = builder.input("fuzz.jsonl");
+    for issue in parsed.issues {
+        builder.issue(issue);
+    }
+    for trace in &parsed.traces {
+        builder.format(input, &trace.source.format);
+        builder.trace(input, linter.lint(trace));
+    }
+    let report = builder.finish(Tier::HardDefect, &[]);
+    let opts = RenderOptions {
+        text: TextOptions {
+            include_candidates: true,
+            show_suppressions: true,
+            quiet: false,
+            color: false,
+        },
+        base: PathBase::new(std::path::Path::new("/w"), std::path::Path::new("/w")),
+    };
+    for (_, format) in OutputFormat::NAMES {
+        let mut out = Vec::new();
+        reporters::render(*format, &report, &opts, &mut out).expect("rendering to memory");
+        if *format == OutputFormat::Text {
+            // Untrusted text never reaches a terminal raw.
+            let text = String::from_utf8(out).expect("text output is UTF-8");
+            assert!(
+                !text.chars().any(|c| c.is_control() && c != '\n'),
+                "a control character reached the text output: {text:?}"
+            );
+        }
+    }
+}

@@ -1,0 +1,87 @@
+//! The cases: one `#[test]` each, named after its snapshot. Committed inputs are in
+//! `fixtures/hostile/`; `make::*` makes the huge ones.
+
+use super::{Case, make, run};
+
+macro_rules! cases {
+    ($($name:ident => $case:expr;)*) => {
+        $(
+            #[test]
+            fn $name() {
+                let case: Case = $case;
+                assert_eq!(case.name, stringify!($name).replace('_', "-"));
+                run(&case);
+            }
+        )*
+    };
+}
+
+const HTML_MARKS: &[&str] = &["sea", "script", "img", "svg", "alert", "javascript"];
+
+cases! {
+    // Empty, blank and oddly encoded files.
+    empty_json => Case::new("empty-json", &["check", "empty.json"]);
+    empty_jsonl => Case::new("empty-jsonl", &["check", "empty.jsonl", "--tools", "tools.json"]);
+    whitespace_only => Case::new("whitespace-only", &["check", "whitespace.json"]);
+    bom_lines => Case::new("bom-lines", &["check", "bom.jsonl", "--tools", "tools.json"]);
+    bom_document => Case::new("bom-document", &["check", "bom.json", "--tools", "tools.json"]);
+    crlf_lines => Case::new("crlf-lines", &["check", "crlf.jsonl", "--tools", "tools.json"]);
+    crlf_document => Case::new("crlf-document", &["check", "crlf.json", "--tools", "tools.json"]);
+    invalid_utf8_lines => Case::new("invalid-utf8-lines", &["check", "invalid-utf8.jsonl", "--tools", "tools.json"]);
+    invalid_utf8_document => Case::new("invalid-utf8-document", &["check", "invalid-utf8.json"]);
+    invalid_utf8_tools => Case::new("invalid-utf8-tools", &["check", "calls.json", "--tools", "tools-invalid-utf8.json"]);
+    nul_raw => Case::new("nul-raw", &["check", "nul-raw.jsonl", "--tools", "tools.json"]);
+    nul_escaped => Case::new("nul-escaped", &["check", "nul-escaped.json", "--tools", "tools.json", "--include-candidates"]);
+    // JSON edge cases.
+    duplicate_keys => Case::new("duplicate-keys", &["check", "dup-keys.json"]);
+    duplicate_arg_keys => Case::new("duplicate-arg-keys", &["check", "dup-arg-keys.json", "--tools", "tools.json"]);
+    huge_exponent => Case::new("huge-exponent", &["check", "huge-exponent.json", "--tools", "tools.json"]);
+    digits_400 => Case::new("digits-400", &["check", "digits-400.json", "--tools", "tools.json"]);
+    digits_400_string => Case::new("digits-400-string", &["check", "digits-400-string.json", "--tools", "tools.json"]);
+    // Nesting 100k deep everywhere JSON is read.
+    deep_array => Case::new("deep-array", &["check", "deep-array.json"]).setup(make::deep_array);
+    deep_args => Case::new("deep-args", &["check", "deep-args.json", "--tools", "tools.json"]).setup(make::deep_args);
+    deep_lines => Case::new("deep-lines", &["check", "deep.jsonl", "--tools", "tools.json"]).setup(make::deep_lines);
+    deep_arguments_string => Case::new("deep-arguments-string", &["check", "deep-arguments.json", "--tools", "tools.json"]).setup(make::deep_arguments_string);
+    deep_tools => Case::new("deep-tools", &["check", "calls.json", "--tools", "deep-tools.json"]).setup(make::deep_tools);
+    deep_claude => Case::new("deep-claude", &["check", "deep-claude.jsonl"]).setup(make::deep_claude);
+    deep_otel => Case::new("deep-otel", &["check", "deep.otlp.json"]).setup(make::deep_otel);
+    deep_langfuse => Case::new("deep-langfuse", &["check", "deep-langfuse.json", "--input-format", "langfuse"]).setup(make::deep_langfuse);
+    deep_infer => Case::new("deep-infer", &["infer", "deep-args.json", "-o", "inferred.json"]).setup(make::deep_args).outputs(&["inferred.json"]);
+    // Size limits.
+    big_line => Case::new("big-line", &["check", "big.jsonl", "--tools", "tools.json"]).setup(make::big_line);
+    big_line_over_limit => Case::new("big-line-over-limit", &["check", "big.jsonl", "--tools", "tools.json", "--max-record-size", "1048576"]).setup(make::big_line);
+    big_document_over_limit => Case::new("big-document-over-limit", &["check", "big.json", "--max-record-size", "1048576"]).setup(make::big_document);
+    // Control, bidi and markup in names and arguments, in every medium.
+    controls_text => Case::new("controls-text", &["check", "controls.json", "--tools", "tools.json", "--include-candidates"]);
+    controls_sarif => Case::new("controls-sarif", &["check", "controls.json", "--tools", "tools.json", "--output-format", "sarif"]).grep(&["\"text\""]);
+    controls_html => Case::new("controls-html", &["check", "controls.json", "--tools", "tools.json", "--output-format", "html"]).grep(HTML_MARKS);
+    controls_github => Case::new("controls-github", &["check", "controls.json", "--tools", "tools.json", "--output-format", "github"]).grep(&["::"]);
+    xss_html => Case::new("xss-html", &["check", "xss.json", "--tools", "tools.json", "--html", "report.html", "--quiet"]).grep(HTML_MARKS).outputs(&["report.html"]);
+    xss_text => Case::new("xss-text", &["check", "xss.json", "--tools", "tools.json"]);
+    // Regexes: ReDoS bait against a linear-time engine, broken and oversized patterns.
+    redos_schema_pattern => Case::new("redos-schema-pattern", &["check", "redos.json", "--tools", "tools-redos.json", "--include-candidates"]).setup(make::redos);
+    redos_failure_when => Case::new("redos-failure-when", &["check", "redos.json", "--tools", "tools-fw-redos.json", "--include-candidates"]).setup(make::redos);
+    pattern_paren => Case::new("pattern-paren", &["check", "calls.json", "--tools", "tools-pattern-paren.json", "--show-suppressions"]);
+    pattern_too_big => Case::new("pattern-too-big", &["check", "calls.json", "--tools", "tools-pattern-too-big.json"]);
+    failure_when_too_big => Case::new("failure-when-too-big", &["check", "calls.json", "--tools", "tools-fw-too-big.json"]);
+    cyclic_ref => Case::new("cyclic-ref", &["check", "calls.json", "--tools", "tools-cyclic-ref.json", "--show-suppressions"]);
+    remote_ref => Case::new("remote-ref", &["check", "calls.json", "--tools", "tools-remote-ref.json", "--show-suppressions"]);
+    // The file system.
+    hostile_directory => Case::new("hostile-directory", &["check", "corpus", "--tools", "tools.json"]).setup(make::hostile_dir);
+    symlink_pair => Case::new("symlink-pair", &["check", "a.json"]).setup(make::symlink_pair);
+    // Every adapter on records of the wrong shape.
+    claude_wrong_types => Case::new("claude-wrong-types", &["check", "claude-wrong-types.jsonl", "--show-suppressions"]);
+    openai_wrong_types => Case::new("openai-wrong-types", &["check", "openai-wrong-types.json", "--tools", "tools.json", "--include-candidates"]);
+    langfuse_wrong_types => Case::new("langfuse-wrong-types", &["check", "langfuse-wrong-types.json", "--tools", "tools.json", "--include-candidates"]);
+    otel_wrong_types => Case::new("otel-wrong-types", &["check", "otel-wrong-types.json", "--tools", "tools.json"]);
+    // MCP servers that misbehave.
+    mcp_huge_reply => Case::new("mcp-huge-reply", &["check", "calls.json", "--tools", "mcp-stdio:python3 mcp/server.py huge-reply", "--mcp-timeout", "5"]);
+    mcp_cursor_loop => Case::new("mcp-cursor-loop", &["check", "calls.json", "--tools", "mcp-stdio:python3 mcp/server.py cursor-loop", "--mcp-timeout", "5"]);
+    mcp_endless_pages => Case::new("mcp-endless-pages", &["check", "calls.json", "--tools", "mcp-stdio:python3 mcp/server.py endless-pages", "--mcp-timeout", "5"]);
+    mcp_deep_reply => Case::new("mcp-deep-reply", &["check", "calls.json", "--tools", "mcp-stdio:python3 mcp/server.py deep-reply", "--mcp-timeout", "5"]);
+    mcp_escapes => Case::new("mcp-escapes", &["check", "calls.json", "--tools", "mcp-stdio:python3 mcp/server.py escapes", "--mcp-timeout", "5", "--include-candidates"]);
+    mcp_bad_pattern => Case::new("mcp-bad-pattern", &["check", "calls.json", "--tools", "mcp-stdio:python3 mcp/server.py bad-pattern", "--mcp-timeout", "5"]);
+    mcp_http_redirect_loop => Case::new("mcp-http-redirect-loop", &["check", "calls.json", "--tools", "mcp-http:{URL}", "--mcp-timeout", "5"]);
+    mcp_http_redirect_off_host => Case::new("mcp-http-redirect-off-host", &["check", "calls.json", "--tools", "mcp-http:{URL}", "--mcp-timeout", "5"]);
+}

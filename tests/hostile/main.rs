@@ -1,0 +1,191 @@
+//! The hostile-input suite (issue 11): every case in `fixtures/hostile/` (plus the huge ones,
+//! generated here in a temp dir: 100k-deep nesting, a 64 MiB line, 50k-character ReDoS bait,
+//! symlink loops, FIFOs) runs the real binary under `prlimit --as=512MiB` with a 2 s wall-clock
+//! bound, and its exact outcome — exit code, stdout, stderr — is an insta snapshot
+//! (`tests/hostile/snapshots/`). The time is measured only to enforce the bound; speed is the
+//! benches' business. Cases run in a copy of `fixtures/hostile/` so paths in outputs are relative.
+
+mod cases;
+mod make;
+mod net;
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+/// Longest a case may run.
+const TIME_LIMIT: Duration = Duration::from_secs(2);
+/// Address space a case may map (`prlimit --as`).
+const MEMORY_LIMIT: u64 = 512 << 20;
+
+/// What a case runs.
+pub(crate) struct Case {
+    /// Snapshot name.
+    pub(crate) name: &'static str,
+    /// Arguments after `tracelint`; `{URL}` is replaced by the case's loopback server URL.
+    pub(crate) args: &'static [&'static str],
+    /// Extra files made in the case's directory before the run.
+    pub(crate) setup: Option<fn(&Path)>,
+    /// Keep only the output lines holding one of these (an HTML page is long; the case is about
+    /// how the hostile text appears in it).
+    pub(crate) grep: &'static [&'static str],
+    /// Files whose content (grepped likewise) is part of the outcome (side outputs).
+    pub(crate) outputs: &'static [&'static str],
+}
+
+impl Case {
+    pub(crate) const fn new(name: &'static str, args: &'static [&'static str]) -> Case {
+        Case {
+            name,
+            args,
+            setup: None,
+            grep: &[],
+            outputs: &[],
+        }
+    }
+    pub(crate) const fn setup(mut self, f: fn(&Path)) -> Case {
+        self.setup = Some(f);
+        self
+    }
+    pub(crate) const fn grep(mut self, words: &'static [&'static str]) -> Case {
+        self.grep = words;
+        self
+    }
+    pub(crate) const fn outputs(mut self, files: &'static [&'static str]) -> Case {
+        self.outputs = files;
+        self
+    }
+}
+
+fn fixtures() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/hostile")
+}
+
+fn copy_dir(from: &Path, to: &Path) {
+    for entry in std::fs::read_dir(from).unwrap() {
+        let entry = entry.unwrap();
+        let target = to.join(entry.file_name());
+        if entry.file_type().unwrap().is_dir() {
+            std::fs::create_dir_all(&target).unwrap();
+            copy_dir(&entry.path(), &target);
+        } else {
+            std::fs::copy(entry.path(), &target).unwrap();
+        }
+    }
+}
+
+fn prlimit() -> &'static str {
+    for p in ["/usr/bin/prlimit", "/bin/prlimit"] {
+        if Path::new(p).exists() {
+            return p;
+        }
+    }
+    panic!("prlimit (util-linux) is needed to hold hostile cases to {MEMORY_LIMIT} bytes");
+}
+
+fn keep(text: &str, grep: &[&str]) -> String {
+    if grep.is_empty() {
+        return text.to_owned();
+    }
+    text.lines()
+        .filter(|l| grep.iter().any(|w| l.contains(w)))
+        .map(|l| format!("{}\n", l.trim()))
+        .collect()
+}
+
+/// Run one case and snapshot its outcome.
+pub(crate) fn run(case: &Case) {
+    let dir = tempfile::tempdir().unwrap();
+    copy_dir(&fixtures(), dir.path());
+    if let Some(setup) = case.setup {
+        setup(dir.path());
+    }
+    let server = case
+        .args
+        .iter()
+        .any(|a| a.contains("{URL}"))
+        .then(|| net::Server::start(case.name));
+    let args: Vec<String> = case
+        .args
+        .iter()
+        .map(|a| match &server {
+            Some(s) => a.replace("{URL}", &s.url()),
+            None => (*a).to_owned(),
+        })
+        .collect();
+    let mut child = Command::new(prlimit())
+        .arg(format!("--as={MEMORY_LIMIT}"))
+        .arg("--")
+        .arg(env!("CARGO_BIN_EXE_tracelint"))
+        .args(&args)
+        .current_dir(dir.path())
+        .env_remove("CLICOLOR_FORCE")
+        .env_remove("CI")
+        .env_remove("GITHUB_ACTIONS")
+        .env_remove("GITHUB_STEP_SUMMARY")
+        .env("NO_COLOR", "1")
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("run tracelint under prlimit");
+    // Drain the pipes on threads so a chatty case cannot block on a full pipe.
+    let mut out = child.stdout.take().unwrap();
+    let mut err = child.stderr.take().unwrap();
+    let out = std::thread::spawn(move || {
+        let mut b = Vec::new();
+        std::io::Read::read_to_end(&mut out, &mut b).map(|_| b)
+    });
+    let err = std::thread::spawn(move || {
+        let mut b = Vec::new();
+        std::io::Read::read_to_end(&mut err, &mut b).map(|_| b)
+    });
+    let start = Instant::now();
+    let status = loop {
+        if let Some(s) = child.try_wait().unwrap() {
+            break s;
+        }
+        if start.elapsed() > TIME_LIMIT * 5 {
+            let _ = child.kill();
+            let _ = child.wait();
+            panic!(
+                "{}: still running after {:?}: killed",
+                case.name,
+                TIME_LIMIT * 5
+            );
+        }
+        std::thread::sleep(Duration::from_millis(5));
+    };
+    let took = start.elapsed();
+    assert!(
+        took <= TIME_LIMIT,
+        "{}: took {took:?}, over the bound of {TIME_LIMIT:?}",
+        case.name
+    );
+    let stdout = String::from_utf8_lossy(&out.join().unwrap().unwrap()).into_owned();
+    let stderr = String::from_utf8_lossy(&err.join().unwrap().unwrap()).into_owned();
+    let mut shown = format!(
+        "$ tracelint {}\nexit: {}\n--- stdout\n{}--- stderr\n{}",
+        case.args.join(" "),
+        status
+            .code()
+            .map_or_else(|| format!("killed ({status})"), |c| c.to_string()),
+        keep(&stdout, case.grep),
+        keep(&stderr, case.grep),
+    );
+    for file in case.outputs {
+        let text =
+            std::fs::read_to_string(dir.path().join(file)).unwrap_or_else(|e| format!("({e})"));
+        shown.push_str(&format!("--- {file}\n{}", keep(&text, case.grep)));
+    }
+    if let Some(s) = &server {
+        shown = shown
+            .replace(&s.url(), "{URL}")
+            .replace(&s.port_text(), "{PORT}");
+    }
+    let tmp = dir.path().to_string_lossy().into_owned();
+    let shown = shown.replace(&tmp, "[TMP]");
+    insta::with_settings!({prepend_module_to_snapshot => false, omit_expression => true}, {
+        insta::assert_snapshot!(case.name, shown);
+    });
+}

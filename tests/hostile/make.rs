@@ -1,0 +1,165 @@
+//! The huge hostile inputs, made in the case's temp dir at test time (never committed): 100k-deep
+//! nesting in every place JSON is read, a 64 MiB line, 50k-character ReDoS bait, and a linted
+//! directory with a symlink loop, a dangling symlink and a FIFO that has no writer.
+
+use std::path::Path;
+
+/// Nesting depth of the deep cases.
+const DEPTH: usize = 100_000;
+
+fn nested(open: &str, leaf: &str, close: &str) -> String {
+    let mut s = String::with_capacity(DEPTH * (open.len() + close.len()) + leaf.len());
+    for _ in 0..DEPTH {
+        s.push_str(open);
+    }
+    s.push_str(leaf);
+    for _ in 0..DEPTH {
+        s.push_str(close);
+    }
+    s
+}
+
+fn write(dir: &Path, name: &str, text: &str) {
+    std::fs::write(dir.join(name), text).unwrap();
+}
+
+pub(crate) fn deep_array(dir: &Path) {
+    write(dir, "deep-array.json", &nested("[", "", "]"));
+}
+
+pub(crate) fn deep_args(dir: &Path) {
+    let args = nested("{\"q\":", "1", "}");
+    write(
+        dir,
+        "deep-args.json",
+        &format!(
+            r#"{{"run_id": "x", "steps": [{{"type": "tool_call", "call_id": "c1", "name": "search", "args": {args}}}]}}"#
+        ),
+    );
+}
+
+pub(crate) fn deep_lines(dir: &Path) {
+    let deep = nested("[", "", "]");
+    write(
+        dir,
+        "deep.jsonl",
+        &format!(
+            "{{\"run_id\": \"ok\", \"steps\": []}}\n{{\"run_id\": \"deep\", \"steps\": [{deep}]}}\n{{\"run_id\": \"after\", \"steps\": []}}\n"
+        ),
+    );
+}
+
+pub(crate) fn deep_arguments_string(dir: &Path) {
+    let arguments = nested("[", "", "]");
+    write(
+        dir,
+        "deep-arguments.json",
+        &format!(
+            r#"{{"messages": [{{"role": "user", "content": "go"}}, {{"role": "assistant", "content": null, "tool_calls": [{{"id": "c1", "type": "function", "function": {{"name": "search", "arguments": "{arguments}"}}}}]}}]}}"#
+        ),
+    );
+}
+
+pub(crate) fn deep_tools(dir: &Path) {
+    let schema = nested("{\"not\":", "{}", "}");
+    write(
+        dir,
+        "deep-tools.json",
+        &format!(r#"{{"tools": [{{"name": "search", "inputSchema": {schema}}}]}}"#),
+    );
+}
+
+pub(crate) fn deep_claude(dir: &Path) {
+    let input = nested("{\"a\":", "1", "}");
+    write(
+        dir,
+        "deep-claude.jsonl",
+        &format!(
+            "{{\"type\": \"user\", \"sessionId\": \"s\", \"uuid\": \"u1\", \"message\": {{\"role\": \"user\", \"content\": \"hi\"}}}}\n{{\"type\": \"assistant\", \"sessionId\": \"s\", \"uuid\": \"u2\", \"message\": {{\"role\": \"assistant\", \"content\": [{{\"type\": \"tool_use\", \"id\": \"t1\", \"name\": \"Bash\", \"input\": {input}}}]}}}}\n"
+        ),
+    );
+}
+
+pub(crate) fn deep_otel(dir: &Path) {
+    let value = nested(
+        "{\"arrayValue\": {\"values\": [",
+        "{\"intValue\": 1}",
+        "]}}",
+    );
+    write(
+        dir,
+        "deep.otlp.json",
+        &format!(
+            r#"{{"resourceSpans": [{{"scopeSpans": [{{"spans": [{{"traceId": "0af7651916cd43dd8448eb211c80319c", "spanId": "b7ad6b7169203331", "name": "tool", "attributes": [{{"key": "tool.name", "value": {value}}}]}}]}}]}}]}}"#
+        ),
+    );
+}
+
+pub(crate) fn deep_langfuse(dir: &Path) {
+    let input = nested("[", "", "]");
+    write(
+        dir,
+        "deep-langfuse.json",
+        &format!(
+            r#"{{"id": "t", "observations": [{{"id": "o1", "traceId": "t", "type": "TOOL", "name": "search", "input": {input}}}]}}"#
+        ),
+    );
+}
+
+/// A trace line of 64 MiB: one message whose content is the bulk, then a call with a finding.
+fn big_trace(pretty: bool) -> String {
+    let bulk = "a".repeat(64 << 20);
+    let sep = if pretty { "\n  " } else { " " };
+    format!(
+        r#"{{"run_id": "big",{sep}"steps": [{{"type": "message", "role": "user", "content": "{bulk}"}},{sep}{{"type": "tool_call", "call_id": "c1", "name": "search", "args": {{"query": "x"}}}}]}}"#
+    )
+}
+
+pub(crate) fn big_line(dir: &Path) {
+    write(
+        dir,
+        "big.jsonl",
+        &(big_trace(false) + "\n{\"run_id\": \"next\", \"steps\": []}\n"),
+    );
+}
+
+pub(crate) fn big_document(dir: &Path) {
+    write(dir, "big.json", &big_trace(true));
+}
+
+pub(crate) fn redos(dir: &Path) {
+    let bait = format!("{}!", "a".repeat(50_000));
+    write(
+        dir,
+        "redos.json",
+        &format!(
+            r#"{{"run_id": "redos", "steps": [
+  {{"type": "tool_call", "call_id": "c1", "name": "search", "args": {{"q": "{bait}"}}}},
+  {{"type": "tool_result", "call_id": "c1", "content": "ok", "status": "ok"}},
+  {{"type": "tool_call", "call_id": "c2", "name": "send", "args": {{"to": "x"}}}},
+  {{"type": "tool_result", "call_id": "c2", "content": {{"error": "{bait}"}}}}
+]}}"#
+        ),
+    );
+}
+
+/// `corpus/`: one good trace, a symlink back to the directory itself, a dangling symlink, and a
+/// FIFO with no writer (opening it would block forever).
+pub(crate) fn hostile_dir(dir: &Path) {
+    let corpus = dir.join("corpus");
+    std::fs::create_dir_all(corpus.join("sub")).unwrap();
+    std::fs::copy(dir.join("calls.json"), corpus.join("sub/calls.json")).unwrap();
+    std::os::unix::fs::symlink(&corpus, corpus.join("sub/loop")).unwrap();
+    std::os::unix::fs::symlink(dir.join("vanished.jsonl"), corpus.join("gone.jsonl")).unwrap();
+    let status = std::process::Command::new("mkfifo")
+        .arg(corpus.join("pipe.jsonl"))
+        .status()
+        .expect("mkfifo (coreutils)");
+    assert!(status.success());
+}
+
+/// A loop of two symlinks named like a trace, given explicitly.
+pub(crate) fn symlink_pair(dir: &Path) {
+    std::os::unix::fs::symlink(dir.join("b.json"), dir.join("a.json")).unwrap();
+    std::os::unix::fs::symlink(dir.join("a.json"), dir.join("b.json")).unwrap();
+}
