@@ -140,3 +140,96 @@ fn newer_and_older_versions_use_the_edge_captures_and_say_so() {
         "{between}"
     );
 }
+
+/// The thread a raw session line belongs to: main, or a sub-agent (by `agentId`, or inline
+/// sidechain). Progress lines mirror a sub-agent's traffic.
+fn thread_of(line: &str) -> String {
+    let v: serde_json::Value = serde_json::from_str(line).unwrap();
+    if let Some(agent) = v.get("agentId").and_then(|a| a.as_str()) {
+        return format!("agent {agent}");
+    }
+    if v.get("data")
+        .and_then(|d| d.get("type"))
+        .and_then(|t| t.as_str())
+        == Some("agent_progress")
+    {
+        let agent = v["data"]["agentId"].as_str().unwrap_or("?");
+        return format!("agent {agent}");
+    }
+    if v.get("isSidechain").and_then(|s| s.as_bool()) == Some(true) {
+        return "sidechain".into();
+    }
+    "main".into()
+}
+
+#[test]
+fn real_sessions_give_r2a_hard_events_exactly_at_is_error_results_and_never_mix_threads() {
+    let mut hard_events = 0;
+    let mut repeats = 0;
+    for entry in std::fs::read_dir(real_dir()).unwrap() {
+        let path = entry.unwrap().path();
+        if path.extension().and_then(|e| e.to_str()) != Some("jsonl") {
+            continue;
+        }
+        let text = std::fs::read_to_string(&path).unwrap();
+        let lines: Vec<&str> = text.lines().collect();
+        // Where the session's `is_error: true` results are, read straight from the JSON.
+        let mut error_lines = BTreeSet::new();
+        for (i, line) in lines.iter().enumerate() {
+            let v: serde_json::Value = serde_json::from_str(line).unwrap();
+            let blocks = v
+                .pointer("/message/content")
+                .and_then(|c| c.as_array())
+                .into_iter()
+                .flatten()
+                .chain(
+                    v.pointer("/data/message/message/content")
+                        .and_then(|c| c.as_array())
+                        .into_iter()
+                        .flatten(),
+                );
+            for b in blocks {
+                if b["type"] == "tool_result" && b["is_error"] == true {
+                    error_lines.insert(i + 1);
+                }
+            }
+        }
+        let name = path.file_name().unwrap().to_string_lossy().into_owned();
+        let out = Command::new(env!("CARGO_BIN_EXE_tracelint"))
+            .args(["check", path.to_str().unwrap(), "--output-format", "json"])
+            .output()
+            .unwrap();
+        let report: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+        let findings = report["findings"].as_array().unwrap();
+        let r2a_lines: BTreeSet<usize> = findings
+            .iter()
+            .filter(|f| f["rule"] == "R2a" && f["tier"] == "hard_event")
+            .map(|f| f["line"].as_u64().unwrap() as usize)
+            .collect();
+        assert_eq!(
+            r2a_lines, error_lines,
+            "{name}: R2a hard_event lines (left) vs is_error lines (right)"
+        );
+        hard_events += r2a_lines.len();
+        for f in findings
+            .iter()
+            .filter(|f| f["rule"] == "R4" || f["rule"] == "R5")
+        {
+            repeats += 1;
+            let threads: BTreeSet<String> = f["evidence"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|e| thread_of(lines[e["line"].as_u64().unwrap() as usize - 1]))
+                .collect();
+            assert_eq!(
+                threads.len(),
+                1,
+                "{name}: {} pairs calls of different threads: {threads:?}",
+                f["rule"]
+            );
+        }
+    }
+    assert!(hard_events >= 30, "{hard_events}");
+    eprintln!("{hard_events} R2a hard events, {repeats} R4/R5 findings checked");
+}
