@@ -231,5 +231,6 @@ fn real_sessions_give_r2a_hard_events_exactly_at_is_error_results_and_never_mix_
         }
     }
     assert!(hard_events >= 30, "{hard_events}");
-    eprintln!("{hard_events} R2a hard events, {repeats} R4/R5 findings checked");
+    // The corpus has R4/R5 findings, so the thread check above is not vacuous.
+    assert!(repeats >= 1, "{repeats}");
 }
