@@ -148,7 +148,13 @@ pub(crate) fn is_empty(v: &Value) -> bool {
 
 /// Trim, Unicode case-fold and collapse whitespace runs to one space.
 pub(crate) fn normalize_text(s: &str) -> String {
-    let folded = caseless::default_case_fold_str(s.trim());
+    let s = s.trim();
+    // ASCII text (most of it) folds to lower case: skip the Unicode machinery.
+    let folded: Cow<'_, str> = if s.is_ascii() {
+        Cow::Borrowed(s)
+    } else {
+        Cow::Owned(caseless::default_case_fold_str(s))
+    };
     let mut out = String::with_capacity(folded.len());
     let mut space = false;
     for c in folded.chars() {
@@ -159,7 +165,7 @@ pub(crate) fn normalize_text(s: &str) -> String {
                 out.push(' ');
             }
             space = false;
-            out.push(c);
+            out.push(c.to_ascii_lowercase());
         }
     }
     out
@@ -338,6 +344,7 @@ mod tests {
     #[test]
     fn text_normalisation_case_folds() {
         assert_eq!(normalize_text("  Straße \n\t ÉCOLE  "), "strasse école");
+        assert_eq!(normalize_text(" ORD-58213\r\n  Ready "), "ord-58213 ready");
         assert_eq!(normalize_text(""), "");
     }
 

@@ -247,3 +247,75 @@ mod tests {
         assert_eq!(name_tokens("TaskOutput"), ["task", "output"]);
     }
 }
+
+#[cfg(test)]
+mod trace_tests {
+    use crate::rules::testing::lint;
+
+    fn r4(out: &str) -> Vec<&str> {
+        out.lines()
+            .filter(|l| {
+                !l.starts_with("coverage") && (l.contains(" R4 ") || l.starts_with("suppressed R4"))
+            })
+            .collect()
+    }
+
+    fn steps(items: &[(&str, &str, Option<&str>)]) -> String {
+        let s: Vec<String> = items
+            .iter()
+            .enumerate()
+            .map(|(i, (name, args, result))| {
+                let call = format!(
+                    r#"{{"type": "tool_call", "call_id": "{i}", "name": "{name}", "args": {args}}}"#
+                );
+                match result {
+                    Some(r) => format!(
+                        r#"{call}, {{"type": "tool_result", "call_id": "{i}", "status": "ok", "content": {r}}}"#
+                    ),
+                    None => call,
+                }
+            })
+            .collect();
+        format!(r#"{{"run_id": "r", "steps": [{}]}}"#, s.join(","))
+    }
+
+    #[test]
+    fn two_loops_in_one_trace_are_two_findings() {
+        let a = ("check", r#"{"x": 1}"#, Some(r#""same""#));
+        let b = ("check", r#"{"x": 1}"#, Some(r#""other""#));
+        let out = lint(&steps(&[a, a, a, b, b, b]), None, Default::default());
+        assert_eq!(r4(&out).len(), 2, "{out}");
+    }
+
+    #[test]
+    fn a_waiting_state_that_advances_later_is_not_a_loop() {
+        let p = ("job", r#"{"id": "j"}"#, Some(r#"{"status": "queued"}"#));
+        let other = ("read", r#"{"p": "log"}"#, Some(r#""x""#));
+        let done = ("job", r#"{"id": "j"}"#, Some(r#"{"status": "done"}"#));
+        let out = lint(&steps(&[p, p, p, other, done]), None, Default::default());
+        assert!(r4(&out).is_empty(), "{out}");
+        let out = lint(&steps(&[p, p, p, other]), None, Default::default());
+        assert_eq!(r4(&out).len(), 1, "{out}");
+    }
+
+    #[test]
+    fn empty_keystrokes_wait_and_are_flagged_only_at_the_end() {
+        let k = ("send_keys", r#"{"keys": ""}"#, Some(r#""$ ""#));
+        let other = ("read", r#"{"p": "log"}"#, Some(r#""x""#));
+        assert!(r4(&lint(&steps(&[k, k, k, other]), None, Default::default())).is_empty());
+        let out = lint(&steps(&[k, k, k]), None, Default::default());
+        assert!(out.contains("the trace ended still waiting"), "{out}");
+    }
+
+    #[test]
+    fn unknown_arguments_in_a_run_of_one_tool_are_disclosed() {
+        let known = ("check", r#"{"x": 1}"#, Some(r#""same""#));
+        let unknown = ("check", "null", Some(r#""same""#));
+        let out = lint(&steps(&[known, unknown, known]), None, Default::default());
+        assert_eq!(
+            r4(&out),
+            ["suppressed R4 1:176: arguments not recorded: not checked for loops"],
+            "{out}"
+        );
+    }
+}
