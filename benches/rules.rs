@@ -20,7 +20,7 @@ use tracelint::rules::{RunCx, Selection, TraceCx, run};
 
 const SIZES: [usize; 3] = [500, 5_000, 50_000];
 /// Timing rounds (`BENCH_ROUNDS` overrides); the fastest run of each rule at each size is kept.
-const ROUNDS: usize = 12;
+const ROUNDS: usize = 20;
 const RULES: [RuleId; 5] = [RuleId::R2a, RuleId::R2b, RuleId::R3, RuleId::R4, RuleId::R5];
 
 /// A small deterministic generator (xorshift), so every run lints the same trace.
