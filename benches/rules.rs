@@ -1,7 +1,7 @@
 //! How R2a–R5 scale with trace length (SPEC §9: every rule near-linear). Not a test: it
 //! generates one realistic trace of 500, 5,000 and 50,000 steps (deterministically), times each
-//! rule alone (thread CPU time, the fastest of several runs: the machine is shared, and
-//! interference only ever adds time) and prints the times and the growth exponent from 5,000
+//! rule alone (the fastest of several interleaved runs, each started with cold caches: the
+//! machine is shared, and interference only ever adds time) and prints the times and the growth exponent from 5,000
 //! to 50,000 steps (1.0 = linear; the contract is ≤ 1.1).
 //!
 //!     cargo bench --bench rules
@@ -175,6 +175,19 @@ fn trace(steps: usize, note_words: u64) -> (Trace, ToolRegistry) {
     (t, registry)
 }
 
+/// Bytes written between timed runs to push the previous run's data out of the caches (twice
+/// this machine's last-level cache is plenty): each run then starts cold, as one pass over a
+/// trace does, instead of the small sizes finding their whole working set still cached from the
+/// run before.
+const EVICT_BYTES: usize = 64 << 20;
+
+fn evict(buffer: &mut [u8], round: u8) {
+    for chunk in buffer.chunks_mut(64) {
+        chunk[0] = chunk[0].wrapping_add(round);
+    }
+    std::hint::black_box(&buffer);
+}
+
 /// One timed run of one rule (wall clock).
 fn time_once(rule: RuleId, cx: &TraceCx<'_>) -> Duration {
     let selection = Selection::new(&[rule], &[]);
@@ -222,6 +235,7 @@ fn main() {
     // Rounds over every size and rule, keeping each one's fastest time: interference from other
     // work on a shared machine only ever adds time, and interleaving spreads it over all sizes.
     let mut best = vec![vec![Duration::MAX; RULES.len() + 1]; sizes.len()];
+    let mut scratch = vec![0u8; if full { EVICT_BYTES } else { 1 << 16 }];
     let rounds = std::env::var("BENCH_ROUNDS")
         .ok()
         .and_then(|v| v.parse().ok())
@@ -235,8 +249,10 @@ fn main() {
                 if only.as_ref().is_some_and(|o| !o.contains(rule.as_str())) {
                     continue;
                 }
+                evict(&mut scratch, round as u8);
                 best[i][j] = best[i][j].min(time_once(*rule, cx));
             }
+            evict(&mut scratch, round as u8);
             best[i][RULES.len()] = best[i][RULES.len()].min(walk(cx.trace));
         }
     }

@@ -7,13 +7,15 @@
 //! checked. Always a `candidate`.
 
 use std::collections::HashMap;
+use std::hash::BuildHasherDefault;
 
 use serde_json::Value;
 
 use crate::finding::{FindingType, RuleId, RuleMeta, Tier};
 use crate::model::{Args, ToolCall};
 
-use super::calls::{CallRecord, records};
+use super::automaton::SymbolHasher;
+use super::calls::{CallKey, CallRecord, records};
 use super::normalize::{result_class, same_result};
 use super::{Rule, Sink, TraceCx, evidence};
 
@@ -126,9 +128,10 @@ fn judge(cx: &TraceCx<'_>, run: &[CallRecord<'_>], at_end: bool, advances: bool,
 /// from this call's? (One reverse pass, one comparison per call.)
 fn later_different(recs: &[CallRecord<'_>]) -> Vec<bool> {
     let mut out = vec![false; recs.len()];
-    let mut nearest_later: HashMap<&str, usize> = HashMap::new();
+    let mut nearest_later: HashMap<&CallKey, usize, BuildHasherDefault<SymbolHasher>> =
+        HashMap::default();
     for i in (0..recs.len()).rev() {
-        let (Some(key), Some(result)) = (recs[i].key.as_deref(), recs[i].result) else {
+        let (Some(key), Some(result)) = (recs[i].key.as_ref(), recs[i].result) else {
             continue;
         };
         if let Some(&k) = nearest_later.get(key)
@@ -192,7 +195,7 @@ fn name_tokens(name: &str) -> Vec<String> {
 /// a run of ≥ 3 consecutive calls to the same tool; no recorded result inside a run of ≥ 3
 /// consecutive calls with the same arguments.
 fn disclose_unchecked(recs: &[CallRecord<'_>], out: &mut Sink) {
-    for run in runs_by(recs, |r| Some(r.call.name.as_str())) {
+    for run in runs_by(recs, |a, b| a.call.name == b.call.name) {
         for r in run.iter().filter(|r| r.key.is_none()) {
             out.suppress(
                 r.step,
@@ -201,7 +204,7 @@ fn disclose_unchecked(recs: &[CallRecord<'_>], out: &mut Sink) {
             );
         }
     }
-    for run in runs_by(recs, |r| r.key.as_deref()) {
+    for run in runs_by(recs, |a, b| a.key.is_some() && a.key == b.key) {
         for r in run.iter().filter(|r| r.result.is_none()) {
             out.suppress(
                 r.step,
@@ -212,20 +215,16 @@ fn disclose_unchecked(recs: &[CallRecord<'_>], out: &mut Sink) {
     }
 }
 
-/// Maximal runs of ≥ 3 consecutive calls sharing a (present) value of `by`.
+/// Maximal runs of ≥ 3 consecutive calls that `same` pairs up.
 fn runs_by<'r, 'a>(
     recs: &'r [CallRecord<'a>],
-    by: impl Fn(&'r CallRecord<'a>) -> Option<&'r str>,
+    same: impl Fn(&CallRecord<'a>, &CallRecord<'a>) -> bool,
 ) -> Vec<&'r [CallRecord<'a>]> {
     let mut runs = Vec::new();
     let mut i = 0;
     while i < recs.len() {
-        let Some(v) = by(&recs[i]) else {
-            i += 1;
-            continue;
-        };
         let mut j = i + 1;
-        while j < recs.len() && by(&recs[j]) == Some(v) {
+        while j < recs.len() && same(&recs[i], &recs[j]) {
             j += 1;
         }
         if j - i >= MIN_RUN {

@@ -6,10 +6,12 @@
 //! is a hash lookup and "a side effect between" is a prefix-count difference.
 
 use std::collections::{BTreeSet, HashMap};
+use std::hash::BuildHasherDefault;
 
 use crate::finding::{FindingType, RuleId, RuleMeta, Tier};
 
-use super::calls::{CallRecord, records};
+use super::automaton::SymbolHasher;
+use super::calls::{CallKey, CallRecord, records};
 use super::normalize::same_result;
 use super::{Rule, Sink, TraceCx, evidence};
 
@@ -56,9 +58,10 @@ impl Rule for RedundantCall {
                 next_unverified[i + 1]
             };
         }
-        let mut last: HashMap<&str, usize> = HashMap::new();
+        let mut last: HashMap<&CallKey, usize, BuildHasherDefault<SymbolHasher>> =
+            HashMap::default();
         for (i, r) in recs.iter().enumerate() {
-            let Some(key) = r.key.as_deref() else {
+            let Some(key) = r.key.as_ref() else {
                 out.count(false);
                 continue;
             };
