@@ -18,8 +18,9 @@
 //!
 //! Memory is bounded: one source contributes at most `SOURCE_CAP` bytes, a trace at most
 //! `TRACE_CAP` bytes of distinct tokens and digit streams, and `WORD_CAP` words of phrase
-//! stream. Past a cap the index says so, and a value it cannot derive is reported as
-//! `BeyondCap` instead of "not derivable".
+//! stream. What a cap leaves out is summarised as a Bloom filter of its 4-grams: a value the
+//! index cannot derive is `BeyondCap` (the caller discloses it as not checked) only when it
+//! could be inside that text, and plainly not derivable otherwise.
 
 use std::collections::{HashMap, HashSet};
 use std::hash::{BuildHasherDefault, DefaultHasher, Hasher};
@@ -34,7 +35,7 @@ use super::normalize::{
 
 /// Bytes of one source (a message, a text result, one string in a structured result) indexed;
 /// the rest of that source is not.
-pub(crate) const SOURCE_CAP: usize = 64 * 1024;
+pub(crate) const SOURCE_CAP: usize = 1024 * 1024;
 /// Bytes of distinct tokens and digit streams indexed per trace.
 pub(crate) const TRACE_CAP: usize = 4 * 1024 * 1024;
 /// Words of phrase stream kept per trace.
@@ -72,7 +73,49 @@ pub(crate) struct Provenance {
     scalars: Fingerprints,
     scalar_digits: Fingerprints,
     numbers: Fingerprints,
-    truncated: bool,
+    /// What was not indexed (past a cap), summarised.
+    overflow: Overflow,
+}
+
+/// The 4-grams of everything not indexed (past a cap), as a one-hash Bloom filter of 2^24 bits
+/// (2 MiB, allocated at the first cut). A value with a 4-gram the filter lacks cannot be inside
+/// the text that was not indexed, so it is reported as not derivable; only a value that could
+/// be there is `BeyondCap`.
+#[derive(Debug, Default)]
+struct Overflow {
+    bits: Option<Box<[u64]>>,
+}
+
+/// log2 of the filter's size in bits.
+const OVERFLOW_BITS: u32 = 24;
+
+impl Overflow {
+    fn add(&mut self, norm: &str) {
+        let bits = self
+            .bits
+            .get_or_insert_with(|| vec![0u64; 1 << (OVERFLOW_BITS - 6)].into_boxed_slice());
+        for w in norm.as_bytes().windows(4) {
+            let h = gram_hash(w);
+            bits[(h >> 6) as usize] |= 1 << (h & 63);
+        }
+    }
+
+    /// Could this normalised text be inside what was not indexed?
+    fn may_contain(&self, norm: &str) -> bool {
+        let Some(bits) = &self.bits else {
+            return false;
+        };
+        norm.len() < 4
+            || norm.as_bytes().windows(4).all(|w| {
+                let h = gram_hash(w);
+                bits[(h >> 6) as usize] & (1 << (h & 63)) != 0
+            })
+    }
+}
+
+fn gram_hash(w: &[u8]) -> u32 {
+    let x = u32::from_le_bytes([w[0], w[1], w[2], w[3]]);
+    x.wrapping_mul(0x9E37_79B1) >> (32 - OVERFLOW_BITS)
 }
 
 /// A set of strings kept as 64-bit fingerprints (SipHash-1-3 with fixed keys): a few bytes
@@ -172,8 +215,18 @@ impl Provenance {
     }
 
     /// True when some observed text was not indexed (past a cap).
+    #[cfg(test)]
     pub(crate) fn truncated(&self) -> bool {
-        self.truncated
+        self.overflow.bits.is_some()
+    }
+
+    /// Note text that is not indexed: its 4-grams, and those of its numbers' digits.
+    fn cut(&mut self, raw: &str) {
+        let norm = normalize_text(raw);
+        self.overflow.add(&norm);
+        for stream in digit_streams(raw) {
+            self.overflow.add(&stream);
+        }
     }
 
     /// Observe a free text (a user or system message, a tool's text output).
@@ -197,7 +250,7 @@ impl Provenance {
 
     fn add_leaves(&mut self, v: &Value, depth: usize) {
         if depth > MAX_DEPTH {
-            self.truncated = true;
+            self.cut(&v.to_string());
             return;
         }
         match v {
@@ -268,7 +321,7 @@ impl Provenance {
             }
         }
         if !self.phrases.add_source(norm) {
-            self.truncated = true;
+            self.overflow.add(norm);
         }
     }
 
@@ -284,7 +337,7 @@ impl Provenance {
         }
         let n = stream.len();
         if self.digit_substrings.len() + n * n / 2 > TRACE_CAP {
-            self.truncated = true;
+            self.overflow.add(stream);
             return;
         }
         for i in 0..n {
@@ -308,7 +361,7 @@ impl Provenance {
         if self.text.symbols() + segment.len() < TRACE_CAP {
             self.text.add_segment(segment.bytes());
         } else {
-            self.truncated = true;
+            self.overflow.add(segment);
         }
     }
 
@@ -317,11 +370,16 @@ impl Provenance {
         if s.len() <= SOURCE_CAP {
             return s;
         }
-        self.truncated = true;
         let mut end = SOURCE_CAP;
         while !s.is_char_boundary(end) {
             end -= 1;
         }
+        // Overlap the cut by a few bytes so no 4-gram across it is lost.
+        let mut from = end.saturating_sub(3);
+        while !s.is_char_boundary(from) {
+            from -= 1;
+        }
+        self.cut(&s[from..]);
         &s[..end]
     }
 
@@ -335,9 +393,12 @@ impl Provenance {
             },
             _ => return Derivation::Derivable,
         };
-        if self.derivable(&normalize_text(&text), number.as_deref()) {
-            Derivation::Derivable
-        } else if self.truncated() {
+        let norm = normalize_text(&text);
+        if self.derivable(&norm, number.as_deref()) {
+            return Derivation::Derivable;
+        }
+        let d = digits(&norm);
+        if self.overflow.may_contain(&norm) || (d.len() >= 3 && self.overflow.may_contain(&d)) {
             Derivation::BeyondCap
         } else {
             Derivation::NotDerivable

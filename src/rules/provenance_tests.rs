@@ -92,6 +92,8 @@ fn past_the_cap_is_disclosed() {
     p.add_text(&big);
     assert!(p.truncated());
     assert_eq!(p.check(&json!("hidden_value_xyz")), Derivation::BeyondCap);
+    // A value whose 4-grams the cut text lacks cannot be in it: a plain answer.
+    assert_eq!(p.check(&json!("zz_other_value")), Derivation::NotDerivable);
     let mut clean = Provenance::new();
     clean.add_text("short");
     assert_eq!(clean.check(&json!("other")), Derivation::NotDerivable);

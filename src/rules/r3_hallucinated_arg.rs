@@ -90,9 +90,9 @@ impl Rule for HallucinatedArg {
                         step,
                         Some(&call.name),
                         format!(
-                            "`{field}` is not derivable from the observed text that was indexed, and some of it was past the index's limit ({} KiB per source, {} MiB per trace)",
-                            SOURCE_CAP / 1024,
-                            TRACE_CAP / (1024 * 1024)
+                            "`{field}` is not derivable from the observed text that was indexed, and could be in text past the index's limits ({} MiB per source, {} MiB of distinct text per trace)",
+                            SOURCE_CAP >> 20,
+                            TRACE_CAP >> 20
                         ),
                     ),
                     Derivation::NotDerivable => {
@@ -211,18 +211,20 @@ mod tests {
 
     #[test]
     fn a_value_only_past_the_index_limit_is_suppressed_not_reported() {
-        let filler = "lorem ipsum ".repeat(7000);
+        let filler = "lorem ipsum ".repeat(100_000);
         let trace = format!(
             r#"{{"run_id": "r", "steps": [
           {{"type": "tool_result", "call_id": "0", "content": "{filler} token tk_far_away_77"}},
-          {{"type": "tool_call", "call_id": "1", "name": "t", "args": {{"a": "tk_far_away_77", "b": "lorem"}}}}
+          {{"type": "tool_call", "call_id": "1", "name": "t", "args": {{"a": "tk_far_away_77", "b": "lorem", "c": "zz_made_up_value"}}}}
         ]}}"#
         );
         let out = lint(&trace, None, Default::default());
         assert_eq!(
             r3(&out),
             [
-                "suppressed R3 3:11: `a` is not derivable from the observed text that was indexed, and some of it was past the index's limit (64 KiB per source, 4 MiB per trace)"
+                // `zz_made_up_value` cannot be in the cut text (its 4-grams are not there).
+                "3:11: candidate R3 t: `c` = `\"zz_made_up_value\"` is not derivable from anything the agent observed before the call",
+                "suppressed R3 3:11: `a` is not derivable from the observed text that was indexed, and could be in text past the index's limits (1 MiB per source, 4 MiB of distinct text per trace)"
             ],
             "{out}"
         );
