@@ -3,10 +3,44 @@
 //! its recorded result (`None` when no result, or no content, was recorded). Built in one pass
 //! over the pairing; no rule logic.
 
+use std::hash::{DefaultHasher, Hash, Hasher};
+
 use crate::model::{Args, Step, ToolCall, ToolResult};
 
 use super::TraceCx;
 use super::normalize::canonical_args;
+
+/// A call's identity for repeats: tool name and canonical arguments, with its hash computed
+/// once (comparisons and maps look at the hash first).
+#[derive(Debug, Clone, Eq)]
+pub(crate) struct CallKey {
+    hash: u64,
+    text: String,
+}
+
+impl CallKey {
+    fn new(name: &str, args: &serde_json::Value) -> Self {
+        let text = format!("{name}\u{0}{}", canonical_args(args));
+        let mut h = DefaultHasher::new();
+        text.hash(&mut h);
+        Self {
+            hash: h.finish(),
+            text,
+        }
+    }
+}
+
+impl PartialEq for CallKey {
+    fn eq(&self, other: &Self) -> bool {
+        self.hash == other.hash && self.text == other.text
+    }
+}
+
+impl Hash for CallKey {
+    fn hash<H: Hasher>(&self, state: &mut H) {
+        state.write_u64(self.hash);
+    }
+}
 
 /// One call as R4/R5 see it.
 pub(crate) struct CallRecord<'a> {
@@ -15,7 +49,7 @@ pub(crate) struct CallRecord<'a> {
     /// The call.
     pub(crate) call: &'a ToolCall,
     /// `name` + canonical arguments; `None` when the arguments are unknown or malformed.
-    pub(crate) key: Option<String>,
+    pub(crate) key: Option<CallKey>,
     /// The recorded result, when there is one with content.
     pub(crate) result: Option<&'a ToolResult>,
 }
@@ -28,7 +62,7 @@ pub(crate) fn records<'a>(cx: &TraceCx<'a>) -> Vec<CallRecord<'a>> {
         .filter_map(|step| {
             let call = step.as_call()?;
             let key = match &call.args {
-                Args::Known(v) => Some(format!("{}\u{0}{}", call.name, canonical_args(v))),
+                Args::Known(v) => Some(CallKey::new(&call.name, v)),
                 _ => None,
             };
             let result = cx

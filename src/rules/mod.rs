@@ -2,6 +2,7 @@
 //! registry `RULES`, rule selection, and `run`, which applies the selected rules to one trace.
 //! Rules produce data (findings, suppressions, coverage); they never print.
 
+mod automaton;
 mod calls;
 pub mod context;
 mod normalize;

@@ -6,7 +6,7 @@
 
 use std::borrow::Cow;
 
-use serde_json::{Map, Value};
+use serde_json::Value;
 
 use crate::model::{ResultStatus, ToolResult};
 
@@ -39,29 +39,44 @@ const WAITING_STATES: &[&str] = &[
 const MAX_DEPTH: usize = 64;
 
 /// Canonical JSON of call arguments: sorted keys (serde_json's map is ordered), volatile keys
-/// dropped at every level.
+/// dropped at every level. Written straight into one buffer, without copying the value.
 pub(crate) fn canonical_args(args: &Value) -> String {
-    without_volatile(args, 0).to_string()
+    let mut out = Vec::new();
+    write_canonical(args, 0, &mut out);
+    // serde_json writes UTF-8 only.
+    String::from_utf8(out).unwrap_or_default()
 }
 
-fn without_volatile(v: &Value, depth: usize) -> Value {
-    if depth > MAX_DEPTH {
-        return v.clone();
-    }
+fn write_canonical(v: &Value, depth: usize, out: &mut Vec<u8>) {
     match v {
-        Value::Object(m) => Value::Object(
-            m.iter()
-                .filter(|(k, _)| !is_volatile(k))
-                .map(|(k, v)| (k.clone(), without_volatile(v, depth + 1)))
-                .collect::<Map<_, _>>(),
-        ),
-        Value::Array(items) => Value::Array(
-            items
-                .iter()
-                .map(|i| without_volatile(i, depth + 1))
-                .collect(),
-        ),
-        other => other.clone(),
+        Value::Object(m) if depth < MAX_DEPTH => {
+            out.push(b'{');
+            let mut first = true;
+            for (k, x) in m.iter().filter(|(k, _)| !is_volatile(k)) {
+                if !first {
+                    out.push(b',');
+                }
+                first = false;
+                // Writing to a Vec cannot fail.
+                let _ = serde_json::to_writer(&mut *out, k);
+                out.push(b':');
+                write_canonical(x, depth + 1, out);
+            }
+            out.push(b'}');
+        }
+        Value::Array(items) if depth < MAX_DEPTH => {
+            out.push(b'[');
+            for (i, x) in items.iter().enumerate() {
+                if i > 0 {
+                    out.push(b',');
+                }
+                write_canonical(x, depth + 1, out);
+            }
+            out.push(b']');
+        }
+        other => {
+            let _ = serde_json::to_writer(&mut *out, other);
+        }
     }
 }
 
@@ -148,7 +163,13 @@ pub(crate) fn is_empty(v: &Value) -> bool {
 
 /// Trim, Unicode case-fold and collapse whitespace runs to one space.
 pub(crate) fn normalize_text(s: &str) -> String {
-    let folded = caseless::default_case_fold_str(s.trim());
+    let s = s.trim();
+    // ASCII text (most of it) folds to lower case: skip the Unicode machinery.
+    let folded: Cow<'_, str> = if s.is_ascii() {
+        Cow::Borrowed(s)
+    } else {
+        Cow::Owned(caseless::default_case_fold_str(s))
+    };
     let mut out = String::with_capacity(folded.len());
     let mut space = false;
     for c in folded.chars() {
@@ -159,7 +180,7 @@ pub(crate) fn normalize_text(s: &str) -> String {
                 out.push(' ');
             }
             space = false;
-            out.push(c);
+            out.push(c.to_ascii_lowercase());
         }
     }
     out
@@ -338,6 +359,7 @@ mod tests {
     #[test]
     fn text_normalisation_case_folds() {
         assert_eq!(normalize_text("  Straße \n\t ÉCOLE  "), "strasse école");
+        assert_eq!(normalize_text(" ORD-58213\r\n  Ready "), "ord-58213 ready");
         assert_eq!(normalize_text(""), "");
     }
 

@@ -12,7 +12,8 @@ use super::normalize::structured;
 /// What a result says about its call.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) enum Outcome {
-    /// A structured error signal (SPEC §2); the text says which.
+    /// A structured error signal (SPEC §2); the text is its message or HTTP status, when the
+    /// trace records one.
     Error(String),
     /// The tool's declared `failure_when` matched; the text says what matched.
     DeclaredFailure(String),
@@ -52,8 +53,8 @@ pub(crate) fn classify(
     if result.status == ResultStatus::Error {
         let detail = match (&result.error, result.http_status) {
             (Some(e), _) => e.clone(),
-            (None, Some(code)) => format!("http {code}"),
-            (None, None) => "status error".to_owned(),
+            (None, Some(code)) => format!("HTTP {code}"),
+            (None, None) => String::new(),
         };
         return Outcome::Error(detail);
     }
@@ -331,7 +332,7 @@ mod tests {
         r.http_status = Some(503);
         assert_eq!(
             classify(&r, None, None, None),
-            Outcome::Error("http 503".into())
+            Outcome::Error("HTTP 503".into())
         );
         let mut lost = result(Value::Null, ResultStatus::Unknown);
         lost.content_recorded = false;

@@ -106,7 +106,11 @@ impl Rule for ToolErrorEvent {
                         Tier::HardEvent,
                         step,
                         tool,
-                        format!("{shown} returned an error: {detail}"),
+                        if detail.is_empty() {
+                            format!("{shown} returned an error")
+                        } else {
+                            format!("{shown} returned an error: {detail}")
+                        },
                         "the failed result",
                     );
                     f.help = Some("make sure the agent handles or retries the error".into());

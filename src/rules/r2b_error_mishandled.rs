@@ -28,9 +28,8 @@ pub(crate) static META: RuleMeta = RuleMeta {
     explanation: include_str!("docs/R2b.md"),
 };
 
-/// Values followed per failed result, and in all; past these, a suppression says so.
-const VALUES_PER_FAILURE: usize = 64;
-const VALUES_PER_TRACE: usize = 512;
+/// Values followed per failed result; past this, a suppression says so.
+const VALUES_PER_FAILURE: usize = 1024;
 /// Deepest nesting walked for values.
 const MAX_DEPTH: usize = 32;
 
@@ -151,33 +150,47 @@ impl Walk<'_, '_> {
         }
     }
 
-    /// A clean source: it may carry values so far only failures supplied. Carried back by the
-    /// call they were passed to, they become "handed back"; carried by anything else, they are
-    /// no longer only the failure's.
+    /// A clean source joins the clean index. A later clean source that carries a value only a
+    /// failure supplied takes that value off the failure (checked when the value is used, by
+    /// the clean index), except when the source is the result of a call the value was passed
+    /// to: that call handed it back, which makes a later use a candidate naming it. Only the
+    /// call's own tainted arguments are looked at, so a clean source costs its own size.
     fn observe_clean(&mut self, call_step: Option<usize>, add: impl Fn(&mut Provenance)) {
-        if !self.taints.is_empty() {
-            let mut source = Provenance::new();
-            add(&mut source);
-            let passed = call_step
-                .and_then(|i| self.cx.trace.steps.get(i))
-                .and_then(Step::as_call)
-                .map(|c| {
-                    let mut keys = Vec::new();
-                    leaves(c.args.known(), 0, &mut |_, v| keys.extend(keys_of(v)));
-                    keys
-                })
-                .unwrap_or_default();
-            self.taints.retain(|key, t| {
-                if source.check(&t.value) != Derivation::Derivable {
-                    return true;
-                }
-                if passed.contains(key) {
-                    t.handed_back.get_or_insert(call_step.unwrap_or_default());
-                    true
-                } else {
-                    false
-                }
+        let call = call_step
+            .and_then(|i| self.cx.trace.steps.get(i))
+            .and_then(Step::as_call);
+        if let Some(call) = call.filter(|_| !self.taints.is_empty()) {
+            let mut passed = Vec::new();
+            leaves(call.args.known(), 0, &mut |_, v| {
+                passed.extend(
+                    keys_of(v)
+                        .into_iter()
+                        .filter(|k| self.taints.contains_key(k)),
+                );
             });
+            if !passed.is_empty() {
+                let mut source = Provenance::new();
+                add(&mut source);
+                for key in passed {
+                    let Some(value) = self
+                        .taints
+                        .get(&key)
+                        .filter(|t| t.handed_back.is_none())
+                        .map(|t| t.value.clone())
+                    else {
+                        continue;
+                    };
+                    if source.check(&value) != Derivation::Derivable {
+                        continue;
+                    }
+                    // Handed back, unless something clean carried it already.
+                    if self.clean.check(&value) == Derivation::Derivable {
+                        self.taints.remove(&key);
+                    } else if let Some(t) = self.taints.get_mut(&key) {
+                        t.handed_back = call_step;
+                    }
+                }
+            }
         }
         add(&mut self.clean);
     }
@@ -207,18 +220,17 @@ impl Walk<'_, '_> {
         let content = structured(content);
         let mut followed = 0usize;
         let mut dropped = false;
+        // Whether something clean carries a value is asked when a call uses it (against
+        // everything observed by then), so a value nobody uses costs one map entry.
         leaves(Some(&content), 0, &mut |_, v| {
             for key in keys_of(v) {
                 if let Some(t) = self.taints.get_mut(&key) {
-                    if !t.also.contains(&index) {
+                    if t.failure != index && t.also.last() != Some(&index) {
                         t.also.push(index);
                     }
                     continue;
                 }
-                if self.clean.check(v) == Derivation::Derivable {
-                    continue;
-                }
-                if followed >= VALUES_PER_FAILURE || self.taints.len() >= VALUES_PER_TRACE {
+                if followed >= VALUES_PER_FAILURE {
                     dropped = true;
                     continue;
                 }
@@ -240,7 +252,7 @@ impl Walk<'_, '_> {
                 step,
                 self.failures[index].tool.as_deref(),
                 format!(
-                    "the failed result carries more values than are followed ({VALUES_PER_FAILURE} per result, {VALUES_PER_TRACE} per trace): later uses of the rest are not checked"
+                    "the failed result carries more values than are followed ({VALUES_PER_FAILURE}): later uses of the rest are not checked"
                 ),
             );
         }
@@ -281,6 +293,10 @@ impl Walk<'_, '_> {
                 let failure = &self.failures[t.failure];
                 if failure.tool.as_deref() == Some(call.name.as_str()) {
                     // A retry or recovery of the failed tool is handling the failure.
+                    continue;
+                }
+                if t.handed_back.is_none() && self.clean.check(v) == Derivation::Derivable {
+                    // Something clean observed since the failure carries it too.
                     continue;
                 }
                 used.push(t.failure);
@@ -490,3 +506,7 @@ fn shown(v: &Value) -> String {
     }
     t.replace('`', "'")
 }
+
+#[cfg(test)]
+#[path = "r2b_error_mishandled_tests.rs"]
+mod tests;

@@ -90,9 +90,9 @@ impl Rule for HallucinatedArg {
                         step,
                         Some(&call.name),
                         format!(
-                            "`{field}` is not derivable from the observed text that was indexed, and some of it was past the index's limit ({} KiB per source, {} MiB per trace)",
-                            SOURCE_CAP / 1024,
-                            TRACE_CAP / (1024 * 1024)
+                            "`{field}` is not derivable from the observed text that was indexed, and could be in text past the index's limits ({} MiB per source, {} MiB of distinct text per trace)",
+                            SOURCE_CAP >> 20,
+                            TRACE_CAP >> 20
                         ),
                     ),
                     Derivation::NotDerivable => {
@@ -163,4 +163,83 @@ fn quote(v: &Value) -> String {
         q.push('…');
     }
     format!("`{}`", q.replace('`', "'"))
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::rules::testing::lint;
+
+    fn r3(out: &str) -> Vec<&str> {
+        out.lines()
+            .filter(|l| {
+                !l.starts_with("coverage") && (l.contains(" R3 ") || l.starts_with("suppressed R3"))
+            })
+            .collect()
+    }
+
+    #[test]
+    fn sources_are_user_system_and_tool_output_before_the_call() {
+        let trace = r#"{"run_id": "r", "steps": [
+          {"type": "message", "role": "system", "content": "Tenant acme-eu-2."},
+          {"type": "message", "role": "assistant", "content": "I will use order ZX-9911."},
+          {"type": "tool_call", "call_id": "1", "name": "t", "args": {"id": "ZX-9911", "tenant": "ACME-EU-2"}},
+          {"type": "tool_result", "call_id": "1", "content": "ok ZX-9911", "status": "ok"},
+          {"type": "tool_call", "call_id": "2", "name": "t", "args": {"id": "ZX-9911"}},
+          {"type": "message", "role": "tool", "content": "ticket TK-4410 opened"},
+          {"type": "tool_call", "call_id": "3", "name": "t", "args": {"id": "TK-4410", "q": "two words"}}
+        ]}"#;
+        let out = lint(trace, None, Default::default());
+        // Assistant text is never a source; the call's own result comes after it. The second
+        // call can use what the first one's result showed, the third a tool message.
+        assert_eq!(
+            r3(&out),
+            [
+                "4:11: candidate R3 t: `id` = `\"ZX-9911\"` is not derivable from anything the agent observed before the call"
+            ],
+            "{out}"
+        );
+    }
+
+    #[test]
+    fn earlier_arguments_are_not_a_source() {
+        let trace = r#"{"run_id": "r", "steps": [
+          {"type": "tool_call", "call_id": "1", "name": "t", "args": {"id": "QQ-123"}},
+          {"type": "tool_call", "call_id": "2", "name": "t", "args": {"id": "QQ-123"}}
+        ]}"#;
+        assert_eq!(r3(&lint(trace, None, Default::default())).len(), 2);
+    }
+
+    #[test]
+    fn a_value_only_past_the_index_limit_is_suppressed_not_reported() {
+        let filler = "lorem ipsum ".repeat(100_000);
+        let trace = format!(
+            r#"{{"run_id": "r", "steps": [
+          {{"type": "tool_result", "call_id": "0", "content": "{filler} token tk_far_away_77"}},
+          {{"type": "tool_call", "call_id": "1", "name": "t", "args": {{"a": "tk_far_away_77", "b": "lorem", "c": "zz_made_up_value"}}}}
+        ]}}"#
+        );
+        let out = lint(&trace, None, Default::default());
+        assert_eq!(
+            r3(&out),
+            [
+                // `zz_made_up_value` cannot be in the cut text (its 4-grams are not there).
+                "3:11: candidate R3 t: `c` = `\"zz_made_up_value\"` is not derivable from anything the agent observed before the call",
+                "suppressed R3 3:11: `a` is not derivable from the observed text that was indexed, and could be in text past the index's limits (1 MiB per source, 4 MiB of distinct text per trace)"
+            ],
+            "{out}"
+        );
+    }
+
+    #[test]
+    fn arguments_that_are_not_an_object_are_disclosed() {
+        let trace = r#"{"run_id": "r", "steps": [
+          {"type": "tool_call", "call_id": "1", "name": "t", "args": ["a", 1]}
+        ]}"#;
+        let out = lint(trace, None, Default::default());
+        assert!(
+            out.contains("suppressed R3 2:11: arguments not recorded (recorded positionally"),
+            "{out}"
+        );
+        assert!(out.contains("coverage R3 0/1"), "{out}");
+    }
 }

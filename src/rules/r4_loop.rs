@@ -7,13 +7,15 @@
 //! checked. Always a `candidate`.
 
 use std::collections::HashMap;
+use std::hash::BuildHasherDefault;
 
 use serde_json::Value;
 
 use crate::finding::{FindingType, RuleId, RuleMeta, Tier};
 use crate::model::{Args, ToolCall};
 
-use super::calls::{CallRecord, records};
+use super::automaton::SymbolHasher;
+use super::calls::{CallKey, CallRecord, records};
 use super::normalize::{result_class, same_result};
 use super::{Rule, Sink, TraceCx, evidence};
 
@@ -126,9 +128,10 @@ fn judge(cx: &TraceCx<'_>, run: &[CallRecord<'_>], at_end: bool, advances: bool,
 /// from this call's? (One reverse pass, one comparison per call.)
 fn later_different(recs: &[CallRecord<'_>]) -> Vec<bool> {
     let mut out = vec![false; recs.len()];
-    let mut nearest_later: HashMap<&str, usize> = HashMap::new();
+    let mut nearest_later: HashMap<&CallKey, usize, BuildHasherDefault<SymbolHasher>> =
+        HashMap::default();
     for i in (0..recs.len()).rev() {
-        let (Some(key), Some(result)) = (recs[i].key.as_deref(), recs[i].result) else {
+        let (Some(key), Some(result)) = (recs[i].key.as_ref(), recs[i].result) else {
             continue;
         };
         if let Some(&k) = nearest_later.get(key)
@@ -192,7 +195,7 @@ fn name_tokens(name: &str) -> Vec<String> {
 /// a run of ≥ 3 consecutive calls to the same tool; no recorded result inside a run of ≥ 3
 /// consecutive calls with the same arguments.
 fn disclose_unchecked(recs: &[CallRecord<'_>], out: &mut Sink) {
-    for run in runs_by(recs, |r| Some(r.call.name.as_str())) {
+    for run in runs_by(recs, |a, b| a.call.name == b.call.name) {
         for r in run.iter().filter(|r| r.key.is_none()) {
             out.suppress(
                 r.step,
@@ -201,7 +204,7 @@ fn disclose_unchecked(recs: &[CallRecord<'_>], out: &mut Sink) {
             );
         }
     }
-    for run in runs_by(recs, |r| r.key.as_deref()) {
+    for run in runs_by(recs, |a, b| a.key.is_some() && a.key == b.key) {
         for r in run.iter().filter(|r| r.result.is_none()) {
             out.suppress(
                 r.step,
@@ -212,20 +215,16 @@ fn disclose_unchecked(recs: &[CallRecord<'_>], out: &mut Sink) {
     }
 }
 
-/// Maximal runs of ≥ 3 consecutive calls sharing a (present) value of `by`.
+/// Maximal runs of ≥ 3 consecutive calls that `same` pairs up.
 fn runs_by<'r, 'a>(
     recs: &'r [CallRecord<'a>],
-    by: impl Fn(&'r CallRecord<'a>) -> Option<&'r str>,
+    same: impl Fn(&CallRecord<'a>, &CallRecord<'a>) -> bool,
 ) -> Vec<&'r [CallRecord<'a>]> {
     let mut runs = Vec::new();
     let mut i = 0;
     while i < recs.len() {
-        let Some(v) = by(&recs[i]) else {
-            i += 1;
-            continue;
-        };
         let mut j = i + 1;
-        while j < recs.len() && by(&recs[j]) == Some(v) {
+        while j < recs.len() && same(&recs[i], &recs[j]) {
             j += 1;
         }
         if j - i >= MIN_RUN {
@@ -245,5 +244,77 @@ mod tests {
         assert_eq!(name_tokens("wait_for_job"), ["wait", "for", "job"]);
         assert_eq!(name_tokens("pollJobStatus"), ["poll", "job", "status"]);
         assert_eq!(name_tokens("TaskOutput"), ["task", "output"]);
+    }
+}
+
+#[cfg(test)]
+mod trace_tests {
+    use crate::rules::testing::lint;
+
+    fn r4(out: &str) -> Vec<&str> {
+        out.lines()
+            .filter(|l| {
+                !l.starts_with("coverage") && (l.contains(" R4 ") || l.starts_with("suppressed R4"))
+            })
+            .collect()
+    }
+
+    fn steps(items: &[(&str, &str, Option<&str>)]) -> String {
+        let s: Vec<String> = items
+            .iter()
+            .enumerate()
+            .map(|(i, (name, args, result))| {
+                let call = format!(
+                    r#"{{"type": "tool_call", "call_id": "{i}", "name": "{name}", "args": {args}}}"#
+                );
+                match result {
+                    Some(r) => format!(
+                        r#"{call}, {{"type": "tool_result", "call_id": "{i}", "status": "ok", "content": {r}}}"#
+                    ),
+                    None => call,
+                }
+            })
+            .collect();
+        format!(r#"{{"run_id": "r", "steps": [{}]}}"#, s.join(","))
+    }
+
+    #[test]
+    fn two_loops_in_one_trace_are_two_findings() {
+        let a = ("check", r#"{"x": 1}"#, Some(r#""same""#));
+        let b = ("check", r#"{"x": 1}"#, Some(r#""other""#));
+        let out = lint(&steps(&[a, a, a, b, b, b]), None, Default::default());
+        assert_eq!(r4(&out).len(), 2, "{out}");
+    }
+
+    #[test]
+    fn a_waiting_state_that_advances_later_is_not_a_loop() {
+        let p = ("job", r#"{"id": "j"}"#, Some(r#"{"status": "queued"}"#));
+        let other = ("read", r#"{"p": "log"}"#, Some(r#""x""#));
+        let done = ("job", r#"{"id": "j"}"#, Some(r#"{"status": "done"}"#));
+        let out = lint(&steps(&[p, p, p, other, done]), None, Default::default());
+        assert!(r4(&out).is_empty(), "{out}");
+        let out = lint(&steps(&[p, p, p, other]), None, Default::default());
+        assert_eq!(r4(&out).len(), 1, "{out}");
+    }
+
+    #[test]
+    fn empty_keystrokes_wait_and_are_flagged_only_at_the_end() {
+        let k = ("send_keys", r#"{"keys": ""}"#, Some(r#""$ ""#));
+        let other = ("read", r#"{"p": "log"}"#, Some(r#""x""#));
+        assert!(r4(&lint(&steps(&[k, k, k, other]), None, Default::default())).is_empty());
+        let out = lint(&steps(&[k, k, k]), None, Default::default());
+        assert!(out.contains("the trace ended still waiting"), "{out}");
+    }
+
+    #[test]
+    fn unknown_arguments_in_a_run_of_one_tool_are_disclosed() {
+        let known = ("check", r#"{"x": 1}"#, Some(r#""same""#));
+        let unknown = ("check", "null", Some(r#""same""#));
+        let out = lint(&steps(&[known, unknown, known]), None, Default::default());
+        assert_eq!(
+            r4(&out),
+            ["suppressed R4 1:176: arguments not recorded: not checked for loops"],
+            "{out}"
+        );
     }
 }

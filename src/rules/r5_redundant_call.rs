@@ -6,10 +6,12 @@
 //! is a hash lookup and "a side effect between" is a prefix-count difference.
 
 use std::collections::{BTreeSet, HashMap};
+use std::hash::BuildHasherDefault;
 
 use crate::finding::{FindingType, RuleId, RuleMeta, Tier};
 
-use super::calls::{CallRecord, records};
+use super::automaton::SymbolHasher;
+use super::calls::{CallKey, CallRecord, records};
 use super::normalize::same_result;
 use super::{Rule, Sink, TraceCx, evidence};
 
@@ -56,9 +58,10 @@ impl Rule for RedundantCall {
                 next_unverified[i + 1]
             };
         }
-        let mut last: HashMap<&str, usize> = HashMap::new();
+        let mut last: HashMap<&CallKey, usize, BuildHasherDefault<SymbolHasher>> =
+            HashMap::default();
         for (i, r) in recs.iter().enumerate() {
-            let Some(key) = r.key.as_deref() else {
+            let Some(key) = r.key.as_ref() else {
                 out.count(false);
                 continue;
             };
@@ -126,4 +129,70 @@ fn report(recs: &[CallRecord<'_>], p: usize, i: usize, next_unverified: &[usize]
         "reuse the first result, or declare `side_effecting` for the tools named so the check is certain"
             .into()
     });
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::rules::testing::lint;
+
+    fn call(i: usize, name: &str, arg: &str) -> String {
+        format!(
+            r#"{{"type": "tool_call", "call_id": "{i}", "name": "{name}", "args": {{"x": "{arg}"}}}},
+               {{"type": "tool_result", "call_id": "{i}", "status": "ok", "content": "r-{name}-{arg}"}}"#
+        )
+    }
+
+    fn trace(calls: &[(&str, &str)]) -> String {
+        let steps: Vec<String> = calls
+            .iter()
+            .enumerate()
+            .map(|(i, (n, a))| call(i, n, a))
+            .collect();
+        format!(r#"{{"run_id": "r", "steps": [{}]}}"#, steps.join(","))
+    }
+
+    const TOOLS: &str = r#"{"tools": {
+        "read": {"metadata": {"side_effecting": false}},
+        "write": {"metadata": {"side_effecting": true}}
+    }}"#;
+
+    fn r5(out: &str) -> Vec<&str> {
+        out.lines()
+            .filter(|l| !l.starts_with("coverage") && l.contains(" R5 "))
+            .collect()
+    }
+
+    #[test]
+    fn only_a_side_effect_between_the_pair_matters() {
+        let t = trace(&[
+            ("read", "a"),
+            ("read", "b"),
+            ("read", "a"),
+            ("write", "z"),
+            ("read", "a"),
+        ]);
+        let out = lint(&t, Some(TOOLS), Default::default());
+        // (0, 2) is redundant; (2, 4) has a write between.
+        assert_eq!(r5(&out).len(), 1, "{out}");
+        assert!(
+            out.contains("repeats an identical call made 2 calls earlier"),
+            "{out}"
+        );
+    }
+
+    #[test]
+    fn undeclared_tools_between_are_named_sorted_and_capped() {
+        let mut calls = vec![("read", "a")];
+        let names = ["u7", "u3", "u1", "u3", "u6", "u2", "u5", "u4"];
+        calls.extend(names.iter().map(|n| (*n, "q")));
+        calls.push(("read", "a"));
+        let out = lint(&trace(&calls), Some(TOOLS), Default::default());
+        // The first five distinct names in call order (u7 u3 u1 u6 u2), sorted; more follow.
+        assert!(
+            out.contains(
+                "(unverified: `u1`, `u2`, `u3`, `u6`, `u7`, … ran between, side effects not declared)"
+            ),
+            "{out}"
+        );
+    }
 }

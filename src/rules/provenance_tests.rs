@@ -1,0 +1,100 @@
+//! Tests of `provenance` (kept apart to keep the module short).
+use super::*;
+use serde_json::json;
+
+fn derivable(p: &mut Provenance, v: Value) -> bool {
+    p.check(&v) == Derivation::Derivable
+}
+
+#[test]
+fn derivability_as_spec_section_5_defines_it() {
+    let mut p = Provenance::new();
+    p.add_text("Refund order ORD-58213 for Straße Müller, call 555-123-4567");
+    p.add_text("total 58 and 213 items, amount $1,200 due, 1,234.56 owed");
+    p.add_content(
+        &json!({"customer": {"first": "Ada", "last": "Lovelace", "id": 4521},
+                          "files": {"report.pdf": true}}),
+    );
+    // Shorter than 2 chars.
+    assert!(derivable(&mut p, json!("x")));
+    assert!(derivable(&mut p, json!(7)));
+    // Equal to a tracked scalar, case-folded.
+    assert!(derivable(&mut p, json!("LOVELACE")));
+    assert!(derivable(&mut p, json!("report.pdf")));
+    // Digit string equal to a tracked scalar's.
+    assert!(derivable(&mut p, json!("CUST-4521")));
+    // Substring of a source text (≥ 3 chars), case-folded.
+    assert!(derivable(&mut p, json!("ord-58213")));
+    assert!(derivable(&mut p, json!("STRASSE")));
+    // Digit string substring of one number's digits (≥ 3).
+    assert!(derivable(&mut p, json!("5551234567")));
+    assert!(derivable(&mut p, json!("x123456")));
+    // Numbers compare by value.
+    assert!(derivable(&mut p, json!(1200.0)));
+    assert!(derivable(&mut p, json!("1234.56")));
+    assert!(derivable(&mut p, json!(1234.56)));
+    // a + sep + b for tracked scalars.
+    assert!(derivable(&mut p, json!("Ada Lovelace")));
+    assert!(derivable(&mut p, json!("ada_lovelace")));
+    assert!(derivable(&mut p, json!("AdaLovelace")));
+    // Not derivable: made up, two numbers run together, a 2-digit fragment.
+    assert!(!derivable(&mut p, json!("ORD-99999")));
+    assert!(!derivable(&mut p, json!(4906)));
+    assert!(!derivable(&mut p, json!("qq")));
+    let mut q = Provenance::new();
+    q.add_content(&json!({"total": 58, "qty": 213}));
+    assert!(!derivable(&mut q, json!("58213")));
+    assert!(derivable(&mut q, json!("58-213")));
+    assert!(!derivable(&mut q, json!("ORD-58213")));
+}
+
+#[test]
+fn several_tokens_must_appear_as_a_run_of_whole_words() {
+    let mut p = Provenance::new();
+    p.add_text("Ship to: Ada Lovelace, 12 Elm Street (London).");
+    assert!(derivable(&mut p, json!("ada lovelace")));
+    assert!(derivable(&mut p, json!("12 Elm   Street")));
+    assert!(derivable(&mut p, json!("Elm Street London")));
+    // Not a run, or not whole words (a documented narrowing of "substring" for phrases).
+    assert!(!derivable(&mut p, json!("Lovelace Ada")));
+    assert!(!derivable(&mut p, json!("velace, 12")));
+    // The word automaton is built on the first phrase query and kept up to date.
+    p.add_text("Deliver to Grace Hopper");
+    assert!(derivable(&mut p, json!("Grace Hopper")));
+    assert!(!derivable(&mut p, json!("Hopper Street")));
+}
+
+#[test]
+fn numbers_are_matched_by_value_and_digits_not_as_text() {
+    let mut p = Provenance::new();
+    p.add_text("total 1,234.56 on 2024-01-05, card 4242424242424242424242, code 007");
+    assert!(derivable(&mut p, json!("34.5"))); // digits 345 inside 123456
+    assert!(derivable(&mut p, json!("2024-01"))); // digits inside 20240105
+    assert!(derivable(&mut p, json!("42424242424242424"))); // a long stream
+    assert!(derivable(&mut p, json!("x007")));
+    // A two-digit fragment of a number is not derived from it, even if it is text inside.
+    assert!(!derivable(&mut p, json!("4.5")));
+    assert!(!derivable(&mut p, json!("x070")));
+}
+
+#[test]
+fn json_text_results_are_read_as_structure() {
+    let mut p = Provenance::new();
+    p.add_content(&json!("{\"token\": \"tk_77\"}"));
+    assert!(derivable(&mut p, json!("TK_77")));
+}
+
+#[test]
+fn past_the_cap_is_disclosed() {
+    let mut p = Provenance::new();
+    let mut big = "a".repeat(SOURCE_CAP);
+    big.push_str(" hidden_value_xyz");
+    p.add_text(&big);
+    assert!(p.truncated());
+    assert_eq!(p.check(&json!("hidden_value_xyz")), Derivation::BeyondCap);
+    // A value whose 4-grams the cut text lacks cannot be in it: a plain answer.
+    assert_eq!(p.check(&json!("zz_other_value")), Derivation::NotDerivable);
+    let mut clean = Provenance::new();
+    clean.add_text("short");
+    assert_eq!(clean.check(&json!("other")), Derivation::NotDerivable);
+}
