@@ -343,9 +343,6 @@ pub(crate) mod testing {
 }
 
 #[cfg(test)]
-mod demo_tests;
-
-#[cfg(test)]
 mod fixture_tests {
     //! Every rule has a doc and a fixture folder `fixtures/rules/<id>/` holding `tools.json` and
     //! `fail*` / `pass*` / `suppressed*` traces; each file behaves as its name says, and the

@@ -84,13 +84,29 @@ pub(crate) struct Provenance {
 #[derive(Debug, Default)]
 struct Overflow {
     bits: Option<Box<[u64]>>,
+    /// Bytes summarised so far; past `OVERFLOW_BUDGET` the filter stops summarising and answers
+    /// "may contain" for everything, so time stays bounded too.
+    summarised: usize,
+    saturated: bool,
 }
+
+/// Bytes of not-indexed text the filter summarises per trace before it gives up telling values
+/// apart (every underivable value is then disclosed as not checked).
+const OVERFLOW_BUDGET: usize = 4 * 1024 * 1024;
 
 /// log2 of the filter's size in bits.
 const OVERFLOW_BITS: u32 = 24;
 
 impl Overflow {
     fn add(&mut self, norm: &str) {
+        if self.saturated {
+            return;
+        }
+        self.summarised = self.summarised.saturating_add(norm.len());
+        if self.summarised > OVERFLOW_BUDGET {
+            self.saturated = true;
+            return;
+        }
         let bits = self
             .bits
             .get_or_insert_with(|| vec![0u64; 1 << (OVERFLOW_BITS - 6)].into_boxed_slice());
@@ -102,6 +118,9 @@ impl Overflow {
 
     /// Could this normalised text be inside what was not indexed?
     fn may_contain(&self, norm: &str) -> bool {
+        if self.saturated {
+            return true;
+        }
         let Some(bits) = &self.bits else {
             return false;
         };
@@ -222,6 +241,20 @@ impl Provenance {
 
     /// Note text that is not indexed: its 4-grams, and those of its numbers' digits.
     fn cut(&mut self, raw: &str) {
+        if self.overflow.saturated {
+            return;
+        }
+        // Normalise no more than the filter can still take (cut at a char boundary).
+        let mut end = raw
+            .len()
+            .min(OVERFLOW_BUDGET.saturating_sub(self.overflow.summarised) + 1);
+        while !raw.is_char_boundary(end) {
+            end -= 1;
+        }
+        if end < raw.len() {
+            self.overflow.saturated = true;
+        }
+        let raw = &raw[..end];
         let norm = normalize_text(raw);
         self.overflow.add(&norm);
         for stream in digit_streams(raw) {

@@ -122,8 +122,10 @@ fn framing_crlf_split_writes_blank_and_noise() {
 #[test]
 fn overlong_line_ends_the_stream() {
     let (mut t, mut out, _input) = piped(64);
-    out.write_all(&[b'x'; 100]).unwrap();
-    out.write_all(b"\n").unwrap();
+    // The reader may give up (and close its end) before the writer is done: a broken pipe
+    // here is the behaviour under test, not a failure.
+    let _ = out.write_all(&[b'x'; 100]);
+    let _ = out.write_all(b"\n");
     assert_eq!(t.recv(soon(2000)), Err(Failure::TooLarge(64)));
     assert_eq!(t.recv(soon(2000)), Err(Failure::Closed));
 }
