@@ -163,7 +163,7 @@ pub struct CheckArgs {
     #[arg(required = true, value_name = "INPUT")]
     pub inputs: Vec<String>,
 
-    /// Where tool schemas come from: a tools file, `mcp-stdio:<command>` or `mcp-http:<url>`. Repeatable.
+    /// Where tool schemas come from: a tools file, `mcp-stdio:<command>`, `mcp-http:<url>` or `builtin:claude-code[@VERSION]`. Repeatable. Claude Code sessions linted without it use the built-in schemas.
     #[arg(
         long = "tools",
         short = 't',

@@ -160,7 +160,14 @@ fn plural(n: usize, one: &str, many: &str) -> String {
 
 fn footer(report: &Report, opts: TextOptions, p: &Painter, out: &mut dyn Write) -> io::Result<()> {
     let s = &report.summary;
-    if !report.findings.is_empty() || !report.issues.is_empty() {
+    // A blank line between what was printed above and the footer, only when something was.
+    let printed = !report.issues.is_empty()
+        || (opts.show_suppressions && !report.suppressions.is_empty())
+        || report
+            .findings
+            .iter()
+            .any(|f| opts.include_candidates || f.tier != Tier::Candidate);
+    if printed {
         writeln!(out)?;
     }
     let hidden = if opts.include_candidates || s.candidate == 0 {
