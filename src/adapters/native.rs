@@ -271,6 +271,7 @@ fn parse_result(m: &Map<String, Value>) -> ToolResult {
         error,
         http_status,
         content_recorded,
+        structured_cache: Default::default(),
     }
 }
 

@@ -256,11 +256,20 @@ pub struct ToolResult {
     /// suppress instead of reading `Null` as an empty result.
     #[serde(skip_serializing_if = "is_true")]
     pub content_recorded: bool,
+    /// `content` read as structure, filled the first time a rule asks (`structured`).
+    #[serde(skip)]
+    pub structured_cache: StructuredCache,
 }
 
 fn is_true(b: &bool) -> bool {
     *b
 }
+
+/// A result's content read as structure once per result, however many rules ask: a string
+/// holding a JSON object or array is parsed the first time and kept. Filled lazily, so a
+/// result built (or changed) before linting starts is read as it is then.
+#[derive(Debug, Clone, Default)]
+pub struct StructuredCache(std::sync::OnceLock<Option<Value>>);
 
 impl ToolResult {
     /// A result with the given content and status; everything else empty.
@@ -272,7 +281,33 @@ impl ToolResult {
             error: None,
             http_status: None,
             content_recorded: true,
+            structured_cache: StructuredCache::default(),
         }
+    }
+
+    /// The content as structure: a string holding a JSON object or array is read as it (parsed
+    /// once, then cached); anything else is the content itself.
+    pub fn structured(&self) -> &Value {
+        self.structured_cache
+            .0
+            .get_or_init(|| json_in_string(&self.content))
+            .as_ref()
+            .unwrap_or(&self.content)
+    }
+}
+
+/// The object or array a string value holds, if it holds one.
+pub fn json_in_string(content: &Value) -> Option<Value> {
+    let Value::String(s) = content else {
+        return None;
+    };
+    let t = s.trim_start();
+    if !(t.starts_with('{') || t.starts_with('[')) {
+        return None;
+    }
+    match serde_json::from_str::<Value>(t) {
+        Ok(v @ (Value::Object(_) | Value::Array(_))) => Some(v),
+        _ => None,
     }
 }
 

@@ -114,7 +114,7 @@ pub(crate) fn result_class(result: Option<&ToolResult>) -> ResultClass {
     if r.status == ResultStatus::Error {
         return ResultClass::Error;
     }
-    let content = structured(&r.content);
+    let content = r.structured();
     if is_empty(&content) {
         return ResultClass::Empty;
     }
@@ -135,19 +135,6 @@ pub(crate) fn status_field(content: &Value) -> Option<String> {
 /// fingerprint, compared structurally so key order never matters).
 pub(crate) fn same_result(a: &ToolResult, b: &ToolResult) -> bool {
     a.content_recorded && b.content_recorded && a.status == b.status && a.content == b.content
-}
-
-/// A result's content as structure: a string holding a JSON object or array is read as it.
-pub(crate) fn structured(content: &Value) -> Cow<'_, Value> {
-    if let Value::String(s) = content {
-        let t = s.trim_start();
-        if (t.starts_with('{') || t.starts_with('['))
-            && let Ok(v @ (Value::Object(_) | Value::Array(_))) = serde_json::from_str::<Value>(t)
-        {
-            return Cow::Owned(v);
-        }
-    }
-    Cow::Borrowed(content)
 }
 
 /// Null, an empty container, or a blank string.

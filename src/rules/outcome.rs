@@ -7,7 +7,6 @@ use serde_json::Value;
 
 use crate::model::{Args, FailureOutcome, ResultStatus, Step, ToolCall, ToolResult, ToolSpec};
 
-use super::normalize::structured;
 
 /// What a result says about its call.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -46,7 +45,7 @@ pub(crate) fn classify(
 ) -> Outcome {
     if result.content_recorded
         && let Some(call) = call
-        && let Some(name) = shell_convention(&result.content, call, previous_call)
+        && let Some(name) = shell_convention(result.structured(), call, previous_call)
     {
         return Outcome::Fine(name);
     }
@@ -81,7 +80,7 @@ pub(crate) fn classify(
     if !result.content_recorded {
         return Outcome::NotRecorded;
     }
-    if exit_code(&result.content).is_some_and(|(code, _)| code == 0) {
+    if exit_code(result.structured()).is_some_and(|(code, _)| code == 0) {
         return Outcome::Fine("exit code 0");
     }
     Outcome::Unknown { declared_absent }
@@ -117,9 +116,10 @@ const EXIT_KEYS: &[&str] = &[
 const OUTPUT_KEYS: &[&str] = &["stdout", "stderr", "output"];
 
 /// The exit code a result reports, and whether it carries no other output: Claude Code's
-/// `Exit code N` first line, or a structured `exit_code` / `returncode` field.
+/// `Exit code N` first line, or a structured `exit_code` / `returncode` field. `content` is the
+/// result's structured content (`ToolResult::structured`).
 pub(crate) fn exit_code(content: &Value) -> Option<(i64, bool)> {
-    match structured(content).as_ref() {
+    match content {
         Value::String(s) => {
             let (first, rest) = s.split_once('\n').unwrap_or((s.as_str(), ""));
             let code = first

@@ -30,7 +30,7 @@ use serde_json::Value;
 use super::automaton::{Automaton, SymbolHasher};
 use super::normalize::{
     canonical_json_number, canonical_number, digit_streams, digits, normalize_text, numbers_in,
-    parse_number_str, structured,
+    parse_number_str,
 };
 
 /// Bytes of one source (a message, a text result, one string in a structured result) indexed;
@@ -273,9 +273,17 @@ impl Provenance {
     }
 
     /// Observe a tool result's content: a string holding JSON is read as its structure.
+    #[cfg(test)]
     pub(crate) fn add_content(&mut self, content: &Value) {
-        let content = structured(content);
-        match content.as_ref() {
+        match crate::model::json_in_string(content) {
+            Some(v) => self.add_structured(&v),
+            None => self.add_structured(content),
+        }
+    }
+
+    /// Observe a tool result's structured content (`ToolResult::structured`).
+    pub(crate) fn add_structured(&mut self, content: &Value) {
+        match content {
             Value::String(s) => self.add_text(s),
             other => self.add_leaves(other, 0),
         }

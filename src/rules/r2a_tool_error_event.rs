@@ -13,7 +13,7 @@ use serde_json::Value;
 use crate::finding::{FindingType, RuleId, RuleMeta, Tier};
 use crate::model::{Step, ToolCall, ToolResult, ToolSpec};
 
-use super::normalize::{normalize_text, structured};
+use super::normalize::normalize_text;
 use super::outcome::{Outcome, classify, is_search, previous_calls};
 use super::{Rule, Sink, TraceCx};
 
@@ -156,18 +156,18 @@ fn heuristics(
     let tool = call.map(|c| c.name.as_str());
     let shown = tool.map_or("the tool".to_owned(), |t| format!("`{t}`"));
     let side_effecting = spec.is_some_and(|s| s.metadata.is_side_effecting());
-    let content = structured(&result.content);
-    let suspicion = if let Some(what) = body_status(&content) {
+    let content = result.structured();
+    let suspicion = if let Some(what) = body_status(content) {
         Some((
             format!("{shown} result carries {what}, and the tool declares no `failure_when`"),
             "declare `failure_when` for the tool to make this a certain event (or to say it is data)",
         ))
-    } else if let Some(line) = error_line(&content) {
+    } else if let Some(line) = error_line(content) {
         Some((
             format!("{shown} result may be an error: a line begins with `{line}`"),
             "if this output is expected, declare `failure_when` for the tool so the result is classified",
         ))
-    } else if is_empty_result(&content) && !call.is_some_and(is_search) {
+    } else if is_empty_result(content) && !call.is_some_and(is_search) {
         Some((
             format!("{shown} returned an empty result"),
             "check that the agent noticed the empty result; declare `failure_when` if empty means failure",

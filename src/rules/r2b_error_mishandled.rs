@@ -14,7 +14,7 @@ use serde_json::Value;
 use crate::finding::{FindingType, RuleId, RuleMeta, Tier};
 use crate::model::{Args, Role, Step, StepKind, ToolCall};
 
-use super::normalize::{canonical_json_number, canonical_number, parse_number_str, structured};
+use super::normalize::{canonical_json_number, canonical_number, parse_number_str};
 use super::outcome::{classify, previous_calls};
 use super::provenance::{Derivation, Provenance};
 use super::{Rule, Sink, TraceCx, evidence};
@@ -112,6 +112,7 @@ impl Rule for ErrorMishandled {
         let mut walk = Walk {
             cx,
             clean: Provenance::new(),
+            pending: Vec::new(),
             taints: HashMap::new(),
             failures: Vec::new(),
             awaiting_retry: HashMap::new(),
@@ -125,8 +126,11 @@ impl Rule for ErrorMishandled {
 
 struct Walk<'a, 'c> {
     cx: &'c TraceCx<'a>,
-    /// Everything clean observed so far (never a failed result).
+    /// Everything clean observed so far (never a failed result), indexed only when asked:
+    /// most traces never use a failed result's value, and then nothing is indexed.
     clean: Provenance,
+    /// Clean sources (step indices) observed but not yet in `clean`, in trace order.
+    pending: Vec<usize>,
     taints: HashMap<String, Taint>,
     failures: Vec<Failure>,
     /// Failures per tool whose tool has not been called again yet.
@@ -137,14 +141,14 @@ impl Walk<'_, '_> {
     fn step(&mut self, step: &Step, failed: bool, out: &mut Sink) {
         match &step.kind {
             StepKind::Message(m) if m.role != Role::Assistant => {
-                self.observe_clean(None, |p| p.add_text(&m.content));
+                self.observe_clean(step.index, None, |p| p.add_text(&m.content));
             }
             StepKind::Message(_) => {}
             StepKind::ToolCall(call) => self.call(step, call, out),
-            StepKind::ToolResult(r) if failed => self.failure(step, &r.content, out),
+            StepKind::ToolResult(r) if failed => self.failure(step, r.structured(), out),
             StepKind::ToolResult(r) if r.content_recorded => {
                 let call = self.cx.pairing.call_for(step.index);
-                self.observe_clean(call, |p| p.add_content(&r.content));
+                self.observe_clean(step.index, call, |p| p.add_structured(r.structured()));
             }
             StepKind::ToolResult(_) => {}
         }
@@ -155,7 +159,12 @@ impl Walk<'_, '_> {
     /// the clean index), except when the source is the result of a call the value was passed
     /// to: that call handed it back, which makes a later use a candidate naming it. Only the
     /// call's own tainted arguments are looked at, so a clean source costs its own size.
-    fn observe_clean(&mut self, call_step: Option<usize>, add: impl Fn(&mut Provenance)) {
+    fn observe_clean(
+        &mut self,
+        index: usize,
+        call_step: Option<usize>,
+        add: impl Fn(&mut Provenance),
+    ) {
         let call = call_step
             .and_then(|i| self.cx.trace.steps.get(i))
             .and_then(Step::as_call);
@@ -184,6 +193,7 @@ impl Walk<'_, '_> {
                         continue;
                     }
                     // Handed back, unless something clean carried it already.
+                    catch_up(&mut self.clean, &mut self.pending, self.cx.trace);
                     if self.clean.check(&value) == Derivation::Derivable {
                         self.taints.remove(&key);
                     } else if let Some(t) = self.taints.get_mut(&key) {
@@ -192,10 +202,10 @@ impl Walk<'_, '_> {
                 }
             }
         }
-        add(&mut self.clean);
+        self.pending.push(index);
     }
 
-    fn failure(&mut self, step: &Step, content: &serde_json::Value, out: &mut Sink) {
+    fn failure(&mut self, step: &Step, content: &Value, out: &mut Sink) {
         let tool = self
             .cx
             .pairing
@@ -217,12 +227,11 @@ impl Walk<'_, '_> {
             used: false,
             uses: Vec::new(),
         });
-        let content = structured(content);
         let mut followed = 0usize;
         let mut dropped = false;
         // Whether something clean carries a value is asked when a call uses it (against
         // everything observed by then), so a value nobody uses costs one map entry.
-        leaves(Some(&content), 0, &mut |_, v| {
+        leaves(Some(content), 0, &mut |_, v| {
             for key in keys_of(v) {
                 if let Some(t) = self.taints.get_mut(&key) {
                     if t.failure != index && t.also.last() != Some(&index) {
@@ -295,7 +304,10 @@ impl Walk<'_, '_> {
                     // A retry or recovery of the failed tool is handling the failure.
                     continue;
                 }
-                if t.handed_back.is_none() && self.clean.check(v) == Derivation::Derivable {
+                if t.handed_back.is_none() && {
+                    catch_up(&mut self.clean, &mut self.pending, self.cx.trace);
+                    self.clean.check(v) == Derivation::Derivable
+                } {
                     // Something clean observed since the failure carries it too.
                     continue;
                 }
@@ -438,6 +450,17 @@ impl Walk<'_, '_> {
             finding.help = Some(format!(
                 "gate the call on {failed_tool} succeeding, and do not feed a failed result's data forward"
             ));
+        }
+    }
+}
+
+/// Index the clean sources observed since the last catch-up, in trace order.
+fn catch_up(clean: &mut Provenance, pending: &mut Vec<usize>, trace: &crate::model::Trace) {
+    for i in pending.drain(..) {
+        match trace.steps.get(i).map(|s| &s.kind) {
+            Some(StepKind::Message(m)) => clean.add_text(&m.content),
+            Some(StepKind::ToolResult(r)) => clean.add_structured(r.structured()),
+            _ => {}
         }
     }
 }

@@ -44,7 +44,7 @@ impl Rule for HallucinatedArg {
                 }
                 StepKind::ToolResult(r) => {
                     if r.content_recorded {
-                        seen.add_content(&r.content);
+                        seen.add_structured(r.structured());
                     }
                     continue;
                 }

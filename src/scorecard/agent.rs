@@ -236,6 +236,7 @@ pub fn run(
                 error: o.error.clone(),
                 http_status: o.http_status,
                 content_recorded: true,
+                structured_cache: Default::default(),
             }),
             meta,
         );

@@ -1,0 +1,165 @@
+//! Deterministic benchmark corpora for `scripts/bench` (issue 10). Not part of the product: it
+//! writes generated agent runs, never reads anything, and owns no behaviour of `tracelint`.
+//!
+//!     cargo run --release --example gen_corpus -- corpus DIR CALLS [SEED]
+//!     cargo run --release --example gen_corpus -- long DIR STEPS [SEED]
+//!
+//! `corpus` writes the same runs (about CALLS tool calls in all) four times:
+//! `DIR/claude/*.jsonl` (one Claude Code session per file), `DIR/native.jsonl` (one native trace
+//! per line), `DIR/openai/*.json` (tau-bench-like arrays of `{task_id, traj}`, a few thousand
+//! calls per file) and `DIR/otel/*.otlp.json` (OTLP JSON exports with OpenInference spans), plus
+//! `DIR/tools.json` (seed 002's tools map) and `DIR/stats.json` (counts and the size of the
+//! largest single trace in each format). `long` writes one native trace of STEPS steps as
+//! `DIR/long-STEPS.json`.
+//!
+//! The runs look like support and coding agents at work: eight tools with required fields, enums
+//! and nested objects; about 3% schema violations, 1% unknown tools, 4% tool errors, loops of the
+//! same call, repeats of earlier calls, ids carried from results into later arguments (and some
+//! made up); results of a few hundred bytes to a few KB.
+
+#![allow(clippy::print_stdout, clippy::print_stderr)]
+
+mod formats;
+mod runs;
+
+use std::fs::{self, File};
+use std::io::{BufWriter, Write};
+use std::path::{Path, PathBuf};
+
+use formats::{Claude, Native, OpenAi, Otel, Writer};
+use runs::{Generator, tools_file};
+
+/// Calls per OpenAI / OTLP file (tau-bench and collectors both write many files).
+const CALLS_PER_SHARD: usize = 5_000;
+
+fn main() {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let result = match args.first().map(String::as_str) {
+        Some("corpus") if args.len() >= 3 => corpus(&args),
+        Some("long") if args.len() >= 3 => long(&args),
+        _ => Err("usage: gen_corpus corpus DIR CALLS [SEED] | gen_corpus long DIR STEPS [SEED]"
+            .to_owned()),
+    };
+    if let Err(e) = result {
+        eprintln!("gen_corpus: {e}");
+        std::process::exit(2);
+    }
+}
+
+fn number(s: &str) -> Result<usize, String> {
+    s.replace('_', "")
+        .parse()
+        .map_err(|_| format!("`{s}` is not a number"))
+}
+
+fn seed(args: &[String]) -> Result<u64, String> {
+    match args.get(3) {
+        Some(s) => number(s).map(|n| n as u64),
+        None => Ok(10),
+    }
+}
+
+fn create(path: &Path) -> Result<BufWriter<File>, String> {
+    File::create(path)
+        .map(|f| BufWriter::with_capacity(1 << 20, f))
+        .map_err(|e| format!("cannot write `{}`: {e}", path.display()))
+}
+
+fn mkdir(path: &Path) -> Result<(), String> {
+    fs::create_dir_all(path).map_err(|e| format!("cannot create `{}`: {e}", path.display()))
+}
+
+fn io(e: std::io::Error) -> String {
+    format!("cannot write: {e}")
+}
+
+fn corpus(args: &[String]) -> Result<(), String> {
+    let dir = PathBuf::from(&args[1]);
+    let calls = number(&args[2])?;
+    let mut gen_ = Generator::new(seed(args)?);
+    mkdir(&dir.join("claude"))?;
+    mkdir(&dir.join("openai"))?;
+    mkdir(&dir.join("otel"))?;
+    let mut tools = create(&dir.join("tools.json"))?;
+    serde_json::to_writer_pretty(&mut tools, &tools_file()).map_err(|e| e.to_string())?;
+    tools.flush().map_err(io)?;
+
+    let mut native = Native::new(create(&dir.join("native.jsonl"))?);
+    let mut claude = Claude::default();
+    let mut openai = OpenAi::default();
+    let mut otel = Otel::default();
+    let (mut written, mut runs, mut shard, mut in_shard) = (0, 0, 0, 0);
+    let mut shard_files: Option<(BufWriter<File>, BufWriter<File>)> = None;
+    while written < calls {
+        let length = gen_.run_length();
+        let run = gen_.run(runs, (calls - written).min(length));
+        written += run.calls();
+        native.write(&run).map_err(io)?;
+        let mut session = create(&dir.join(format!("claude/session-{runs:06}.jsonl")))?;
+        claude.write_to(&run, &mut session).map_err(io)?;
+        session.flush().map_err(io)?;
+        if shard_files.is_none() {
+            shard_files = Some((
+                create(&dir.join(format!("openai/tau-{shard:04}.json")))?,
+                create(&dir.join(format!("otel/spans-{shard:04}.otlp.json")))?,
+            ));
+            openai.begin();
+            otel.begin();
+        }
+        if let Some((o, t)) = shard_files.as_mut() {
+            openai.write_to(&run, o).map_err(io)?;
+            otel.write_to(&run, t).map_err(io)?;
+        }
+        in_shard += run.calls();
+        runs += 1;
+        if in_shard >= CALLS_PER_SHARD || written >= calls {
+            if let Some((mut o, mut t)) = shard_files.take() {
+                openai.end(&mut o).map_err(io)?;
+                otel.end(&mut t).map_err(io)?;
+                o.flush().map_err(io)?;
+                t.flush().map_err(io)?;
+            }
+            shard += 1;
+            in_shard = 0;
+        }
+    }
+    let native_largest = native.largest();
+    native.finish().map_err(io)?;
+    let stats = serde_json::json!({
+        "calls": written,
+        "runs": runs,
+        "largest_trace_bytes": {
+            "claude": claude.largest(),
+            "native": native_largest,
+            "openai": openai.largest(),
+            "otel": otel.largest(),
+        },
+        "largest_trace_calls": gen_.largest_run(),
+    });
+    let mut out = create(&dir.join("stats.json"))?;
+    serde_json::to_writer_pretty(&mut out, &stats).map_err(|e| e.to_string())?;
+    out.flush().map_err(io)?;
+    println!("{stats}");
+    Ok(())
+}
+
+fn long(args: &[String]) -> Result<(), String> {
+    let dir = PathBuf::from(&args[1]);
+    let steps = number(&args[2])?;
+    mkdir(&dir)?;
+    let mut gen_ = Generator::new(seed(args)?);
+    // A user message, then call/result pairs (and an occasional assistant message): about
+    // 2.1 steps per call; trimmed to exactly `steps` steps below.
+    let run = gen_.run_of_steps(0, steps);
+    let mut out = create(&dir.join(format!("long-{steps}.json")))?;
+    Native::<std::io::Sink>::write_document(&run, &mut out).map_err(io)?;
+    out.flush().map_err(io)?;
+    let mut tools = create(&dir.join("tools.json"))?;
+    serde_json::to_writer_pretty(&mut tools, &tools_file()).map_err(|e| e.to_string())?;
+    tools.flush().map_err(io)?;
+    println!(
+        "{}",
+        serde_json::json!({"steps": run.steps(), "calls": run.calls()})
+    );
+    Ok(())
+}
