@@ -65,8 +65,10 @@ impl<W: Write> Native<W> {
                 }
                 Event::Call(c) => {
                     steps.push(json!({"type": "tool_call", "call_id": c.id, "name": c.name, "args": c.args}));
-                    steps.push(json!({"type": "tool_result", "call_id": c.id, "content": c.result,
-                        "status": if c.error { "error" } else { "ok" }}));
+                    steps.push(
+                        json!({"type": "tool_result", "call_id": c.id, "content": c.result,
+                        "status": if c.error { "error" } else { "ok" }}),
+                    );
                 }
             }
         }
@@ -115,7 +117,10 @@ impl Claude {
         let session = format!("{:08x}-5e55-4a1d-9c0e-{:012x}", run.index, run.index * 7919);
         let mut parent = Value::Null;
         let mut n = 0u64;
-        let mut line = |kind: &str, message: Value, parent: &mut Value, out: &mut Counted<'_, _>| {
+        let mut line = |kind: &str,
+                        message: Value,
+                        parent: &mut Value,
+                        out: &mut Counted<'_, _>| {
             n += 1;
             let uuid = format!("{:08x}-0000-4000-8000-{:012x}", run.index, n);
             let record = json!({"parentUuid": parent, "isSidechain": false, "userType": "external",
@@ -134,7 +139,12 @@ impl Claude {
         for (i, e) in run.events.iter().enumerate() {
             match e {
                 Event::User(t) => {
-                    line("user", json!({"role": "user", "content": t}), &mut parent, &mut out)?;
+                    line(
+                        "user",
+                        json!({"role": "user", "content": t}),
+                        &mut parent,
+                        &mut out,
+                    )?;
                 }
                 Event::Assistant(t) => {
                     let m = assistant(i, json!([{"type": "text", "text": t}]));
@@ -191,7 +201,9 @@ impl OpenAi {
     pub(crate) fn write_to(&mut self, run: &Run, out: &mut impl Write) -> io::Result<()> {
         out.write_all(if self.first { b"[\n" } else { b",\n" })?;
         self.first = false;
-        let mut traj = vec![json!({"role": "system", "content": "You are a customer support agent for an online shop. Use the tools."})];
+        let mut traj = vec![
+            json!({"role": "system", "content": "You are a customer support agent for an online shop. Use the tools."}),
+        ];
         for e in &run.events {
             match e {
                 Event::User(t) => traj.push(json!({"role": "user", "content": t})),
@@ -322,7 +334,10 @@ impl Otel {
         let a = attrs(&[
             ("openinference.span.kind", json!("LLM")),
             ("llm.output_messages.0.message.role", json!("assistant")),
-            ("llm.output_messages.0.message.content", json!(run.final_answer)),
+            (
+                "llm.output_messages.0.message.content",
+                json!(run.final_answer),
+            ),
         ]);
         spans.push(span("ChatCompletion", a, 1, &mut t));
         let group = json!({"resource": {"attributes": attrs(&[("service.name", json!("bench-agent"))])},

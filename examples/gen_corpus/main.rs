@@ -37,8 +37,10 @@ fn main() {
     let result = match args.first().map(String::as_str) {
         Some("corpus") if args.len() >= 3 => corpus(&args),
         Some("long") if args.len() >= 3 => long(&args),
-        _ => Err("usage: gen_corpus corpus DIR CALLS [SEED] | gen_corpus long DIR STEPS [SEED]"
-            .to_owned()),
+        _ => Err(
+            "usage: gen_corpus corpus DIR CALLS [SEED] | gen_corpus long DIR STEPS [SEED]"
+                .to_owned(),
+        ),
     };
     if let Err(e) = result {
         eprintln!("gen_corpus: {e}");

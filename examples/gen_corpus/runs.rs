@@ -70,10 +70,41 @@ impl Run {
 }
 
 const WORDS: &[&str] = &[
-    "order", "shipped", "processing", "customer", "refund", "warehouse", "invoice", "carrier",
-    "delayed", "payment", "address", "street", "parcel", "return", "label", "status", "note",
-    "priority", "express", "standard", "region", "north", "south", "tracking", "error", "retry",
-    "build", "test", "passed", "failed", "module", "function", "config", "value", "request",
+    "order",
+    "shipped",
+    "processing",
+    "customer",
+    "refund",
+    "warehouse",
+    "invoice",
+    "carrier",
+    "delayed",
+    "payment",
+    "address",
+    "street",
+    "parcel",
+    "return",
+    "label",
+    "status",
+    "note",
+    "priority",
+    "express",
+    "standard",
+    "region",
+    "north",
+    "south",
+    "tracking",
+    "error",
+    "retry",
+    "build",
+    "test",
+    "passed",
+    "failed",
+    "module",
+    "function",
+    "config",
+    "value",
+    "request",
 ];
 const CITIES: &[&str] = &["Paris", "Oslo", "Lima", "Kyoto", "Accra", "Denver", "Porto"];
 const COUNTRIES: &[&str] = &["FR", "NO", "PE", "JP", "GH", "US", "PT"];
@@ -339,7 +370,9 @@ fn valid_args(rng: &mut Rng, name: &str, order: &str) -> Value {
         "create_ticket" => json!({"title": format!("Refund for order {order}"),
             "priority": *rng.pick(&["low", "normal", "high", "urgent"]),
             "tags": ["refund", "shipping"], "customer": {"id": "cus_1", "email": "a@example.com"}}),
-        "Bash" => json!({"command": format!("grep -rn {order} logs/ | tail -n 20"), "description": "Search the logs"}),
+        "Bash" => {
+            json!({"command": format!("grep -rn {order} logs/ | tail -n 20"), "description": "Search the logs"})
+        }
         "Read" => json!({"file_path": *rng.pick(FILES), "offset": rng.below(400), "limit": 200}),
         "Grep" => json!({"pattern": order, "path": "src/", "output_mode": "content"}),
         _ => json!({"user_id": order, "reason": words(rng, 4)}),
@@ -410,7 +443,10 @@ fn result_for(rng: &mut Rng, name: &str, order: &str, new_id: &str) -> Value {
                     rng.pick(FILES),
                     i + 1,
                     if i == 0 { new_id } else { order },
-                    { let n = 6 + rng.below(8); words(rng, n) }
+                    {
+                        let n = 6 + rng.below(8);
+                        words(rng, n)
+                    }
                 ));
             }
             json!({"stdout": out, "exit_code": 0})
@@ -427,9 +463,15 @@ fn result_for(rng: &mut Rng, name: &str, order: &str, new_id: &str) -> Value {
             let mut m = Map::new();
             m.insert("order_id".into(), json!(order));
             m.insert("reference".into(), json!(new_id));
-            m.insert("status".into(), json!(*rng.pick(&["open", "shipped", "processing"])));
+            m.insert(
+                "status".into(),
+                json!(*rng.pick(&["open", "shipped", "processing"])),
+            );
             m.insert("items".into(), Value::Array(items));
-            m.insert("history".into(), { let n = 10 + rng.below(30); json!(words(rng, n)) });
+            m.insert("history".into(), {
+                let n = 10 + rng.below(30);
+                json!(words(rng, n))
+            });
             Value::Object(m)
         }
     }

@@ -269,7 +269,7 @@ fn is_true(b: &bool) -> bool {
 /// holding a JSON object or array is parsed the first time and kept. Filled lazily, so a
 /// result built (or changed) before linting starts is read as it is then.
 #[derive(Debug, Clone, Default)]
-pub struct StructuredCache(std::sync::OnceLock<Option<Value>>);
+pub struct StructuredCache(std::sync::OnceLock<Option<Box<Value>>>);
 
 impl ToolResult {
     /// A result with the given content and status; everything else empty.
@@ -290,8 +290,8 @@ impl ToolResult {
     pub fn structured(&self) -> &Value {
         self.structured_cache
             .0
-            .get_or_init(|| json_in_string(&self.content))
-            .as_ref()
+            .get_or_init(|| json_in_string(&self.content).map(Box::new))
+            .as_deref()
             .unwrap_or(&self.content)
     }
 }

@@ -115,10 +115,10 @@ pub(crate) fn result_class(result: Option<&ToolResult>) -> ResultClass {
         return ResultClass::Error;
     }
     let content = r.structured();
-    if is_empty(&content) {
+    if is_empty(content) {
         return ResultClass::Empty;
     }
-    match status_field(&content) {
+    match status_field(content) {
         Some(s) => ResultClass::Status(s),
         None => ResultClass::Ok,
     }
@@ -150,14 +150,38 @@ pub(crate) fn is_empty(v: &Value) -> bool {
 
 /// Trim, Unicode case-fold and collapse whitespace runs to one space.
 pub(crate) fn normalize_text(s: &str) -> String {
+    let mut out = String::new();
+    normalize_into(s, &mut out);
+    out
+}
+
+/// `normalize_text` into a buffer the caller reuses (cleared first).
+pub(crate) fn normalize_into(s: &str, out: &mut String) {
+    out.clear();
     let s = s.trim();
-    // ASCII text (most of it) folds to lower case: skip the Unicode machinery.
+    if s.is_ascii() {
+        // ASCII text (most of it) folds to lower case byte by byte; its whitespace is
+        // `\t`, `\n`, vertical tab, form feed, `\r` and space (as `char::is_whitespace`).
+        out.reserve(s.len());
+        for word in s
+            .split(['\t', '\n', '\x0B', '\x0C', '\r', ' '])
+            .filter(|w| !w.is_empty())
+        {
+            if !out.is_empty() {
+                out.push(' ');
+            }
+            let start = out.len();
+            out.push_str(word);
+            out[start..].make_ascii_lowercase();
+        }
+        return;
+    }
     let folded: Cow<'_, str> = if s.is_ascii() {
         Cow::Borrowed(s)
     } else {
         Cow::Owned(caseless::default_case_fold_str(s))
     };
-    let mut out = String::with_capacity(folded.len());
+    out.reserve(folded.len());
     let mut space = false;
     for c in folded.chars() {
         if c.is_whitespace() {
@@ -170,7 +194,6 @@ pub(crate) fn normalize_text(s: &str) -> String {
             out.push(c.to_ascii_lowercase());
         }
     }
-    out
 }
 
 /// Every ASCII digit of `s`, in order.
@@ -237,8 +260,15 @@ pub(crate) fn parse_number_str(s: &str) -> Option<f64> {
     {
         return None;
     }
-    let plain: String = body.chars().filter(|c| *c != ',').collect();
-    plain.parse::<f64>().ok().map(|x| sign * x)
+    let value = if grouped {
+        body.chars()
+            .filter(|c| *c != ',')
+            .collect::<String>()
+            .parse::<f64>()
+    } else {
+        body.parse::<f64>()
+    };
+    value.ok().map(|x| sign * x)
 }
 
 /// Characters that may sit inside one number written for humans (`555-123-4567`,
@@ -249,6 +279,12 @@ const NUMBER_SEPARATORS: &[char] = &['-', '.', ',', '/', ' ', '(', ')'];
 /// writes inside one number, never across words (`58 and 213` gives `58` and `213`).
 pub(crate) fn digit_streams(text: &str) -> Vec<String> {
     let mut out = Vec::new();
+    for_each_digit_stream(text, |s| out.push(s.to_owned()));
+    out
+}
+
+/// `digit_streams`, handed one at a time to `f` (no allocation per stream).
+pub(crate) fn for_each_digit_stream(text: &str, mut f: impl FnMut(&str)) {
     let mut cur = String::new();
     let mut gap = 0usize;
     for c in text.chars() {
@@ -258,14 +294,14 @@ pub(crate) fn digit_streams(text: &str) -> Vec<String> {
         } else if !cur.is_empty() && NUMBER_SEPARATORS.contains(&c) && gap < 2 {
             gap += 1;
         } else if !cur.is_empty() {
-            out.push(std::mem::take(&mut cur));
+            f(&cur);
+            cur.clear();
             gap = 0;
         }
     }
     if !cur.is_empty() {
-        out.push(cur);
+        f(&cur);
     }
-    out
 }
 
 /// The numbers written in a text (`$1,200` → 1200, `1,234.56`, `12`), as canonical text.

@@ -7,7 +7,6 @@ use serde_json::Value;
 
 use crate::model::{Args, FailureOutcome, ResultStatus, Step, ToolCall, ToolResult, ToolSpec};
 
-
 /// What a result says about its call.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) enum Outcome {

@@ -23,14 +23,14 @@
 //! could be inside that text, and plainly not derivable otherwise.
 
 use std::collections::{HashMap, HashSet};
-use std::hash::{BuildHasherDefault, DefaultHasher, Hasher};
+use std::hash::{BuildHasherDefault, Hasher};
 
 use serde_json::Value;
 
 use super::automaton::{Automaton, SymbolHasher};
 use super::normalize::{
-    canonical_json_number, canonical_number, digit_streams, digits, normalize_text, numbers_in,
-    parse_number_str,
+    canonical_json_number, canonical_number, digit_streams, digits, for_each_digit_stream,
+    normalize_into, normalize_text, numbers_in, parse_number_str,
 };
 
 /// Bytes of one source (a message, a text result, one string in a structured result) indexed;
@@ -75,6 +75,8 @@ pub(crate) struct Provenance {
     numbers: Fingerprints,
     /// What was not indexed (past a cap), summarised.
     overflow: Overflow,
+    /// A reused buffer for normalised text.
+    scratch: String,
 }
 
 /// The 4-grams of everything not indexed (past a cap), as a one-hash Bloom filter of 2^24 bits
@@ -137,7 +139,7 @@ fn gram_hash(w: &[u8]) -> u32 {
     x.wrapping_mul(0x9E37_79B1) >> (32 - OVERFLOW_BITS)
 }
 
-/// A set of strings kept as 64-bit fingerprints (SipHash-1-3 with fixed keys): a few bytes
+/// A set of strings kept as 64-bit fingerprints (foldhash's quality hash, fixed seed): a few bytes
 /// per entry and no allocation, so the index stays small as a trace grows. A collision (about
 /// one in 10^19 per pair) could only make a value read as derivable, never the reverse.
 #[derive(Debug, Default)]
@@ -155,7 +157,11 @@ impl Fingerprints {
 }
 
 fn fingerprint(s: &str) -> u64 {
-    let mut h = DefaultHasher::new();
+    use std::hash::BuildHasher;
+    /// Fixed, so a run's answers never depend on a random seed.
+    const STATE: foldhash::quality::FixedState =
+        foldhash::quality::FixedState::with_seed(0x7472_6163_656c_696e);
+    let mut h = STATE.build_hasher();
     h.write(s.as_bytes());
     h.finish()
 }
@@ -165,7 +171,9 @@ fn fingerprint(s: &str) -> u64 {
 /// to date as sources arrive.
 #[derive(Debug, Default)]
 struct Phrases {
-    pending: Vec<String>,
+    /// Sources waiting for the first phrase query, back to back; `pending_ends` cuts them.
+    pending: String,
+    pending_ends: Vec<usize>,
     words: HashMap<u64, u32, BuildHasherDefault<SymbolHasher>>,
     automaton: Option<Automaton<u32>>,
     count: usize,
@@ -186,7 +194,8 @@ impl Phrases {
         if self.automaton.is_some() {
             self.index(norm);
         } else {
-            self.pending.push(norm.to_owned());
+            self.pending.push_str(norm);
+            self.pending_ends.push(self.pending.len());
         }
         true
     }
@@ -208,8 +217,11 @@ impl Phrases {
     fn contains(&mut self, norm: &str) -> bool {
         if self.automaton.is_none() {
             self.automaton = Some(Automaton::default());
-            for text in std::mem::take(&mut self.pending) {
-                self.index(&text);
+            let pending = std::mem::take(&mut self.pending);
+            let mut start = 0;
+            for end in std::mem::take(&mut self.pending_ends) {
+                self.index(&pending[start..end]);
+                start = end;
             }
         }
         let mut ids = Vec::new();
@@ -265,11 +277,13 @@ impl Provenance {
     /// Observe a free text (a user or system message, a tool's text output).
     pub(crate) fn add_text(&mut self, text: &str) {
         let text = self.capped(text);
-        let norm = normalize_text(text);
+        let mut norm = std::mem::take(&mut self.scratch);
+        normalize_into(text, &mut norm);
         if !norm.is_empty() && norm.len() <= SCALAR_MAX && !norm.contains(' ') {
             self.track_scalar(&norm);
         }
         self.index_text(text, &norm);
+        self.scratch = norm;
     }
 
     /// Observe a tool result's content: a string holding JSON is read as its structure.
@@ -318,17 +332,18 @@ impl Provenance {
 
     fn add_leaf_string(&mut self, s: &str) {
         let s = self.capped(s);
-        let norm = normalize_text(s);
-        if norm.is_empty() {
-            return;
+        let mut norm = std::mem::take(&mut self.scratch);
+        normalize_into(s, &mut norm);
+        if !norm.is_empty() {
+            if norm.len() <= SCALAR_MAX {
+                self.track_scalar(&norm);
+            }
+            if let Some(c) = parse_number_str(s).and_then(canonical_number) {
+                self.numbers.insert(&c);
+            }
+            self.index_text(s, &norm);
         }
-        if norm.len() <= SCALAR_MAX {
-            self.track_scalar(&norm);
-        }
-        if let Some(c) = parse_number_str(s).and_then(canonical_number) {
-            self.numbers.insert(&c);
-        }
-        self.index_text(s, &norm);
+        self.scratch = norm;
     }
 
     fn add_number(&mut self, canonical: &str) {
@@ -339,9 +354,8 @@ impl Provenance {
     }
 
     fn track_scalar(&mut self, norm: &str) {
-        let d = digits(norm);
-        if d.len() >= 2 {
-            self.scalar_digits.insert(&d);
+        if norm.bytes().filter(u8::is_ascii_digit).nth(1).is_some() {
+            self.scalar_digits.insert(&digits(norm));
         }
         self.scalars.insert(norm);
     }
@@ -349,11 +363,11 @@ impl Provenance {
     /// Index a text: its distinct tokens, its words for phrases, its numbers by value, and the
     /// digit stream of each number.
     fn index_text(&mut self, raw: &str, norm: &str) {
-        for n in numbers_in(raw) {
-            self.numbers.insert(&n);
-        }
-        for stream in digit_streams(raw) {
-            self.add_digit_stream(&stream);
+        if raw.bytes().any(|b| b.is_ascii_digit()) {
+            for n in numbers_in(raw) {
+                self.numbers.insert(&n);
+            }
+            for_each_digit_stream(raw, |stream| self.add_digit_stream(stream));
         }
         for token in norm.split(' ').filter(|t| !t.is_empty()) {
             // A number (`1,234.56`, `2024-01-05`) is matched by value and by its digits.
