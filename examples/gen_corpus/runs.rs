@@ -349,7 +349,8 @@ fn words(rng: &mut Rng, n: u64) -> String {
         if i > 0 {
             s.push(' ');
         }
-        s.push_str(*rng.pick(WORDS));
+        let word: &str = rng.pick(WORDS);
+        s.push_str(word);
     }
     s
 }
