@@ -349,7 +349,7 @@ fn words(rng: &mut Rng, n: u64) -> String {
         if i > 0 {
             s.push(' ');
         }
-        let word: &str = rng.pick(WORDS);
+        let word: &&str = rng.pick(WORDS);
         s.push_str(word);
     }
     s
