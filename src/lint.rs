@@ -57,6 +57,9 @@ pub struct TraceLint {
     /// The trace is a copy of one that has its own file (a Claude Code sub-agent read from
     /// `agent_progress` mirror lines): dropped when that file is linted in the same run.
     pub mirror: bool,
+    /// The trace's adapter emits traces one after another, each past the last one's lines
+    /// (native traces): its findings can be written as soon as it is linted.
+    pub ordered: bool,
 }
 
 impl TraceLint {
@@ -67,6 +70,7 @@ impl TraceLint {
             partial: trace.partial,
             run_id: trace.run_id.clone(),
             mirror: trace.attribute(crate::model::ATTR_MIRROR).is_some(),
+            ordered: trace.source.format == "native",
             ..Self::default()
         }
     }
@@ -212,6 +216,71 @@ pub struct ReportBuilder {
     coverage: BTreeMap<RuleId, (&'static str, Coverage)>,
     /// `None`: `EXCERPT_BUDGET`.
     excerpt_budget: Option<usize>,
+    /// Streaming: suppressions counted but not kept (they are not listed).
+    dropped_suppressions: Option<usize>,
+}
+
+/// Per-finding bookkeeping, applied in report order: the report's excerpt budget, reasoned
+/// ignores, the counts and the exit status. `ReportBuilder::finish` runs it over every finding;
+/// a streaming `check` runs it over each batch just before writing it.
+#[derive(Debug)]
+pub struct Settle<'i> {
+    ignores: &'i [Ignore],
+    used: Vec<bool>,
+    budget: usize,
+    spent: usize,
+    cut_inputs: std::collections::BTreeSet<usize>,
+    fail_on: Tier,
+    counts: [usize; 3],
+    ignored: usize,
+    status: ExitStatus,
+}
+
+impl<'i> Settle<'i> {
+    /// Nothing settled yet.
+    pub fn new(ignores: &'i [Ignore], fail_on: Tier, budget: usize) -> Self {
+        Self {
+            ignores,
+            used: vec![false; ignores.len()],
+            budget,
+            spent: 0,
+            cut_inputs: std::collections::BTreeSet::new(),
+            fail_on,
+            counts: [0; 3],
+            ignored: 0,
+            status: ExitStatus::Clean,
+        }
+    }
+
+    /// Settle the next finding in report order; `path` is its input's.
+    pub fn finding(&mut self, f: &mut Finding, path: &str) {
+        for e in &mut f.evidence {
+            self.spent = self.spent.saturating_add(e.excerpt.len());
+            if self.spent > self.budget && !e.excerpt.is_empty() {
+                e.excerpt.clear();
+                self.cut_inputs.insert(f.input);
+            }
+        }
+        if let Some((i, ig)) = self
+            .ignores
+            .iter()
+            .enumerate()
+            .find(|(_, ig)| ig.matches(f, path))
+        {
+            self.used[i] = true;
+            f.ignored = Some(ig.reason.clone());
+            self.ignored += 1;
+            return;
+        }
+        self.counts[match f.tier {
+            Tier::HardDefect => 0,
+            Tier::HardEvent => 1,
+            Tier::Candidate => 2,
+        }] += 1;
+        self.status = self
+            .status
+            .max(exit_status(std::iter::once(&*f), self.fail_on, false));
+    }
 }
 
 impl ReportBuilder {
@@ -255,6 +324,19 @@ impl ReportBuilder {
 
     /// Add one linted trace of input `input`.
     pub fn trace(&mut self, input: usize, lint: TraceLint) {
+        let findings = self.trace_streamed(input, lint);
+        self.report.findings.extend(findings);
+    }
+
+    /// Streaming: stop keeping suppressions (only their number is reported). For a run whose
+    /// suppressions are not listed.
+    pub fn count_suppressions_only(&mut self) {
+        self.dropped_suppressions.get_or_insert(0);
+    }
+
+    /// Add one linted trace of input `input` and hand its findings back (in rule order, with
+    /// their input set) instead of keeping them: the caller settles and writes them.
+    pub fn trace_streamed(&mut self, input: usize, lint: TraceLint) -> Vec<Finding> {
         let summary = &mut self.report.inputs[input];
         summary.traces += 1;
         summary.tool_calls += lint.calls;
@@ -269,14 +351,6 @@ impl ReportBuilder {
                 summary.notes.push(n);
             }
         }
-        for mut f in lint.outcome.findings {
-            f.input = input;
-            self.report.findings.push(f);
-        }
-        for mut s in lint.outcome.suppressions {
-            s.input = input;
-            self.report.suppressions.push(s);
-        }
         for (rule, unit, c) in lint.outcome.coverage {
             self.coverage
                 .entry(rule)
@@ -284,6 +358,34 @@ impl ReportBuilder {
                 .1
                 .add(c);
         }
+        if let Some(n) = &mut self.dropped_suppressions {
+            *n += lint.outcome.suppressions.len();
+        } else {
+            for mut s in lint.outcome.suppressions {
+                s.input = input;
+                self.report.suppressions.push(s);
+            }
+        }
+        let mut findings = lint.outcome.findings;
+        for f in &mut findings {
+            f.input = input;
+        }
+        findings
+    }
+
+    /// The path of input `input`.
+    pub fn path_of(&self, input: usize) -> &str {
+        self.report.path_of(input)
+    }
+
+    /// The excerpt budget in force.
+    pub fn excerpt_budget(&self) -> usize {
+        self.excerpt_budget.unwrap_or(EXCERPT_BUDGET)
+    }
+
+    /// The report so far (inputs, issues; findings only when kept).
+    pub fn report(&self) -> &Report {
+        &self.report
     }
 
     /// Mark an input partial (a record could not be read).
@@ -295,6 +397,22 @@ impl ReportBuilder {
     pub fn finish(mut self, fail_on: Tier, ignores: &[Ignore]) -> Report {
         let r = &mut self.report;
         r.findings.sort_by(|a, b| a.sort_key().cmp(&b.sort_key()));
+        let mut settle = Settle::new(
+            ignores,
+            fail_on,
+            self.excerpt_budget.unwrap_or(EXCERPT_BUDGET),
+        );
+        let mut findings = std::mem::take(&mut r.findings);
+        for f in &mut findings {
+            settle.finding(f, r.path_of(f.input));
+        }
+        r.findings = findings;
+        self.finish_settled(settle)
+    }
+
+    /// Finish a report whose findings were settled (and, streaming, written) already.
+    pub fn finish_settled(mut self, settle: Settle<'_>) -> Report {
+        let r = &mut self.report;
         r.suppressions.sort_by(|a, b| {
             (
                 a.input,
@@ -311,40 +429,18 @@ impl ReportBuilder {
         });
         r.issues.sort();
         r.issues.dedup();
-        let budget = self.excerpt_budget.unwrap_or(EXCERPT_BUDGET);
-        let mut spent = 0usize;
-        let mut cut_inputs = std::collections::BTreeSet::new();
-        for f in &mut r.findings {
-            for e in &mut f.evidence {
-                spent = spent.saturating_add(e.excerpt.len());
-                if spent > budget && !e.excerpt.is_empty() {
-                    e.excerpt.clear();
-                    cut_inputs.insert(f.input);
-                }
-            }
-        }
-        for input in cut_inputs {
-            if let Some(i) = r.inputs.get_mut(input) {
+        for input in &settle.cut_inputs {
+            if let Some(i) = r.inputs.get_mut(*input) {
                 i.notes.push(format!(
-                    "evidence excerpts past the report's limit of {budget} bytes are left out"
+                    "evidence excerpts past the report's limit of {} bytes are left out",
+                    settle.budget
                 ));
             }
         }
-        let mut used = vec![false; ignores.len()];
-        for f in &mut r.findings {
-            let path = r.inputs.get(f.input).map_or("", |i| i.path.as_str());
-            if let Some((i, ig)) = ignores
-                .iter()
-                .enumerate()
-                .find(|(_, ig)| ig.matches(f, path))
-            {
-                used[i] = true;
-                f.ignored = Some(ig.reason.clone());
-            }
-        }
-        r.unmatched_ignores = ignores
+        r.unmatched_ignores = settle
+            .ignores
             .iter()
-            .zip(&used)
+            .zip(&settle.used)
             .filter(|(_, u)| !**u)
             .map(|(ig, _)| {
                 let rules: Vec<&str> = ig.rules.iter().map(|r| r.as_str()).collect();
@@ -361,20 +457,23 @@ impl ReportBuilder {
             })
             .collect();
         r.rules = rules::RULES.iter().map(|rule| rule.meta()).collect();
-        r.fail_on = Some(fail_on);
-        let count = |t: Tier| r.active().filter(|f| f.tier == t).count();
+        r.fail_on = Some(settle.fail_on);
         r.summary = Summary {
             inputs: r.inputs.len(),
             traces: r.inputs.iter().map(|i| i.traces).sum(),
             tool_calls: r.inputs.iter().map(|i| i.tool_calls).sum(),
-            hard_defect: count(Tier::HardDefect),
-            hard_event: count(Tier::HardEvent),
-            candidate: count(Tier::Candidate),
-            ignored: r.findings.iter().filter(|f| f.ignored.is_some()).count(),
-            suppressions: r.suppressions.len(),
+            hard_defect: settle.counts[0],
+            hard_event: settle.counts[1],
+            candidate: settle.counts[2],
+            ignored: settle.ignored,
+            suppressions: r.suppressions.len() + self.dropped_suppressions.unwrap_or(0),
             input_errors: r.issues.len(),
         };
-        r.exit = exit_status(r.active(), fail_on, !r.issues.is_empty());
+        r.exit = if r.issues.is_empty() {
+            settle.status
+        } else {
+            settle.status.max(ExitStatus::InputError)
+        };
         self.report
     }
 }

@@ -4,9 +4,10 @@
 //! every input is read, so a run whose spans are split across files is merged (by trace id,
 //! reported under the first file) and linted whole.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashSet};
 use std::io::{Read, Write};
 use std::path::Path;
+use std::sync::mpsc::Sender;
 
 use anyhow::{Context, bail};
 use rayon::prelude::*;
@@ -17,9 +18,10 @@ use crate::config::{self, Config};
 use crate::exit::ExitStatus;
 use crate::finding::{InputIssue, RuleId, Tier};
 use crate::inputs::{self, InputSpec};
-use crate::lint::{Linter, ReportBuilder, TraceLint};
+use crate::lint::{Linter, ReportBuilder, Settle, TraceLint};
 use crate::model::{ToolRegistry, Trace};
 use crate::reporters::paths::PathBase;
+use crate::reporters::text::TextStream;
 use crate::reporters::{self, OutputFormat, RenderOptions, TextOptions};
 use crate::rules::{RuleSettings, Selection, parse_rule_list};
 use crate::sources::{self, LoadOptions, SourceSpec};
@@ -212,6 +214,17 @@ struct Sink<'a> {
     parse_only: bool,
     defer_otel: bool,
     result: InputResult,
+    /// Streaming: linted traces and issues go to the writer (with this input's index) instead
+    /// of into `result`.
+    events: Option<(usize, &'a Sender<Event>)>,
+}
+
+/// What a reader tells the streaming writer.
+enum Event {
+    Trace(usize, TraceLint),
+    Issue(usize, InputIssue),
+    /// The input is read; what is left of its result (its outcome, held-back OTel traces).
+    Done(usize, InputResult),
 }
 
 fn lint_one(linter: &Linter, parse_only: bool, trace: &Trace) -> TraceLint {
@@ -229,10 +242,18 @@ impl Emit for Sink<'_> {
             return;
         }
         let lint = lint_one(self.linter, self.parse_only, &trace);
-        self.result.traces.push(lint);
+        drop(trace);
+        match self.events {
+            // The writer outlives every reader; a send cannot fail before it stops reading.
+            Some((input, tx)) => drop(tx.send(Event::Trace(input, lint))),
+            None => self.result.traces.push(lint),
+        }
     }
     fn issue(&mut self, issue: InputIssue) {
-        self.result.issues.push(issue);
+        match self.events {
+            Some((input, tx)) => drop(tx.send(Event::Issue(input, issue))),
+            None => self.result.issues.push(issue),
+        }
     }
 }
 
@@ -242,11 +263,13 @@ fn read_input(
     linter: &Linter,
     parse_only: bool,
     defer_otel: bool,
+    events: Option<(usize, &Sender<Event>)>,
 ) -> InputResult {
     let mut sink = Sink {
         linter,
         parse_only,
         defer_otel,
+        events,
         result: InputResult {
             outcome: ReadOutcome::Failed,
             traces: Vec::new(),
@@ -352,10 +375,25 @@ pub fn run(args: &CheckArgs) -> anyhow::Result<ExitStatus> {
         .build()
         .context("cannot start worker threads")?;
     let defer_otel = specs.len() > 1;
+    if settings.output == OutputFormat::Text
+        && args.json.is_none()
+        && args.sarif.is_none()
+        && args.html.is_none()
+    {
+        let run = Run {
+            args,
+            settings: &settings,
+            linter: &linter,
+            pool: &pool,
+            specs: &specs,
+            defer_otel,
+        };
+        return run.stream(expand_issues);
+    }
     let mut results: Vec<InputResult> = pool.install(|| {
         specs
             .par_iter()
-            .map(|spec| read_input(spec, &settings, &linter, args.parse_only, defer_otel))
+            .map(|spec| read_input(spec, &settings, &linter, args.parse_only, defer_otel, None))
             .collect()
     });
     let merged = merge_split_runs(&mut results);
@@ -470,4 +508,249 @@ fn write_file(
     render(&mut out)
         .and_then(|()| out.flush())
         .with_context(|| format!("cannot write `{}`", path.display()))
+}
+
+/// A streaming `check` (text output, no side reports): findings are written input by input as
+/// inputs finish — trace by trace for inputs whose traces follow one another (native) — so a
+/// run never holds more findings than one input's, however large the corpus. The output is the
+/// same as the whole-report path's: inputs in the order given, findings in line order.
+struct Run<'a> {
+    args: &'a CheckArgs,
+    settings: &'a Settings,
+    linter: &'a Linter,
+    pool: &'a rayon::ThreadPool,
+    specs: &'a [InputSpec],
+    defer_otel: bool,
+}
+
+/// What arrived for one input and is not written yet.
+#[derive(Default)]
+struct Pending {
+    traces: Vec<TraceLint>,
+    /// Input errors not written yet (streamed traces write those at or before their lines).
+    issues: Vec<InputIssue>,
+    /// Some issue points into the input (it was read in part).
+    partial: bool,
+    done: Option<InputResult>,
+}
+
+/// The writing side of a streaming run.
+struct Writer<'w, 'o> {
+    builder: ReportBuilder,
+    settle: Settle<'w>,
+    text: TextStream,
+    out: &'o mut dyn Write,
+    /// Run ids of traces that are not `agent_progress` mirrors, over every input so far.
+    originals: HashSet<String>,
+}
+
+impl Writer<'_, '_> {
+    /// Settle and write one batch of an input's findings (any order) with the input errors at
+    /// or before their lines; the errors past the last written finding stay in `issues`.
+    fn write(
+        &mut self,
+        input: usize,
+        mut findings: Vec<crate::finding::Finding>,
+        issues: &mut Vec<InputIssue>,
+    ) -> std::io::Result<()> {
+        findings.sort_by(|a, b| a.sort_key().cmp(&b.sort_key()));
+        let path = self.builder.path_of(input).to_owned();
+        for f in &mut findings {
+            self.settle.finding(f, &path);
+        }
+        issues.sort();
+        issues.dedup();
+        let mut pending = issues.iter().peekable();
+        self.text
+            .findings(&path, &findings, &mut pending, &mut *self.out)?;
+        let rest: Vec<InputIssue> = pending.cloned().collect();
+        *issues = rest;
+        Ok(())
+    }
+
+    /// Everything left of a finished input: its outcome, its unwritten traces (plus `merged`
+    /// OTel runs reported under it) and input errors.
+    fn finish_input(
+        &mut self,
+        input: usize,
+        mut pending: Pending,
+        merged: Vec<TraceLint>,
+    ) -> std::io::Result<()> {
+        match pending.done.as_ref().map(|d| d.outcome) {
+            Some(ReadOutcome::Read(f)) => self.builder.format(input, f.name()),
+            Some(ReadOutcome::SkippedToolsFile) => self.builder.note(
+                input,
+                "skipped: a tools file found in a walked directory, not a trace".into(),
+            ),
+            Some(ReadOutcome::Failed) | None => {}
+        }
+        if pending.partial {
+            self.builder.partial(input);
+        }
+        let mut findings = Vec::new();
+        for t in pending.traces.drain(..).chain(merged) {
+            if t.mirror && self.originals.contains(&t.run_id) {
+                self.builder.note(
+                    input,
+                    format!(
+                        "sub-agent `{}` is read from its own file, not from this file's `agent_progress` mirror",
+                        t.run_id
+                    ),
+                );
+                continue;
+            }
+            findings.extend(self.builder.trace_streamed(input, t));
+        }
+        self.write(input, findings, &mut pending.issues)?;
+        for i in &pending.issues {
+            self.text.issue(i, &mut *self.out)?;
+        }
+        Ok(())
+    }
+}
+
+impl Run<'_> {
+    fn stream(self, expand_issues: Vec<InputIssue>) -> anyhow::Result<ExitStatus> {
+        let stdout = std::io::stdout();
+        let mut out = std::io::BufWriter::new(stdout.lock());
+        let mut builder = ReportBuilder::new();
+        if !self.settings.text.show_suppressions {
+            builder.count_suppressions_only();
+        }
+        let settle = Settle::new(
+            &self.settings.config.ignores,
+            self.settings.fail_on,
+            builder.excerpt_budget(),
+        );
+        let mut w = Writer {
+            builder,
+            settle,
+            text: TextStream::new(self.settings.text),
+            out: &mut out,
+            originals: HashSet::new(),
+        };
+        // Input errors about paths that never became inputs (a missing file) come first.
+        let mut early = expand_issues.clone();
+        early.sort();
+        early.dedup();
+        for i in &early {
+            w.text.issue(i, &mut *w.out)?;
+        }
+        for issue in expand_issues {
+            w.builder.issue(issue);
+        }
+        for spec in self.specs {
+            w.builder.input(&spec.display);
+        }
+        let mut pending: Vec<Pending> = self.specs.iter().map(|_| Pending::default()).collect();
+        let mut next = 0;
+        let mut holding = false;
+        let (tx, rx) = std::sync::mpsc::channel::<Event>();
+        // The readers run in the pool; this thread writes (no extra thread, so no extra
+        // allocator arena either: the hostile suite holds the whole process to 512 MiB).
+        self.pool.in_place_scope(|scope| -> anyhow::Result<()> {
+            scope.spawn(move |_| {
+                self.specs
+                    .par_iter()
+                    .enumerate()
+                    .for_each_with(tx, |tx, (i, spec)| {
+                        let result = read_input(
+                            spec,
+                            self.settings,
+                            self.linter,
+                            self.args.parse_only,
+                            self.defer_otel,
+                            Some((i, &*tx)),
+                        );
+                        drop(tx.send(Event::Done(i, result)));
+                    });
+            });
+            for event in rx {
+                match event {
+                    Event::Trace(i, t) => {
+                        if !t.mirror {
+                            w.originals.insert(t.run_id.clone());
+                        }
+                        pending[i].traces.push(t);
+                    }
+                    Event::Issue(i, issue) => {
+                        pending[i].partial |= issue.line > 0;
+                        w.builder.issue(issue.clone());
+                        pending[i].issues.push(issue);
+                    }
+                    Event::Done(i, result) => pending[i].done = Some(result),
+                }
+                while !holding && next < pending.len() {
+                    let p = &mut pending[next];
+                    if p.traces.iter().all(|t| t.ordered && !t.mirror) {
+                        for t in std::mem::take(&mut p.traces) {
+                            let findings = w.builder.trace_streamed(next, t);
+                            w.write(next, findings, &mut p.issues)?;
+                        }
+                    }
+                    let Some(done) = &p.done else { break };
+                    // Held back: OTel runs that may continue in a later input, and sub-agent
+                    // mirrors whose own file may come later. This input and every later one
+                    // are written once all are read.
+                    if !done.deferred.is_empty() || p.traces.iter().any(|t| t.mirror) {
+                        holding = true;
+                        break;
+                    }
+                    w.finish_input(next, std::mem::take(p), Vec::new())?;
+                    next += 1;
+                }
+            }
+            Ok(())
+        })?;
+        // The held inputs: merge OTel runs split across them, then write them in order.
+        let mut held: Vec<InputResult> = pending[next..]
+            .iter_mut()
+            .map(|p| {
+                let mut r = p.done.take().unwrap_or(InputResult {
+                    outcome: ReadOutcome::Failed,
+                    traces: Vec::new(),
+                    deferred: Vec::new(),
+                    issues: Vec::new(),
+                });
+                r.traces.clear();
+                r
+            })
+            .collect();
+        let merged = merge_split_runs(&mut held);
+        let mut merged_lints: Vec<Vec<TraceLint>> = held.iter().map(|_| Vec::new()).collect();
+        let linted: Vec<(usize, TraceLint)> = self.pool.install(|| {
+            merged
+                .par_iter()
+                .map(|(input, trace)| (*input, lint_one(self.linter, self.args.parse_only, trace)))
+                .collect()
+        });
+        for (input, lint) in linted {
+            merged_lints[input].push(lint);
+        }
+        for (offset, lints) in merged_lints.into_iter().enumerate() {
+            let input = next + offset;
+            let mut p = std::mem::take(&mut pending[input]);
+            p.done = Some(std::mem::replace(
+                &mut held[offset],
+                InputResult {
+                    outcome: ReadOutcome::Failed,
+                    traces: Vec::new(),
+                    deferred: Vec::new(),
+                    issues: Vec::new(),
+                },
+            ));
+            w.finish_input(input, p, lints)?;
+        }
+        let Writer {
+            builder,
+            settle,
+            mut text,
+            out: o,
+            ..
+        } = w;
+        let report = builder.finish_settled(settle);
+        text.tail(&report, &mut *o)?;
+        o.flush()?;
+        Ok(report.exit)
+    }
 }

@@ -6,7 +6,7 @@ use std::io::{self, Write};
 
 use anstyle::{AnsiColor, Style};
 
-use crate::finding::{Finding, Tier};
+use crate::finding::{Finding, InputIssue, Tier};
 
 use super::escape::terminal;
 use super::{Report, TextOptions};
@@ -22,6 +22,7 @@ fn tier_style(t: Tier) -> Style {
     }
 }
 
+#[derive(Debug)]
 struct Painter {
     on: bool,
 }
@@ -46,12 +47,12 @@ fn position(path: &str, line: u32, col: u32) -> String {
 
 /// Render the text report.
 pub fn render(report: &Report, opts: TextOptions, out: &mut dyn Write) -> io::Result<()> {
-    let p = Painter { on: opts.color };
+    let mut stream = TextStream::new(opts);
     // Input errors about paths that never became inputs (a missing file) come first; then, input
     // by input, its errors and findings in line order.
     let is_input = |path: &str| report.inputs.iter().any(|i| i.path == path);
     for issue in report.issues.iter().filter(|i| !is_input(&i.path)) {
-        input_error(issue, &p, out)?;
+        stream.issue(issue, out)?;
     }
     for (idx, input) in report.inputs.iter().enumerate() {
         let mut issues = report
@@ -59,45 +60,96 @@ pub fn render(report: &Report, opts: TextOptions, out: &mut dyn Write) -> io::Re
             .iter()
             .filter(|i| i.path == input.path)
             .peekable();
-        for f in report.findings.iter().filter(|f| f.input == idx) {
-            if f.tier == Tier::Candidate && !opts.include_candidates {
+        let findings = report.findings.iter().filter(|f| f.input == idx);
+        stream.findings(&input.path, findings, &mut issues, out)?;
+        for i in issues {
+            stream.issue(i, out)?;
+        }
+    }
+    stream.tail(report, out)
+}
+
+/// The text report written a piece at a time, in report order: `check` streams findings this
+/// way as inputs finish, so a run holds no more findings than one input's (or one trace's).
+#[derive(Debug)]
+pub struct TextStream {
+    opts: TextOptions,
+    p: Painter,
+    /// Something was written above the footer.
+    printed: bool,
+}
+
+impl TextStream {
+    /// A stream writing with these options.
+    pub fn new(opts: TextOptions) -> Self {
+        Self {
+            opts,
+            p: Painter { on: opts.color },
+            printed: false,
+        }
+    }
+
+    /// One input error.
+    pub fn issue(&mut self, issue: &InputIssue, out: &mut dyn Write) -> io::Result<()> {
+        self.printed = true;
+        input_error(issue, &self.p, out)
+    }
+
+    /// Findings of one input (all at `path`) in report order, each preceded by the input
+    /// errors of `issues` at or before its line. Hidden candidates print nothing.
+    pub fn findings<'f, 'i>(
+        &mut self,
+        path: &str,
+        findings: impl IntoIterator<Item = &'f Finding>,
+        issues: &mut std::iter::Peekable<impl Iterator<Item = &'i InputIssue>>,
+        out: &mut dyn Write,
+    ) -> io::Result<()> {
+        for f in findings {
+            if f.tier == Tier::Candidate && !self.opts.include_candidates {
                 continue;
             }
             while let Some(i) = issues.next_if(|i| i.line <= f.at().line) {
-                input_error(i, &p, out)?;
+                self.issue(i, out)?;
             }
-            finding(report, f, &p, out)?;
+            self.printed = true;
+            finding(path, f, &self.p, out)?;
         }
-        for i in issues {
-            input_error(i, &p, out)?;
+        Ok(())
+    }
+
+    /// Suppressions (when listed) and the footer. `report` carries everything but findings
+    /// (`check` passes a report whose findings were streamed already).
+    pub fn tail(&mut self, report: &Report, out: &mut dyn Write) -> io::Result<()> {
+        let p = &self.p;
+        let opts = self.opts;
+        if opts.show_suppressions {
+            for s in &report.suppressions {
+                let path = report.path_of(s.input);
+                let pos = match &s.at {
+                    Some(at) => position(path, at.line, at.column),
+                    None => format!("{} (run `{}`)", terminal(path), terminal(&s.run_id)),
+                };
+                let tool = s
+                    .tool
+                    .as_deref()
+                    .map(|t| format!(" {}", terminal(t)))
+                    .unwrap_or_default();
+                writeln!(
+                    out,
+                    "{}: {} {}{tool}: {}",
+                    p.paint(BOLD, &pos),
+                    p.paint(DIM, "suppressed"),
+                    s.rule,
+                    terminal(&s.reason)
+                )?;
+                self.printed = true;
+            }
         }
-    }
-    if opts.show_suppressions {
-        for s in &report.suppressions {
-            let path = report.path_of(s.input);
-            let pos = match &s.at {
-                Some(at) => position(path, at.line, at.column),
-                None => format!("{} (run `{}`)", terminal(path), terminal(&s.run_id)),
-            };
-            let tool = s
-                .tool
-                .as_deref()
-                .map(|t| format!(" {}", terminal(t)))
-                .unwrap_or_default();
-            writeln!(
-                out,
-                "{}: {} {}{tool}: {}",
-                p.paint(BOLD, &pos),
-                p.paint(DIM, "suppressed"),
-                s.rule,
-                terminal(&s.reason)
-            )?;
+        if opts.quiet {
+            return Ok(());
         }
+        footer(report, opts, self.printed, &self.p, out)
     }
-    if opts.quiet {
-        return Ok(());
-    }
-    footer(report, opts, &p, out)
 }
 
 fn input_error(
@@ -114,8 +166,7 @@ fn input_error(
     )
 }
 
-fn finding(report: &Report, f: &Finding, p: &Painter, out: &mut dyn Write) -> io::Result<()> {
-    let path = report.path_of(f.input);
+fn finding(path: &str, f: &Finding, p: &Painter, out: &mut dyn Write) -> io::Result<()> {
     let at = f.at();
     let tool = f
         .tool
@@ -158,15 +209,15 @@ fn plural(n: usize, one: &str, many: &str) -> String {
     format!("{n} {}", if n == 1 { one } else { many })
 }
 
-fn footer(report: &Report, opts: TextOptions, p: &Painter, out: &mut dyn Write) -> io::Result<()> {
+fn footer(
+    report: &Report,
+    opts: TextOptions,
+    printed: bool,
+    p: &Painter,
+    out: &mut dyn Write,
+) -> io::Result<()> {
     let s = &report.summary;
     // A blank line between what was printed above and the footer, only when something was.
-    let printed = !report.issues.is_empty()
-        || (opts.show_suppressions && !report.suppressions.is_empty())
-        || report
-            .findings
-            .iter()
-            .any(|f| opts.include_candidates || f.tier != Tier::Candidate);
     if printed {
         writeln!(out)?;
     }

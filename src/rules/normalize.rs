@@ -163,16 +163,25 @@ pub(crate) fn normalize_into(s: &str, out: &mut String) {
         // ASCII text (most of it) folds to lower case byte by byte; its whitespace is
         // `\t`, `\n`, vertical tab, form feed, `\r` and space (as `char::is_whitespace`).
         out.reserve(s.len());
-        for word in s
-            .split(['\t', '\n', '\x0B', '\x0C', '\r', ' '])
-            .filter(|w| !w.is_empty())
-        {
-            if !out.is_empty() {
-                out.push(' ');
+        let bytes = s.as_bytes();
+        let space = |b: u8| matches!(b, b'\t' | b'\n' | b'\x0B' | b'\x0C' | b'\r' | b' ');
+        let mut i = 0;
+        while i < bytes.len() {
+            while i < bytes.len() && space(bytes[i]) {
+                i += 1;
             }
-            let start = out.len();
-            out.push_str(word);
-            out[start..].make_ascii_lowercase();
+            let start = i;
+            while i < bytes.len() && !space(bytes[i]) {
+                i += 1;
+            }
+            if start < i {
+                if !out.is_empty() {
+                    out.push(' ');
+                }
+                let at = out.len();
+                out.push_str(&s[start..i]);
+                out[at..].make_ascii_lowercase();
+            }
         }
         return;
     }

@@ -40,6 +40,9 @@ pub(crate) const SOURCE_CAP: usize = 1024 * 1024;
 pub(crate) const TRACE_CAP: usize = 4 * 1024 * 1024;
 /// Words of phrase stream kept per trace.
 pub(crate) const WORD_CAP: usize = 1 << 20;
+/// Longest text or leaf string remembered to skip when observed again (bytes): longer ones
+/// rarely repeat exactly, and hashing them whole would cost more than it saves.
+const DEDUPE_MAX: usize = 64 * 1024;
 /// Longest string tracked as a scalar (bytes).
 const SCALAR_MAX: usize = 256;
 /// Longest value tried as `a + sep + b` (chars).
@@ -77,6 +80,10 @@ pub(crate) struct Provenance {
     overflow: Overflow,
     /// A reused buffer for normalised text.
     scratch: String,
+    /// Texts and leaf strings observed already: observing one again adds nothing (every part
+    /// of the index is a set), so it is skipped (keys and status words repeat in every result).
+    texts_seen: Fingerprints,
+    leaves_seen: Fingerprints,
 }
 
 /// The 4-grams of everything not indexed (past a cap), as a one-hash Bloom filter of 2^24 bits
@@ -276,6 +283,9 @@ impl Provenance {
 
     /// Observe a free text (a user or system message, a tool's text output).
     pub(crate) fn add_text(&mut self, text: &str) {
+        if text.len() <= DEDUPE_MAX && !self.texts_seen.insert(text) {
+            return;
+        }
         let text = self.capped(text);
         let mut norm = std::mem::take(&mut self.scratch);
         normalize_into(text, &mut norm);
@@ -331,6 +341,9 @@ impl Provenance {
     }
 
     fn add_leaf_string(&mut self, s: &str) {
+        if s.len() <= DEDUPE_MAX && !self.leaves_seen.insert(s) {
+            return;
+        }
         let s = self.capped(s);
         let mut norm = std::mem::take(&mut self.scratch);
         normalize_into(s, &mut norm);
