@@ -209,7 +209,7 @@ struct InputResult {
 
 /// Lints each trace as soon as its adapter emits it, so memory follows the largest trace —
 /// except OTel traces when several inputs are read, which may continue in another file.
-struct Sink<'a> {
+struct Sink<'a, 's> {
     linter: &'a Linter,
     parse_only: bool,
     defer_otel: bool,
@@ -217,11 +217,22 @@ struct Sink<'a> {
     /// Streaming: linted traces and issues go to the writer (with this input's index) instead
     /// of into `result`.
     events: Option<(usize, &'a Sender<Event>)>,
+    /// Streaming with several threads: traces are linted in the pool while the adapter reads
+    /// on, at most `MAX_IN_FLIGHT` at a time (past that the reader lints the trace itself).
+    scope: Option<&'s rayon::Scope<'a>>,
+    in_flight: &'a std::sync::atomic::AtomicUsize,
+    /// Traces emitted so far (the writer puts them back in this order).
+    seq: usize,
 }
+
+/// Traces of one input linted in the pool at once, per worker thread: bounds the memory of a
+/// big file read faster than it is linted.
+const MAX_IN_FLIGHT: usize = 2;
 
 /// What a reader tells the streaming writer.
 enum Event {
-    Trace(usize, TraceLint),
+    /// A linted trace: input, its place among the input's traces, the lint.
+    Trace(usize, usize, TraceLint),
     Issue(usize, InputIssue),
     /// The input is read; what is left of its result (its outcome, held-back OTel traces).
     Done(usize, InputResult),
@@ -235,19 +246,38 @@ fn lint_one(linter: &Linter, parse_only: bool, trace: &Trace) -> TraceLint {
     }
 }
 
-impl Emit for Sink<'_> {
+impl<'a> Emit for Sink<'a, '_> {
     fn trace(&mut self, trace: Trace) {
+        use std::sync::atomic::Ordering;
         if self.defer_otel && trace.attribute(otel::TRACE_ID).is_some() {
             self.result.deferred.push(trace);
             return;
         }
+        let Some((input, tx)) = self.events else {
+            let lint = lint_one(self.linter, self.parse_only, &trace);
+            self.result.traces.push(lint);
+            return;
+        };
+        let seq = self.seq;
+        self.seq += 1;
+        if let Some(scope) = self.scope
+            && self.in_flight.load(Ordering::Acquire) < MAX_IN_FLIGHT * rayon::current_num_threads()
+        {
+            self.in_flight.fetch_add(1, Ordering::AcqRel);
+            let (linter, parse_only, in_flight) = (self.linter, self.parse_only, self.in_flight);
+            let tx = tx.clone();
+            scope.spawn(move |_| {
+                let lint = lint_one(linter, parse_only, &trace);
+                drop(trace);
+                // The writer outlives every reader; a send cannot fail before it stops reading.
+                drop(tx.send(Event::Trace(input, seq, lint)));
+                in_flight.fetch_sub(1, Ordering::AcqRel);
+            });
+            return;
+        }
         let lint = lint_one(self.linter, self.parse_only, &trace);
         drop(trace);
-        match self.events {
-            // The writer outlives every reader; a send cannot fail before it stops reading.
-            Some((input, tx)) => drop(tx.send(Event::Trace(input, lint))),
-            None => self.result.traces.push(lint),
-        }
+        drop(tx.send(Event::Trace(input, seq, lint)));
     }
     fn issue(&mut self, issue: InputIssue) {
         match self.events {
@@ -265,18 +295,49 @@ fn read_input(
     defer_otel: bool,
     events: Option<(usize, &Sender<Event>)>,
 ) -> InputResult {
-    let mut sink = Sink {
+    let in_flight = std::sync::atomic::AtomicUsize::new(0);
+    // Traces are linted across the pool only when streaming (the writer reorders them) and
+    // when there is another thread to lint them.
+    if events.is_some() && rayon::current_num_threads() > 1 {
+        return rayon::in_place_scope(|scope| {
+            let sink = Sink {
+                linter,
+                parse_only,
+                defer_otel,
+                events,
+                scope: Some(scope),
+                in_flight: &in_flight,
+                seq: 0,
+                result: InputResult::empty(),
+            };
+            read_into(spec, settings, sink)
+        });
+    }
+    let sink = Sink {
         linter,
         parse_only,
         defer_otel,
         events,
-        result: InputResult {
+        scope: None,
+        in_flight: &in_flight,
+        seq: 0,
+        result: InputResult::empty(),
+    };
+    read_into(spec, settings, sink)
+}
+
+impl InputResult {
+    fn empty() -> Self {
+        InputResult {
             outcome: ReadOutcome::Failed,
             traces: Vec::new(),
             deferred: Vec::new(),
             issues: Vec::new(),
-        },
-    };
+        }
+    }
+}
+
+fn read_into(spec: &InputSpec, settings: &Settings, mut sink: Sink<'_, '_>) -> InputResult {
     let opts = ReadOptions {
         format: settings.input_format,
         limits: settings.limits,
@@ -526,7 +587,12 @@ struct Run<'a> {
 /// What arrived for one input and is not written yet.
 #[derive(Default)]
 struct Pending {
+    /// Linted traces in the order the input holds them, not written yet.
     traces: Vec<TraceLint>,
+    /// Traces linted ahead of an earlier one (by their place), waiting for it.
+    early: BTreeMap<usize, TraceLint>,
+    /// The place of the next trace `traces` takes.
+    next_seq: usize,
     /// Input errors not written yet (streamed traces write those at or before their lines).
     issues: Vec<InputIssue>,
     /// Some issue points into the input (it was read in part).
@@ -648,30 +714,42 @@ impl Run<'_> {
         let (tx, rx) = std::sync::mpsc::channel::<Event>();
         // The readers run in the pool; this thread writes (no extra thread, so no extra
         // allocator arena either: the hostile suite holds the whole process to 512 MiB).
+        // Each worker takes the next input in order, so inputs finish roughly in the order they
+        // are written: little waits in the writer, and the writer never trails the workers.
+        let taken = std::sync::atomic::AtomicUsize::new(0);
         self.pool.in_place_scope(|scope| -> anyhow::Result<()> {
-            scope.spawn(move |_| {
-                self.specs
-                    .par_iter()
-                    .enumerate()
-                    .for_each_with(tx, |tx, (i, spec)| {
+            for _ in 0..self.pool.current_num_threads() {
+                let tx = tx.clone();
+                let taken = &taken;
+                scope.spawn(move |_| {
+                    loop {
+                        let i = taken.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                        let Some(spec) = self.specs.get(i) else { break };
                         let result = read_input(
                             spec,
                             self.settings,
                             self.linter,
                             self.args.parse_only,
                             self.defer_otel,
-                            Some((i, &*tx)),
+                            Some((i, &tx)),
                         );
                         drop(tx.send(Event::Done(i, result)));
-                    });
-            });
+                    }
+                });
+            }
+            drop(tx);
             for event in rx {
                 match event {
-                    Event::Trace(i, t) => {
+                    Event::Trace(i, seq, t) => {
                         if !t.mirror {
                             w.originals.insert(t.run_id.clone());
                         }
-                        pending[i].traces.push(t);
+                        let p = &mut pending[i];
+                        p.early.insert(seq, t);
+                        while let Some(t) = p.early.remove(&p.next_seq) {
+                            p.traces.push(t);
+                            p.next_seq += 1;
+                        }
                     }
                     Event::Issue(i, issue) => {
                         pending[i].partial |= issue.line > 0;
