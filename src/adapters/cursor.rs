@@ -12,10 +12,14 @@ use crate::model::{LineIndex, Location};
 use super::json_pos::offset_in;
 
 /// Locates values borrowed from one record's text.
-#[derive(Clone, Copy)]
+#[derive(Clone)]
 pub struct Cursor<'t> {
     text: &'t str,
     lines: Lines<'t>,
+    /// In a record, the last byte offset located and its 0-based column: values are located
+    /// mostly in order, so a column is counted on from the previous one, not from the line's
+    /// start (quadratic on a long line of many steps).
+    last: std::cell::Cell<(usize, usize)>,
 }
 
 #[derive(Clone, Copy)]
@@ -32,6 +36,7 @@ impl<'t> Cursor<'t> {
         Self {
             text,
             lines: Lines::Record(line),
+            last: std::cell::Cell::new((0, 0)),
         }
     }
 
@@ -40,6 +45,7 @@ impl<'t> Cursor<'t> {
         Self {
             text,
             lines: Lines::Document(index),
+            last: std::cell::Cell::new((0, 0)),
         }
     }
 
@@ -81,12 +87,21 @@ impl<'t> Cursor<'t> {
         match self.lines {
             Lines::Document(index) => index.location(self.text, offset, pointer),
             Lines::Record(line) => {
-                let before = self.text.get(..offset).unwrap_or(self.text);
-                let column = if before.is_ascii() {
-                    before.len()
-                } else {
-                    before.chars().count()
+                let chars = |s: &str| {
+                    if s.is_ascii() {
+                        s.len()
+                    } else {
+                        s.chars().count()
+                    }
                 };
+                let (last, last_col) = self.last.get();
+                let column = match self.text.get(last..offset).filter(|_| last <= offset) {
+                    Some(s) => last_col + chars(s),
+                    None => chars(self.text.get(..offset).unwrap_or(self.text)),
+                };
+                if offset <= self.text.len() && self.text.is_char_boundary(offset) {
+                    self.last.set((offset, column));
+                }
                 Location::new(
                     line,
                     u32::try_from(column).unwrap_or(u32::MAX).saturating_add(1),
