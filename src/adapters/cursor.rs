@@ -7,6 +7,7 @@
 
 use serde_json::value::RawValue;
 
+use crate::model::location::Columns;
 use crate::model::{LineIndex, Location};
 
 use super::json_pos::offset_in;
@@ -16,10 +17,8 @@ use super::json_pos::offset_in;
 pub struct Cursor<'t> {
     text: &'t str,
     lines: Lines<'t>,
-    /// In a record, the last byte offset located and its 0-based column: values are located
-    /// mostly in order, so a column is counted on from the previous one, not from the line's
-    /// start (quadratic on a long line of many steps).
-    last: std::cell::Cell<(usize, usize)>,
+    /// In a record, columns counted on from the last value located.
+    columns: Columns,
 }
 
 #[derive(Clone, Copy)]
@@ -36,7 +35,7 @@ impl<'t> Cursor<'t> {
         Self {
             text,
             lines: Lines::Record(line),
-            last: std::cell::Cell::new((0, 0)),
+            columns: Columns::default(),
         }
     }
 
@@ -45,7 +44,7 @@ impl<'t> Cursor<'t> {
         Self {
             text,
             lines: Lines::Document(index),
-            last: std::cell::Cell::new((0, 0)),
+            columns: Columns::default(),
         }
     }
 
@@ -87,21 +86,11 @@ impl<'t> Cursor<'t> {
         match self.lines {
             Lines::Document(index) => index.location(self.text, offset, pointer),
             Lines::Record(line) => {
-                let chars = |s: &str| {
-                    if s.is_ascii() {
-                        s.len()
-                    } else {
-                        s.chars().count()
-                    }
-                };
-                let (last, last_col) = self.last.get();
-                let column = match self.text.get(last..offset).filter(|_| last <= offset) {
-                    Some(s) => last_col + chars(s),
-                    None => chars(self.text.get(..offset).unwrap_or(self.text)),
-                };
-                if offset <= self.text.len() && self.text.is_char_boundary(offset) {
-                    self.last.set((offset, column));
-                }
+                // A record is one line: columns count from its start.
+                let column = self
+                    .columns
+                    .column(self.text, 0, offset)
+                    .unwrap_or_else(|| self.text.chars().count());
                 Location::new(
                     line,
                     u32::try_from(column).unwrap_or(u32::MAX).saturating_add(1),

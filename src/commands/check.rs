@@ -300,30 +300,47 @@ fn read_input(
     // when there is another thread to lint them.
     if events.is_some() && rayon::current_num_threads() > 1 {
         return rayon::in_place_scope(|scope| {
-            let sink = Sink {
-                linter,
-                parse_only,
-                defer_otel,
-                events,
-                scope: Some(scope),
-                in_flight: &in_flight,
-                seq: 0,
-                result: InputResult::empty(),
-            };
-            read_into(spec, settings, sink)
+            read_into(
+                spec,
+                settings,
+                Sink::new(
+                    linter,
+                    parse_only,
+                    defer_otel,
+                    events,
+                    &in_flight,
+                    Some(scope),
+                ),
+            )
         });
     }
-    let sink = Sink {
-        linter,
-        parse_only,
-        defer_otel,
-        events,
-        scope: None,
-        in_flight: &in_flight,
-        seq: 0,
-        result: InputResult::empty(),
-    };
-    read_into(spec, settings, sink)
+    read_into(
+        spec,
+        settings,
+        Sink::new(linter, parse_only, defer_otel, events, &in_flight, None),
+    )
+}
+
+impl<'a, 's> Sink<'a, 's> {
+    fn new(
+        linter: &'a Linter,
+        parse_only: bool,
+        defer_otel: bool,
+        events: Option<(usize, &'a Sender<Event>)>,
+        in_flight: &'a std::sync::atomic::AtomicUsize,
+        scope: Option<&'s rayon::Scope<'a>>,
+    ) -> Self {
+        Sink {
+            linter,
+            parse_only,
+            defer_otel,
+            events,
+            scope,
+            in_flight,
+            seq: 0,
+            result: InputResult::empty(),
+        }
+    }
 }
 
 impl InputResult {
@@ -335,6 +352,43 @@ impl InputResult {
             issues: Vec::new(),
         }
     }
+}
+
+/// Record how an input was read (its format, or why it was skipped) and whether only part of
+/// it could be read.
+fn record_outcome(builder: &mut ReportBuilder, input: usize, outcome: ReadOutcome, partial: bool) {
+    match outcome {
+        ReadOutcome::Read(f) => builder.format(input, f.name()),
+        ReadOutcome::SkippedToolsFile => builder.note(
+            input,
+            "skipped: a tools file found in a walked directory, not a trace".into(),
+        ),
+        ReadOutcome::Failed => {}
+    }
+    if partial {
+        builder.partial(input);
+    }
+}
+
+/// The trace, unless it is the `agent_progress` mirror of a sub-agent linted from its own file
+/// in this run (then a note says so).
+fn unless_mirrored(
+    builder: &mut ReportBuilder,
+    input: usize,
+    t: TraceLint,
+    originals: &HashSet<String>,
+) -> Option<TraceLint> {
+    if t.mirror && originals.contains(&t.run_id) {
+        builder.note(
+            input,
+            format!(
+                "sub-agent `{}` is read from its own file, not from this file's `agent_progress` mirror",
+                t.run_id
+            ),
+        );
+        return None;
+    }
+    Some(t)
 }
 
 fn read_into(spec: &InputSpec, settings: &Settings, mut sink: Sink<'_, '_>) -> InputResult {
@@ -478,34 +532,15 @@ pub fn run(args: &CheckArgs) -> anyhow::Result<ExitStatus> {
     }
     for (spec, result) in specs.iter().zip(results) {
         let input = builder.input(&spec.display);
-        match result.outcome {
-            ReadOutcome::Read(f) => builder.format(input, f.name()),
-            ReadOutcome::SkippedToolsFile => {
-                builder.note(
-                    input,
-                    "skipped: a tools file found in a walked directory, not a trace".into(),
-                );
-            }
-            ReadOutcome::Failed => {}
-        }
-        if result.issues.iter().any(|i| i.line > 0) {
-            builder.partial(input);
-        }
+        let partial = result.issues.iter().any(|i| i.line > 0);
+        record_outcome(&mut builder, input, result.outcome, partial);
         for issue in result.issues {
             builder.issue(issue);
         }
         for t in result.traces {
-            if t.mirror && originals.contains(&t.run_id) {
-                builder.note(
-                    input,
-                    format!(
-                        "sub-agent `{}` is read from its own file, not from this file's `agent_progress` mirror",
-                        t.run_id
-                    ),
-                );
-                continue;
+            if let Some(t) = unless_mirrored(&mut builder, input, t, &originals) {
+                builder.trace(input, t);
             }
-            builder.trace(input, t);
         }
     }
     for (input, lint) in merged_lints {
@@ -639,32 +674,18 @@ impl Writer<'_, '_> {
     fn finish_input(
         &mut self,
         input: usize,
+        outcome: ReadOutcome,
         mut pending: Pending,
         merged: Vec<TraceLint>,
     ) -> std::io::Result<()> {
-        match pending.done.as_ref().map(|d| d.outcome) {
-            Some(ReadOutcome::Read(f)) => self.builder.format(input, f.name()),
-            Some(ReadOutcome::SkippedToolsFile) => self.builder.note(
-                input,
-                "skipped: a tools file found in a walked directory, not a trace".into(),
-            ),
-            Some(ReadOutcome::Failed) | None => {}
-        }
-        if pending.partial {
-            self.builder.partial(input);
-        }
+        record_outcome(&mut self.builder, input, outcome, pending.partial);
         let mut findings = Vec::new();
-        for t in pending.traces.drain(..).chain(merged) {
-            if t.mirror && self.originals.contains(&t.run_id) {
-                self.builder.note(
-                    input,
-                    format!(
-                        "sub-agent `{}` is read from its own file, not from this file's `agent_progress` mirror",
-                        t.run_id
-                    ),
-                );
-                continue;
+        for t in pending.traces.drain(..) {
+            if let Some(t) = unless_mirrored(&mut self.builder, input, t, &self.originals) {
+                findings.extend(self.builder.trace_streamed(input, t));
             }
+        }
+        for t in merged {
             findings.extend(self.builder.trace_streamed(input, t));
         }
         self.write(input, findings, &mut pending.issues)?;
@@ -774,7 +795,8 @@ impl Run<'_> {
                         holding = true;
                         break;
                     }
-                    w.finish_input(next, std::mem::take(p), Vec::new())?;
+                    let outcome = done.outcome;
+                    w.finish_input(next, outcome, std::mem::take(p), Vec::new())?;
                     next += 1;
                 }
             }
@@ -783,16 +805,7 @@ impl Run<'_> {
         // The held inputs: merge OTel runs split across them, then write them in order.
         let mut held: Vec<InputResult> = pending[next..]
             .iter_mut()
-            .map(|p| {
-                let mut r = p.done.take().unwrap_or(InputResult {
-                    outcome: ReadOutcome::Failed,
-                    traces: Vec::new(),
-                    deferred: Vec::new(),
-                    issues: Vec::new(),
-                });
-                r.traces.clear();
-                r
-            })
+            .map(|p| p.done.take().unwrap_or_else(InputResult::empty))
             .collect();
         let merged = merge_split_runs(&mut held);
         let mut merged_lints: Vec<Vec<TraceLint>> = held.iter().map(|_| Vec::new()).collect();
@@ -807,17 +820,8 @@ impl Run<'_> {
         }
         for (offset, lints) in merged_lints.into_iter().enumerate() {
             let input = next + offset;
-            let mut p = std::mem::take(&mut pending[input]);
-            p.done = Some(std::mem::replace(
-                &mut held[offset],
-                InputResult {
-                    outcome: ReadOutcome::Failed,
-                    traces: Vec::new(),
-                    deferred: Vec::new(),
-                    issues: Vec::new(),
-                },
-            ));
-            w.finish_input(input, p, lints)?;
+            let p = std::mem::take(&mut pending[input]);
+            w.finish_input(input, held[offset].outcome, p, lints)?;
         }
         let Writer {
             builder,

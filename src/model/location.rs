@@ -43,10 +43,37 @@ pub struct LineIndex {
     starts: Vec<usize>,
     /// The line number of the text's first line (for a record that is line N of a JSONL file).
     first_line: u32,
-    /// The last byte offset located and its 0-based column: an adapter locates the steps of a
-    /// long line in order, so each column is counted on from the previous one, not from the
-    /// line's start (which made a 100 KB line with hundreds of steps cost quadratic time).
-    last: std::cell::Cell<(usize, usize)>,
+    /// Columns counted on along the current line.
+    columns: Columns,
+}
+
+/// Character columns within a line, counted on from the last offset asked: an adapter locates
+/// the steps of a long line in order, so each column costs the distance from the previous one,
+/// not from the line's start (which made a 100 KB line of hundreds of steps quadratic).
+#[derive(Debug, Clone, Default)]
+pub struct Columns(std::cell::Cell<(usize, usize)>);
+
+impl Columns {
+    /// The 0-based character column of byte `offset` on the line of `text` starting at byte
+    /// `start`; `None` when either is not a character boundary of `text`.
+    pub fn column(&self, text: &str, start: usize, offset: usize) -> Option<usize> {
+        let chars = |s: &str| {
+            if s.is_ascii() {
+                s.len()
+            } else {
+                s.chars().count()
+            }
+        };
+        let (last, last_col) = self.0.get();
+        let (from, base) = if (start..=offset).contains(&last) {
+            (last, last_col)
+        } else {
+            (start, 0)
+        };
+        let col = base + chars(text.get(from..offset)?);
+        self.0.set((offset, col));
+        Some(col)
+    }
 }
 
 impl LineIndex {
@@ -63,7 +90,7 @@ impl LineIndex {
         Self {
             starts,
             first_line,
-            last: std::cell::Cell::new((0, 0)),
+            columns: Columns::default(),
         }
     }
 
@@ -76,27 +103,11 @@ impl LineIndex {
             Err(i) => i - 1,
         };
         let start = self.starts[line];
-        let chars = |s: &str| {
-            if s.is_ascii() {
-                s.len()
-            } else {
-                s.chars().count()
-            }
-        };
-        let (last, last_col) = self.last.get();
-        let (from, base) = if (start..=offset).contains(&last) {
-            (last, last_col)
-        } else {
-            (start, 0)
-        };
-        let col = match text.get(from..offset) {
-            Some(s) => {
-                let col = base + chars(s);
-                self.last.set((offset, col));
-                col
-            }
-            None => text.get(start..offset).map_or(offset - start, chars),
-        };
+        // Not at a character boundary (never for an offset a parser gave): count bytes.
+        let col = self
+            .columns
+            .column(text, start, offset)
+            .unwrap_or(offset - start);
         (
             self.first_line
                 .saturating_add(u32::try_from(line).unwrap_or(u32::MAX)),

@@ -133,6 +133,8 @@ pub struct TraceCx<'a> {
     pub registry: &'a ToolRegistry,
     /// The run.
     pub run: &'a RunCx,
+    /// What each result says about its call, classified once for R2a and R2b.
+    outcomes: std::sync::OnceLock<Vec<Option<super::outcome::Outcome>>>,
 }
 
 impl<'a> TraceCx<'a> {
@@ -143,6 +145,7 @@ impl<'a> TraceCx<'a> {
             pairing: Pairing::new(trace),
             registry,
             run,
+            outcomes: std::sync::OnceLock::new(),
         }
     }
 
@@ -152,6 +155,14 @@ impl<'a> TraceCx<'a> {
     }
 
     /// True when an undeclared tool is a hard defect.
+    /// The outcome of the result at step `index` (`None` when it is not a result).
+    pub(crate) fn outcome(&self, index: usize) -> Option<&super::outcome::Outcome> {
+        self.outcomes
+            .get_or_init(|| super::outcome::classify_all(self))
+            .get(index)?
+            .as_ref()
+    }
+
     pub fn closed(&self) -> bool {
         self.registry.closed || self.run.settings.closed_toolset
     }

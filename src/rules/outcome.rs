@@ -7,6 +7,8 @@ use serde_json::Value;
 
 use crate::model::{Args, FailureOutcome, ResultStatus, Step, ToolCall, ToolResult, ToolSpec};
 
+use super::TraceCx;
+
 /// What a result says about its call.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) enum Outcome {
@@ -225,7 +227,42 @@ fn visit_strings(v: Option<&Value>, depth: usize, f: &mut dyn FnMut(&str)) {
 }
 
 /// For each step index, the nearest earlier tool call's step index (the call before a call).
-pub(crate) fn previous_calls(steps: &[Step]) -> Vec<Option<usize>> {
+/// R2a and R2b need tool results: calls without any cannot show whether a call failed.
+pub(crate) fn results_recorded(cx: &TraceCx<'_>) -> Result<(), String> {
+    let steps = &cx.trace.steps;
+    if steps.iter().any(|s| s.as_call().is_some()) && !steps.iter().any(|s| s.as_result().is_some())
+    {
+        return Err("no tool results recorded: the trace cannot show whether a call failed".into());
+    }
+    Ok(())
+}
+
+/// The outcome of every result of a trace, by step index (`None` for other steps): each result
+/// classified with its paired call, the tool's spec and the call before that one.
+pub(crate) fn classify_all(cx: &TraceCx<'_>) -> Vec<Option<Outcome>> {
+    let steps = &cx.trace.steps;
+    let previous = previous_calls(steps);
+    steps
+        .iter()
+        .map(|s| {
+            let result = s.as_result()?;
+            let call_step = cx.pairing.call_for(s.index);
+            let call = call_step.and_then(|i| steps.get(i)).and_then(Step::as_call);
+            let prev = call_step
+                .and_then(|i| previous.get(i).copied().flatten())
+                .and_then(|i| steps.get(i))
+                .and_then(Step::as_call);
+            Some(classify(
+                result,
+                call,
+                call.and_then(|c| cx.spec(&c.name)),
+                prev,
+            ))
+        })
+        .collect()
+}
+
+fn previous_calls(steps: &[Step]) -> Vec<Option<usize>> {
     let mut out = Vec::with_capacity(steps.len());
     let mut last = None;
     for s in steps {

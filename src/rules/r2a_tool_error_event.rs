@@ -14,7 +14,7 @@ use crate::finding::{FindingType, RuleId, RuleMeta, Tier};
 use crate::model::{Step, ToolCall, ToolResult, ToolSpec};
 
 use super::normalize::normalize_text;
-use super::outcome::{Outcome, classify, is_search, previous_calls};
+use super::outcome::{Outcome, is_search, results_recorded};
 use super::{Rule, Sink, TraceCx};
 
 pub(crate) static META: RuleMeta = RuleMeta {
@@ -72,34 +72,24 @@ impl Rule for ToolErrorEvent {
     }
 
     fn applicable(&self, cx: &TraceCx<'_>) -> Result<(), String> {
-        let steps = &cx.trace.steps;
-        if steps.iter().any(|s| s.as_call().is_some())
-            && !steps.iter().any(|s| s.as_result().is_some())
-        {
-            return Err(
-                "no tool results recorded: the trace cannot show whether a call failed".into(),
-            );
-        }
-        Ok(())
+        results_recorded(cx)
     }
 
     fn check(&self, cx: &TraceCx<'_>, out: &mut Sink) {
         let steps = &cx.trace.steps;
-        let previous = previous_calls(steps);
         for step in steps {
-            let Some(result) = step.as_result() else {
+            let (Some(result), Some(outcome)) = (step.as_result(), cx.outcome(step.index)) else {
                 continue;
             };
-            let call_step = cx.pairing.call_for(step.index);
-            let call = call_step.and_then(|i| steps.get(i)).and_then(Step::as_call);
-            let prev = call_step
-                .and_then(|i| previous.get(i).copied().flatten())
+            let call = cx
+                .pairing
+                .call_for(step.index)
                 .and_then(|i| steps.get(i))
                 .and_then(Step::as_call);
             let spec = call.and_then(|c| cx.spec(&c.name));
             let tool = call.map(|c| c.name.as_str());
             let shown = tool.map_or("the tool".to_owned(), |t| format!("`{t}`"));
-            match classify(result, call, spec, prev) {
+            match outcome.clone() {
                 Outcome::Error(detail) => {
                     out.count(true);
                     let f = out.finding(

@@ -15,7 +15,7 @@ use crate::finding::{FindingType, RuleId, RuleMeta, Tier};
 use crate::model::{Args, Role, Step, StepKind, ToolCall};
 
 use super::normalize::{canonical_json_number, canonical_number, parse_number_str};
-use super::outcome::{classify, previous_calls};
+use super::outcome::{Outcome, results_recorded};
 use super::provenance::{Derivation, Provenance};
 use super::{Rule, Sink, TraceCx, evidence};
 
@@ -73,33 +73,14 @@ impl Rule for ErrorMishandled {
     }
 
     fn applicable(&self, cx: &TraceCx<'_>) -> Result<(), String> {
-        let steps = &cx.trace.steps;
-        if steps.iter().any(|s| s.as_call().is_some())
-            && !steps.iter().any(|s| s.as_result().is_some())
-        {
-            return Err(
-                "no tool results recorded: the trace cannot show whether a call failed".into(),
-            );
-        }
-        Ok(())
+        results_recorded(cx)
     }
 
     fn check(&self, cx: &TraceCx<'_>, out: &mut Sink) {
         let steps = &cx.trace.steps;
-        let previous = previous_calls(steps);
         let failed: Vec<bool> = steps
             .iter()
-            .map(|s| {
-                s.as_result().is_some_and(|r| {
-                    let call_step = cx.pairing.call_for(s.index);
-                    let call = call_step.and_then(|i| steps.get(i)).and_then(Step::as_call);
-                    let prev = call_step
-                        .and_then(|i| previous.get(i).copied().flatten())
-                        .and_then(|i| steps.get(i))
-                        .and_then(Step::as_call);
-                    classify(r, call, call.and_then(|c| cx.spec(&c.name)), prev).failed()
-                })
-            })
+            .map(|s| cx.outcome(s.index).is_some_and(Outcome::failed))
             .collect();
         if !failed.contains(&true) {
             for s in steps {
