@@ -213,15 +213,48 @@ pub(crate) fn digits(s: &str) -> String {
 /// A number's canonical text: integers without a fraction (`4906.0` → `4906`), others in
 /// Rust's shortest round-trip form.
 pub(crate) fn canonical_number(x: f64) -> Option<String> {
+    let mut out = String::new();
+    canonical_number_into(x, &mut out).then_some(out)
+}
+
+/// `canonical_number` into a buffer the caller reuses (cleared first); false for a number
+/// without a canonical text (not finite).
+pub(crate) fn canonical_number_into(x: f64, out: &mut String) -> bool {
+    use std::fmt::Write;
+    out.clear();
     if !x.is_finite() {
-        return None;
+        return false;
     }
     if x.fract() == 0.0 && x.abs() < 1e15 {
         // Exact: the value is an integer well inside f64's exact range.
         #[allow(clippy::cast_possible_truncation)]
-        return Some(format!("{}", x as i64));
+        push_int(out, x as i64);
+    } else {
+        // Writing to a String cannot fail.
+        let _ = write!(out, "{x}");
     }
-    Some(format!("{x}"))
+    true
+}
+
+/// An integer in decimal, as `format!("{v}")` writes it, without the formatting machinery.
+fn push_int(out: &mut String, v: i64) {
+    if v < 0 {
+        out.push('-');
+    }
+    let mut n = v.unsigned_abs();
+    let mut digits = [0u8; 20];
+    let mut i = digits.len();
+    loop {
+        i -= 1;
+        #[allow(clippy::cast_possible_truncation)]
+        let d = (n % 10) as u8;
+        digits[i] = b'0' + d;
+        n /= 10;
+        if n == 0 {
+            break;
+        }
+    }
+    out.extend(digits[i..].iter().map(|b| char::from(*b)));
 }
 
 /// The canonical text of a JSON number (integers kept exact beyond f64's range).
@@ -238,6 +271,10 @@ pub(crate) fn parse_number_str(s: &str) -> Option<f64> {
     let t = s.trim();
     let t = t.strip_prefix(['$', '€', '£']).unwrap_or(t);
     if t.is_empty() || t.len() > 64 {
+        return None;
+    }
+    // Most strings are not numbers: they do not begin like one.
+    if !t.starts_with(|c: char| c.is_ascii_digit() || c == '-' || c == '+') {
         return None;
     }
     let (sign, body) = match t.strip_prefix('-') {
@@ -281,9 +318,7 @@ pub(crate) fn parse_number_str(s: &str) -> Option<f64> {
 }
 
 /// Characters that may sit inside one number written for humans (`555-123-4567`,
-/// `1,234.56`, `(555) 123`), at most two in a row.
-const NUMBER_SEPARATORS: &[char] = &['-', '.', ',', '/', ' ', '(', ')'];
-
+/// `1,234.56`, `(555) 123`), at most two in a row: `-`, `.`, `,`, `/`, space, `(`, `)`.
 /// The digit streams of a text: each number's digits, joined across the separators a human
 /// writes inside one number, never across words (`58 and 213` gives `58` and `213`).
 pub(crate) fn digit_streams(text: &str) -> Vec<String> {
@@ -292,17 +327,19 @@ pub(crate) fn digit_streams(text: &str) -> Vec<String> {
     out
 }
 
-/// `digit_streams`, handed one at a time to `f` (no allocation per stream).
+/// `digit_streams`, handed one at a time to `f` (no allocation per stream). Bytes, not chars:
+/// a byte of a multi-byte char is neither a digit nor a separator, as the char is not.
 pub(crate) fn for_each_digit_stream(text: &str, mut f: impl FnMut(&str)) {
     let mut cur = String::new();
     let mut gap = 0usize;
-    for c in text.chars() {
-        if c.is_ascii_digit() {
-            cur.push(c);
+    for &b in text.as_bytes() {
+        if b.is_ascii_digit() {
+            cur.push(char::from(b));
             gap = 0;
-        } else if !cur.is_empty() && NUMBER_SEPARATORS.contains(&c) && gap < 2 {
+        } else if cur.is_empty() {
+        } else if gap < 2 && matches!(b, b'-' | b'.' | b',' | b'/' | b' ' | b'(' | b')') {
             gap += 1;
-        } else if !cur.is_empty() {
+        } else {
             f(&cur);
             cur.clear();
             gap = 0;
@@ -314,8 +351,17 @@ pub(crate) fn for_each_digit_stream(text: &str, mut f: impl FnMut(&str)) {
 }
 
 /// The numbers written in a text (`$1,200` → 1200, `1,234.56`, `12`), as canonical text.
+#[cfg(test)]
 pub(crate) fn numbers_in(text: &str) -> Vec<String> {
     let mut out = Vec::new();
+    for_each_number(text, |n| out.push(n.to_owned()));
+    out
+}
+
+/// `numbers_in`, handed one at a time to `f` (plain integers, most of them, without
+/// allocating).
+pub(crate) fn for_each_number(text: &str, mut f: impl FnMut(&str)) {
+    let mut buf = String::new();
     let bytes = text.as_bytes();
     let mut i = 0;
     while i < bytes.len() {
@@ -338,16 +384,29 @@ pub(crate) fn numbers_in(text: &str) -> Vec<String> {
         let negative = start > 0
             && bytes[start - 1] == b'-'
             && (start == 1 || !bytes[start - 2].is_ascii_alphanumeric());
-        if let Some(x) = parse_number_str(candidate).or_else(|| {
+        if candidate.len() <= 15 && candidate.bytes().all(|b| b.is_ascii_digit()) {
+            // A plain integer below 10^15: its canonical text is its digits without leading
+            // zeros, as `canonical_number` writes it.
+            let digits = candidate.trim_start_matches('0');
+            buf.clear();
+            if digits.is_empty() {
+                buf.push('0');
+            } else {
+                if negative {
+                    buf.push('-');
+                }
+                buf.push_str(digits);
+            }
+            f(&buf);
+        } else if let Some(x) = parse_number_str(candidate).or_else(|| {
             // "1,2,3" is a list, not a grouped number: read its first part.
             candidate.split(',').next().and_then(parse_number_str)
-        }) && let Some(c) = canonical_number(if negative { -x } else { x })
+        }) && canonical_number_into(if negative { -x } else { x }, &mut buf)
         {
-            out.push(c);
+            f(&buf);
         }
         i = end.max(i + 1);
     }
-    out
 }
 
 #[cfg(test)]
@@ -399,6 +458,26 @@ mod tests {
     fn numbers_compare_by_value() {
         assert_eq!(canonical_number(4906.0).unwrap(), "4906");
         assert_eq!(canonical_number(1234.56).unwrap(), "1234.56");
+        for x in [
+            0.0,
+            -0.0,
+            7.0,
+            -7.0,
+            999_999_999_999_999.0,
+            -999_999_999_999_999.0,
+            1e15,
+            0.5,
+        ] {
+            assert_eq!(
+                canonical_number(x).unwrap(),
+                if x.fract() == 0.0 && x.abs() < 1e15 {
+                    format!("{}", x as i64)
+                } else {
+                    format!("{x}")
+                }
+            );
+        }
+        assert_eq!(canonical_number(f64::NAN), None);
         assert_eq!(parse_number_str("$1,200"), Some(1200.0));
         assert_eq!(parse_number_str("1,234.56"), Some(1234.56));
         assert_eq!(parse_number_str("12,34"), None);
@@ -410,6 +489,15 @@ mod tests {
         // A version string is not a number; a leading minus is kept.
         assert_eq!(numbers_in("v1.2.3 and -4"), ["-4"]);
         assert_eq!(numbers_in("555-123"), ["555", "123"]);
+        // Plain integers take a short path: the same canonical text as the general one.
+        assert_eq!(
+            numbers_in("007 -0 -12 000 123456789012345"),
+            ["7", "0", "-12", "0", "123456789012345"]
+        );
+        assert_eq!(
+            numbers_in("1234567890123456 -1234567890123456"),
+            ["1234567890123456", "-1234567890123456"]
+        );
     }
 
     #[test]

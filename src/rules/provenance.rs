@@ -16,6 +16,13 @@
 //! messages) sit in hash sets, and `a + sep + b` splits the value at each separator position and
 //! looks both halves up, O(length) lookups.
 //!
+//! A rule that knows every value it will ask about before the walk (R3: the trace's arguments)
+//! uses a *planned* index instead (`Provenance::planned`): the values' single-token forms and
+//! digit strings go into one Aho-Corasick automaton, and each observed text is searched for
+//! them once as it arrives (ASCII text as it is, ignoring case, without normalising it); nothing
+//! observed is kept for single-token values, so there is no per-trace cap on them, and the
+//! answers are the open index's (a test holds the two to each other).
+//!
 //! Memory is bounded: one source contributes at most `SOURCE_CAP` bytes, a trace at most
 //! `TRACE_CAP` bytes of distinct tokens and digit streams, and `WORD_CAP` words of phrase
 //! stream. What a cap leaves out is summarised as a Bloom filter of its 4-grams: a value the
@@ -29,8 +36,8 @@ use serde_json::Value;
 
 use super::automaton::{Automaton, SymbolHasher};
 use super::normalize::{
-    canonical_json_number, canonical_number, digit_streams, digits, for_each_digit_stream,
-    normalize_into, normalize_text, numbers_in, parse_number_str,
+    canonical_json_number, canonical_number, canonical_number_into, digit_streams, digits,
+    for_each_digit_stream, for_each_number, normalize_into, normalize_text, parse_number_str,
 };
 
 /// Bytes of one source (a message, a text result, one string in a structured result) indexed;
@@ -66,24 +73,212 @@ pub(crate) enum Derivation {
 /// Everything observed so far, indexed.
 #[derive(Debug, Default)]
 pub(crate) struct Provenance {
-    /// Distinct normalised tokens (numbers aside) and long digit streams, one segment each.
-    text: Automaton<u8>,
-    seen: Fingerprints,
-    /// Every run of 3+ digits inside a short digit stream, packed (`pack_digits`).
-    digit_substrings: HashSet<u64, BuildHasherDefault<SymbolHasher>>,
-    digit_seen: Fingerprints,
+    /// Substrings of tokens and of numbers' digits: everything observed, or only the values
+    /// declared up front.
+    substrings: Substrings,
     phrases: Phrases,
     scalars: Fingerprints,
     scalar_digits: Fingerprints,
     numbers: Fingerprints,
     /// What was not indexed (past a cap), summarised.
     overflow: Overflow,
-    /// A reused buffer for normalised text.
+    /// Reused buffers: normalised text, digits or a number.
     scratch: String,
+    digits: String,
     /// Texts and leaf strings observed already: observing one again adds nothing (every part
     /// of the index is a set), so it is skipped (keys and status words repeat in every result).
     texts_seen: Fingerprints,
     leaves_seen: Fingerprints,
+}
+
+/// How "inside an observed token" and "inside an observed number's digits" are answered.
+#[derive(Debug)]
+enum Substrings {
+    /// For any value: what was observed, indexed (`Provenance::new`).
+    Open(Box<Open>),
+    /// For the values declared up front only (`Provenance::planned`): they are searched for in
+    /// each source as it arrives, and nothing observed is kept.
+    Planned(Box<Plan>),
+}
+
+impl Default for Substrings {
+    fn default() -> Self {
+        Substrings::Open(Box::default())
+    }
+}
+
+#[derive(Debug, Default)]
+struct Open {
+    /// Distinct normalised tokens (numbers aside) and long digit streams, one segment each.
+    text: Automaton<u8>,
+    seen: Fingerprints,
+    /// Every run of 3+ digits inside a short digit stream, packed (`pack_digits`).
+    digit_substrings: HashSet<u64, BuildHasherDefault<SymbolHasher>>,
+    digit_seen: Fingerprints,
+}
+
+/// The declared values' single-token forms and digit strings, and which were found so far.
+/// Answers exactly as `Open` would, without `Open`'s per-trace cap on distinct text (nothing
+/// observed is stored, so there is nothing to bound but the time, linear in what is observed).
+#[derive(Debug, Default)]
+struct Plan {
+    /// Over `patterns`; `None` when there are none.
+    searcher: Option<aho_corasick::AhoCorasick>,
+    patterns: HashMap<String, u32>,
+    /// Pattern found inside an observed token that is not a number, or inside a long digit
+    /// stream (what `Open::text` holds).
+    in_text: Vec<bool>,
+    /// Short digit strings (3 to `SHORT_DIGITS`), packed, and whether found inside a short
+    /// digit stream (what `Open::digit_substrings` holds).
+    short: HashMap<u64, bool, BuildHasherDefault<SymbolHasher>>,
+    /// Some value is several words: sources are kept for phrases (and only then).
+    phrases: bool,
+}
+
+impl Plan {
+    fn new<'v>(values: impl IntoIterator<Item = &'v Value>) -> Self {
+        let mut plan = Plan::default();
+        for v in values {
+            let Some((norm, _)) = query_forms(v) else {
+                continue;
+            };
+            if norm.contains(' ') {
+                plan.phrases = true;
+            } else if norm.chars().count() >= 3 {
+                plan.pattern(&norm);
+            }
+            let d = digits(&norm);
+            if d.len() >= 3 {
+                plan.pattern(&d);
+                if d.len() <= SHORT_DIGITS {
+                    plan.short.insert(pack_digits(&d), false);
+                }
+            }
+        }
+        if !plan.patterns.is_empty() {
+            let mut by_id = vec![""; plan.patterns.len()];
+            for (p, id) in &plan.patterns {
+                by_id[*id as usize] = p;
+            }
+            // Patterns are a trace's argument values: most are few and short, and a DFA (the
+            // fastest search) is built for them; its construction grows faster than linearly
+            // with a long, repetitive pattern, so long ones get a contiguous NFA.
+            let short = by_id.iter().all(|p| p.len() <= 256) && by_id.len() <= 4096;
+            plan.searcher = aho_corasick::AhoCorasick::builder()
+                .ascii_case_insensitive(true)
+                .kind(Some(if short {
+                    aho_corasick::AhoCorasickKind::DFA
+                } else {
+                    aho_corasick::AhoCorasickKind::ContiguousNFA
+                }))
+                .build(by_id)
+                .ok();
+        }
+        plan.in_text = vec![false; plan.patterns.len()];
+        plan
+    }
+
+    fn pattern(&mut self, p: &str) {
+        let next = self.patterns.len() as u32;
+        self.patterns.entry(p.to_owned()).or_insert(next);
+    }
+
+    /// Mark the patterns inside the tokens of a text that are not numbers: a normalised text,
+    /// or an ASCII one as it is (the search ignores ASCII case; a token ends at the same
+    /// whitespace). False when the text holds more matches than `MATCHES_PER_BYTE` allows (a
+    /// hostile text and hostile values): the caller notes the text as not indexed.
+    fn scan_tokens(&mut self, text: &str) -> bool {
+        self.scan(text, true)
+    }
+
+    /// Mark the patterns inside a digit stream: a long one is searched like a token, a short
+    /// one's runs of 3+ digits are looked up. False as for `scan_tokens`.
+    fn scan_digits(&mut self, stream: &str) -> bool {
+        if stream.len() > SHORT_DIGITS {
+            return self.scan(stream, false);
+        }
+        if self.short.is_empty() {
+            return true;
+        }
+        let n = stream.len();
+        for i in 0..n {
+            for j in i + 3..=n {
+                if let Some(found) = self.short.get_mut(&pack_digits(&stream[i..j])) {
+                    *found = true;
+                }
+            }
+        }
+        true
+    }
+
+    /// Every match of a pattern in `text` (overlapping ones too), inside a token that is not a
+    /// number when `tokens`. A number token is skipped whole: nothing inside it counts.
+    fn scan(&mut self, text: &str, tokens: bool) -> bool {
+        use aho_corasick::{Input, automaton::OverlappingState};
+        let Some(ac) = &self.searcher else {
+            return true;
+        };
+        let bytes = text.as_bytes();
+        let mut budget = MATCHES_PER_BYTE * text.len() + 64;
+        let mut input = Input::new(text);
+        let mut state = OverlappingState::start();
+        // The token of the last match, and whether it is a number: a token is classified once.
+        let mut token = (0, 0, false);
+        loop {
+            if ac.try_find_overlapping(input.clone(), &mut state).is_err() {
+                return true;
+            }
+            let Some(m) = state.get_match() else {
+                return true;
+            };
+            budget = match budget.checked_sub(1) {
+                Some(b) => b,
+                None => return false,
+            };
+            let id = m.pattern().as_usize();
+            if !tokens {
+                self.in_text[id] = true;
+                continue;
+            }
+            if !(token.0 <= m.start() && m.end() <= token.1) {
+                // Patterns hold no whitespace: a match lies inside one token.
+                let start = bytes[..m.start()]
+                    .iter()
+                    .rposition(|b| is_ascii_space(*b))
+                    .map_or(0, |i| i + 1);
+                let end = bytes[m.end()..]
+                    .iter()
+                    .position(|b| is_ascii_space(*b))
+                    .map_or(bytes.len(), |i| m.end() + i);
+                token = (start, end, is_number_token(&text[start..end]));
+            }
+            if token.2 {
+                // Resume after this number.
+                input.set_start(token.1);
+                state = OverlappingState::start();
+            } else {
+                self.in_text[id] = true;
+            }
+        }
+    }
+
+    fn in_text(&self, pattern: &str) -> bool {
+        match self.patterns.get(pattern) {
+            Some(id) => self.in_text[*id as usize],
+            // Not declared: a caller's mistake. Never report what was not searched for.
+            None => {
+                debug_assert!(false, "{pattern:?} was not declared");
+                true
+            }
+        }
+    }
+
+    fn in_short_digits(&self, digits: &str) -> bool {
+        self.short
+            .get(&pack_digits(digits))
+            .copied()
+            .unwrap_or(false)
+    }
 }
 
 /// The 4-grams of everything not indexed (past a cap), as a one-hash Bloom filter of 2^24 bits
@@ -178,7 +373,8 @@ fn fingerprint(s: &str) -> u64 {
 /// to date as sources arrive.
 #[derive(Debug, Default)]
 struct Phrases {
-    /// Sources waiting for the first phrase query, back to back; `pending_ends` cuts them.
+    /// Sources waiting for the first phrase query, back to back (raw or normalised);
+    /// `pending_ends` cuts them.
     pending: String,
     pending_ends: Vec<usize>,
     words: HashMap<u64, u32, BuildHasherDefault<SymbolHasher>>,
@@ -187,21 +383,21 @@ struct Phrases {
 }
 
 impl Phrases {
-    /// Keep a source's text; false past `WORD_CAP`.
-    fn add_source(&mut self, norm: &str) -> bool {
+    /// Keep a source's text of `words` words (normalised, or raw: it is normalised when
+    /// indexed); false past `WORD_CAP`.
+    fn add_source(&mut self, text: &str, words: usize) -> bool {
         // A phrase has two words or more: a one-word source can never hold one.
-        if !norm.contains(' ') {
+        if words < 2 {
             return true;
         }
-        let n = memchr::memchr_iter(b' ', norm.as_bytes()).count() + 1;
-        if self.count + n > WORD_CAP {
+        if self.count + words > WORD_CAP {
             return false;
         }
-        self.count += n + 1;
+        self.count += words + 1;
         if self.automaton.is_some() {
-            self.index(norm);
+            self.index(&normalize_text(text));
         } else {
-            self.pending.push_str(norm);
+            self.pending.push_str(text);
             self.pending_ends.push(self.pending.len());
         }
         true
@@ -227,7 +423,8 @@ impl Phrases {
             let pending = std::mem::take(&mut self.pending);
             let mut start = 0;
             for end in std::mem::take(&mut self.pending_ends) {
-                self.index(&pending[start..end]);
+                // Normalising is idempotent: raw and normalised sources alike.
+                self.index(&normalize_text(&pending[start..end]));
                 start = end;
             }
         }
@@ -247,9 +444,20 @@ impl Phrases {
 }
 
 impl Provenance {
-    /// An empty index.
+    /// An empty index, for any value.
     pub(crate) fn new() -> Self {
         Self::default()
+    }
+
+    /// An empty index that will only be asked about these values (`check` of any other value
+    /// is a bug). Each source is searched for them as it arrives instead of being indexed:
+    /// much less work when the values are known before the walk (R3's are the trace's
+    /// arguments).
+    pub(crate) fn planned<'v>(values: impl IntoIterator<Item = &'v Value>) -> Self {
+        Self {
+            substrings: Substrings::Planned(Box::new(Plan::new(values))),
+            ..Self::default()
+        }
     }
 
     /// True when some observed text was not indexed (past a cap).
@@ -287,13 +495,7 @@ impl Provenance {
             return;
         }
         let text = self.capped(text);
-        let mut norm = std::mem::take(&mut self.scratch);
-        normalize_into(text, &mut norm);
-        if !norm.is_empty() && norm.len() <= SCALAR_MAX && !norm.contains(' ') {
-            self.track_scalar(&norm);
-        }
-        self.index_text(text, &norm);
-        self.scratch = norm;
+        self.observe(text, false);
     }
 
     /// Observe a tool result's content: a string holding JSON is read as its structure.
@@ -345,16 +547,48 @@ impl Provenance {
             return;
         }
         let s = self.capped(s);
+        self.observe(s, true);
+    }
+
+    /// Observe one source, deduplicated and capped already: a free text, or a `leaf` string
+    /// of a structured result. Tracked as a scalar when short (a leaf) or one token (a text);
+    /// a leaf that is a number, by its value; then indexed. A planned index reads ASCII text as
+    /// it is (its searches ignore ASCII case, and tokens end at the same whitespace), so such
+    /// text is normalised only when short enough to be a scalar.
+    fn observe(&mut self, raw: &str, leaf: bool) {
         let mut norm = std::mem::take(&mut self.scratch);
-        normalize_into(s, &mut norm);
-        if !norm.is_empty() {
-            if norm.len() <= SCALAR_MAX {
-                self.track_scalar(&norm);
+        norm.clear();
+        if matches!(self.substrings, Substrings::Planned(_)) && raw.is_ascii() {
+            let (words, len) = ascii_shape(raw);
+            if words > 0 {
+                if len <= SCALAR_MAX && (leaf || words == 1) {
+                    normalize_into(raw, &mut norm);
+                    self.track_scalar(&norm);
+                }
+                if leaf {
+                    self.leaf_number(raw);
+                }
+                self.index_numbers(raw);
+                if let Substrings::Planned(plan) = &mut self.substrings
+                    && !plan.scan_tokens(raw)
+                {
+                    self.cut(raw);
+                }
+                if self.wants_phrases() && !self.phrases.add_source(raw, words) {
+                    self.overflow.add(&normalize_text(raw));
+                }
             }
-            if let Some(c) = parse_number_str(s).and_then(canonical_number) {
-                self.numbers.insert(&c);
+        } else {
+            normalize_into(raw, &mut norm);
+            if !norm.is_empty() {
+                if norm.len() <= SCALAR_MAX && (leaf || !norm.contains(' ')) {
+                    self.track_scalar(&norm);
+                }
+                if leaf {
+                    self.leaf_number(raw);
+                }
+                self.index_text(raw, &norm);
             }
-            self.index_text(s, &norm);
         }
         self.scratch = norm;
     }
@@ -368,27 +602,63 @@ impl Provenance {
 
     fn track_scalar(&mut self, norm: &str) {
         if norm.bytes().filter(u8::is_ascii_digit).nth(1).is_some() {
-            self.scalar_digits.insert(&digits(norm));
+            let mut d = std::mem::take(&mut self.digits);
+            d.clear();
+            d.extend(norm.chars().filter(char::is_ascii_digit));
+            self.scalar_digits.insert(&d);
+            self.digits = d;
         }
         self.scalars.insert(norm);
     }
 
-    /// Index a text: its distinct tokens, its words for phrases, its numbers by value, and the
-    /// digit stream of each number.
-    fn index_text(&mut self, raw: &str, norm: &str) {
-        if raw.bytes().any(|b| b.is_ascii_digit()) {
-            for n in numbers_in(raw) {
-                self.numbers.insert(&n);
+    /// A leaf string that is exactly one number, by its value.
+    fn leaf_number(&mut self, raw: &str) {
+        if let Some(x) = parse_number_str(raw) {
+            let mut c = std::mem::take(&mut self.digits);
+            if canonical_number_into(x, &mut c) {
+                self.numbers.insert(&c);
             }
+            self.digits = c;
+        }
+    }
+
+    /// A text's numbers by value, and the digit stream of each.
+    fn index_numbers(&mut self, raw: &str) {
+        if raw.bytes().any(|b| b.is_ascii_digit()) {
+            for_each_number(raw, |n| {
+                self.numbers.insert(n);
+            });
             for_each_digit_stream(raw, |stream| self.add_digit_stream(stream));
         }
-        for token in norm.split(' ').filter(|t| !t.is_empty()) {
-            // A number (`1,234.56`, `2024-01-05`) is matched by value and by its digits.
-            if !is_number_token(token) {
-                self.add_segment(token);
+    }
+
+    /// Are sources kept for phrase queries? Always, unless the values are declared and none is
+    /// several words (then the phrase cap cannot make a value read as past the index's cap).
+    fn wants_phrases(&self) -> bool {
+        match &self.substrings {
+            Substrings::Open(_) => true,
+            Substrings::Planned(plan) => plan.phrases,
+        }
+    }
+
+    /// Index a normalised text: its distinct tokens, its words for phrases, its numbers by
+    /// value, and the digit stream of each number.
+    fn index_text(&mut self, raw: &str, norm: &str) {
+        self.index_numbers(raw);
+        if let Substrings::Planned(plan) = &mut self.substrings {
+            if !plan.scan_tokens(norm) {
+                self.cut(raw);
+            }
+        } else {
+            for token in norm.split(' ').filter(|t| !t.is_empty()) {
+                // A number (`1,234.56`, `2024-01-05`) is matched by value and by its digits.
+                if !is_number_token(token) {
+                    self.add_segment(token);
+                }
             }
         }
-        if !self.phrases.add_source(norm) {
+        let words = memchr::memchr_iter(b' ', norm.as_bytes()).count() + 1;
+        if self.wants_phrases() && !self.phrases.add_source(norm, words) {
             self.overflow.add(norm);
         }
     }
@@ -396,7 +666,19 @@ impl Provenance {
     /// A number's digits: short ones (most) as the set of their substrings of 3 digits or
     /// more, one hash probe to query and no pointer chasing; longer ones in the automaton.
     fn add_digit_stream(&mut self, stream: &str) {
-        if stream.len() < 3 || !self.digit_seen.insert(stream) {
+        if stream.len() < 3 {
+            return;
+        }
+        let open = match &mut self.substrings {
+            Substrings::Planned(plan) => {
+                if !plan.scan_digits(stream) {
+                    self.overflow.add(stream);
+                }
+                return;
+            }
+            Substrings::Open(open) => open,
+        };
+        if !open.digit_seen.insert(stream) {
             return;
         }
         if stream.len() > SHORT_DIGITS {
@@ -404,30 +686,39 @@ impl Provenance {
             return;
         }
         let n = stream.len();
-        if self.digit_substrings.len() + n * n / 2 > TRACE_CAP {
+        if open.digit_substrings.len() + n * n / 2 > TRACE_CAP {
             self.overflow.add(stream);
             return;
         }
         for i in 0..n {
             for j in i + 3..=n {
-                self.digit_substrings.insert(pack_digits(&stream[i..j]));
+                open.digit_substrings.insert(pack_digits(&stream[i..j]));
             }
         }
     }
 
     /// Is this run of digits inside an observed number's digits?
     fn in_digits(&self, digits: &str) -> bool {
-        (digits.len() <= SHORT_DIGITS && self.digit_substrings.contains(&pack_digits(digits)))
-            || self.text.contains(digits.bytes())
+        match &self.substrings {
+            Substrings::Open(open) => {
+                (digits.len() <= SHORT_DIGITS
+                    && open.digit_substrings.contains(&pack_digits(digits)))
+                    || open.text.contains(digits.bytes())
+            }
+            Substrings::Planned(plan) => plan.in_short_digits(digits) || plan.in_text(digits),
+        }
     }
 
     /// Add a token or a long digit stream to the automaton, once.
     fn add_segment(&mut self, segment: &str) {
-        if !self.seen.insert(segment) {
+        let Substrings::Open(open) = &mut self.substrings else {
+            return;
+        };
+        if !open.seen.insert(segment) {
             return;
         }
-        if self.text.symbols() + segment.len() < TRACE_CAP {
-            self.text.add_segment(segment.bytes());
+        if open.text.symbols() + segment.len() < TRACE_CAP {
+            open.text.add_segment(segment.bytes());
         } else {
             self.overflow.add(segment);
         }
@@ -453,15 +744,9 @@ impl Provenance {
 
     /// Is this scalar derivable from what was observed? Anything but a string or a number is.
     pub(crate) fn check(&mut self, value: &Value) -> Derivation {
-        let (text, number) = match value {
-            Value::String(s) => (s.clone(), parse_number_str(s).and_then(canonical_number)),
-            Value::Number(n) => match canonical_json_number(n) {
-                Some(c) => (c.clone(), Some(c)),
-                None => return Derivation::Derivable,
-            },
-            _ => return Derivation::Derivable,
+        let Some((norm, number)) = query_forms(value) else {
+            return Derivation::Derivable;
         };
-        let norm = normalize_text(&text);
         if self.derivable(&norm, number.as_deref()) {
             return Derivation::Derivable;
         }
@@ -498,7 +783,10 @@ impl Provenance {
     /// token. Several: a run of whole observed words (edge punctuation aside).
     fn in_text(&mut self, norm: &str) -> bool {
         if !norm.contains(' ') {
-            return self.text.contains(norm.bytes());
+            return match &self.substrings {
+                Substrings::Open(open) => open.text.contains(norm.bytes()),
+                Substrings::Planned(plan) => plan.in_text(norm),
+            };
         }
         self.phrases.contains(norm)
     }
@@ -527,6 +815,46 @@ impl Provenance {
             }
         }
         false
+    }
+}
+
+/// Matches a planned search follows per byte of a text before it gives up on the text (past
+/// this, overlapping matches of many self-similar values would cost quadratic time); ordinary
+/// text has far fewer than one.
+const MATCHES_PER_BYTE: usize = 8;
+
+/// Whitespace as `normalize_text` reads it in ASCII text (`char::is_whitespace`).
+fn is_ascii_space(b: u8) -> bool {
+    matches!(b, b'\t' | b'\n' | b'\x0B' | b'\x0C' | b'\r' | b' ')
+}
+
+/// An ASCII text's number of whitespace-separated words, and the length of its normalised
+/// form, without normalising it.
+fn ascii_shape(text: &str) -> (usize, usize) {
+    // Branch-free: a word starts at a non-space after a space (or at the start).
+    let (mut words, mut len, mut space) = (0usize, 0usize, true);
+    for &b in text.as_bytes() {
+        let s = is_ascii_space(b);
+        words += usize::from(space & !s);
+        len += usize::from(!s);
+        space = s;
+    }
+    (words, len + words.saturating_sub(1))
+}
+
+/// A value's normalised text and, when it reads as a number, its canonical value; `None` for
+/// what is always derivable (not a string or a number, or a number without a canonical form).
+fn query_forms(value: &Value) -> Option<(String, Option<String>)> {
+    match value {
+        Value::String(s) => Some((
+            normalize_text(s),
+            parse_number_str(s).and_then(canonical_number),
+        )),
+        Value::Number(n) => {
+            let c = canonical_json_number(n)?;
+            Some((normalize_text(&c), Some(c)))
+        }
+        _ => None,
     }
 }
 

@@ -98,3 +98,59 @@ fn past_the_cap_is_disclosed() {
     clean.add_text("short");
     assert_eq!(clean.check(&json!("other")), Derivation::NotDerivable);
 }
+
+#[test]
+fn a_planned_index_answers_as_an_open_one() {
+    // Random texts, structured leaves and values over an alphabet of letters (both cases),
+    // digits, number separators, whitespace and non-ASCII letters; a planned index declared
+    // the values up front must answer every one as the open index does.
+    let mut seed = 0x1234_5678_9ABC_DEF1u64;
+    let mut next = move || {
+        seed ^= seed << 13;
+        seed ^= seed >> 7;
+        seed ^= seed << 17;
+        seed
+    };
+    let alphabet: Vec<char> = "abcAB012345678999-.,/ _:$\tßÉ".chars().collect();
+    let word = |next: &mut dyn FnMut() -> u64, max: u64| -> String {
+        let n = 1 + next() % max;
+        (0..n)
+            .map(|_| alphabet[(next() % alphabet.len() as u64) as usize])
+            .collect()
+    };
+    let mut answers = HashMap::new();
+    for round in 0..200 {
+        let mut sources: Vec<(bool, String)> = Vec::new();
+        for _ in 0..(1 + next() % 6) {
+            sources.push((next() % 2 == 0, word(&mut next, 40)));
+        }
+        let mut values: Vec<Value> = (0..12).map(|_| json!(word(&mut next, 8))).collect();
+        values.push(json!(next() % 100_000));
+        values.push(json!((next() % 10_000) as f64 / 100.0));
+        let mut open = Provenance::new();
+        let mut planned = Provenance::planned(&values);
+        for (leaf, text) in &sources {
+            if *leaf {
+                open.add_structured(&json!({"k": text}));
+                planned.add_structured(&json!({"k": text}));
+            } else {
+                open.add_text(text);
+                planned.add_text(text);
+            }
+        }
+        for v in &values {
+            let answer = open.check(v);
+            assert_eq!(
+                answer,
+                planned.check(v),
+                "round {round}: {v} after {sources:?}"
+            );
+            *answers.entry(format!("{answer:?}")).or_insert(0) += 1;
+        }
+    }
+    // Both answers were exercised, many times.
+    assert!(
+        answers.values().all(|n| *n > 100) && answers.len() == 2,
+        "{answers:?}"
+    );
+}

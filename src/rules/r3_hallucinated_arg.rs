@@ -3,14 +3,15 @@
 //! earlier arguments). A `candidate`; a `hard_defect` when the field is `x-value-origin:
 //! provided`. Skipped: booleans and nulls, enum/const fields, `generated` fields, and free-form
 //! text (more than one whitespace-separated token) unless `provided`. The provenance index is
-//! grown once as the walk advances (`provenance`), never rebuilt per call.
+//! planned for the trace's values and grown once as the walk advances (`provenance`), never
+//! rebuilt per call.
 
 use serde_json::Value;
 
 use crate::finding::{FindingType, RuleId, RuleMeta, Tier};
 use crate::model::{Args, Role, StepKind, ToolSpec, ValueOrigin};
 
-use super::provenance::{Derivation, Provenance, SOURCE_CAP, TRACE_CAP};
+use super::provenance::{Derivation, Provenance, SOURCE_CAP, WORD_CAP};
 use super::{Rule, Sink, TraceCx};
 
 pub(crate) static META: RuleMeta = RuleMeta {
@@ -33,7 +34,26 @@ impl Rule for HallucinatedArg {
     }
 
     fn check(&self, cx: &TraceCx<'_>, out: &mut Sink) {
-        let mut seen = Provenance::new();
+        // Every value this walk will ask about, so the index searches for them only.
+        let asked = cx
+            .trace
+            .steps
+            .iter()
+            .filter_map(|s| s.as_call())
+            .flat_map(|call| {
+                let spec = cx.spec(&call.name);
+                let args = match &call.args {
+                    Args::Known(Value::Object(m)) => Some(m),
+                    _ => None,
+                };
+                args.into_iter()
+                    .flatten()
+                    .filter_map(move |(field, value)| {
+                        let origin = spec.and_then(|s| s.value_origins.get(field)).copied();
+                        (!skipped(spec, field, value, origin)).then_some(value)
+                    })
+            });
+        let mut seen = Provenance::planned(asked);
         for step in &cx.trace.steps {
             let call = match &step.kind {
                 StepKind::Message(m) => {
@@ -90,9 +110,8 @@ impl Rule for HallucinatedArg {
                         step,
                         Some(&call.name),
                         format!(
-                            "`{field}` is not derivable from the observed text that was indexed, and could be in text past the index's limits ({} MiB per source, {} MiB of distinct text per trace)",
+                            "`{field}` is not derivable from the observed text that was indexed, and could be in text past the index's limits ({} MiB per source; {WORD_CAP} words per trace for values of several words)",
                             SOURCE_CAP >> 20,
-                            TRACE_CAP >> 20
                         ),
                     ),
                     Derivation::NotDerivable => {
@@ -224,7 +243,7 @@ mod tests {
             [
                 // `zz_made_up_value` cannot be in the cut text (its 4-grams are not there).
                 "3:11: candidate R3 t: `c` = `\"zz_made_up_value\"` is not derivable from anything the agent observed before the call",
-                "suppressed R3 3:11: `a` is not derivable from the observed text that was indexed, and could be in text past the index's limits (1 MiB per source, 4 MiB of distinct text per trace)"
+                "suppressed R3 3:11: `a` is not derivable from the observed text that was indexed, and could be in text past the index's limits (1 MiB per source; 1048576 words per trace for values of several words)"
             ],
             "{out}"
         );

@@ -61,6 +61,7 @@ cases! {
     xss_text => Case::new("xss-text", &["check", "xss.json", "--tools", "tools.json"]);
     // Regexes: ReDoS bait against a linear-time engine, broken and oversized patterns.
     redos_schema_pattern => Case::new("redos-schema-pattern", &["check", "redos.json", "--tools", "tools-redos.json", "--include-candidates"]).setup(make::redos);
+    self_similar_values => Case::new("self-similar-values", &["check", "self-similar.json", "--include-candidates"]).setup(make::self_similar);
     redos_failure_when => Case::new("redos-failure-when", &["check", "redos.json", "--tools", "tools-fw-redos.json", "--include-candidates"]).setup(make::redos);
     pattern_paren => Case::new("pattern-paren", &["check", "calls.json", "--tools", "tools-pattern-paren.json", "--show-suppressions"]);
     pattern_too_big => Case::new("pattern-too-big", &["check", "calls.json", "--tools", "tools-pattern-too-big.json"]);

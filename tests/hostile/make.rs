@@ -143,6 +143,30 @@ pub(crate) fn redos(dir: &Path) {
     );
 }
 
+/// A long result, then 300 calls whose values are runs of `a` of every length from 3: each
+/// of the result's bytes ends a match of every value (overlapping matches, 150 million of
+/// them), which the index must not follow one by one.
+pub(crate) fn self_similar(dir: &Path) {
+    let text = format!("b{}", "a".repeat(500_000));
+    let mut steps = vec![format!(
+        r#"{{"type": "tool_result", "call_id": "c0", "content": "{text}", "status": "ok"}}"#
+    )];
+    for k in 3..303 {
+        steps.push(format!(
+            r#"{{"type": "tool_call", "call_id": "c{k}", "name": "search", "args": {{"q": "{}"}}}}"#,
+            "a".repeat(k)
+        ));
+    }
+    write(
+        dir,
+        "self-similar.json",
+        &format!(
+            r#"{{"run_id": "self-similar", "steps": [{}]}}"#,
+            steps.join(",\n")
+        ),
+    );
+}
+
 /// `corpus/`: one good trace, a symlink back to the directory itself, a dangling symlink, and a
 /// FIFO with no writer (opening it would block forever).
 pub(crate) fn hostile_dir(dir: &Path) {
