@@ -30,10 +30,18 @@ impl Server {
                     .unwrap();
                 let mut reader = BufReader::new(&stream);
                 let mut line = String::new();
-                // The request head; the body (if any) is not needed for a redirect.
+                // The request head, then the body: closing a socket with unread bytes sends a
+                // reset, which the client can see before it reads the redirect.
+                let mut body = 0usize;
                 while reader.read_line(&mut line).is_ok_and(|k| k > 2) {
+                    if let Some((name, value)) = line.split_once(':')
+                        && name.eq_ignore_ascii_case("content-length")
+                    {
+                        body = value.trim().parse().unwrap_or(0);
+                    }
                     line.clear();
                 }
+                let _ = std::io::Read::read_exact(&mut reader, &mut vec![0; body.min(1 << 20)]);
                 let location = match case {
                     "mcp-http-redirect-loop" => format!("/mcp/{n}"),
                     _ => format!("http://127.0.0.2:{port}/mcp"),
