@@ -259,10 +259,26 @@ fn push_int(out: &mut String, v: i64) {
 
 /// The canonical text of a JSON number (integers kept exact beyond f64's range).
 pub(crate) fn canonical_json_number(n: &serde_json::Number) -> Option<String> {
-    if n.is_i64() || n.is_u64() {
-        return Some(n.to_string());
+    let mut out = String::new();
+    canonical_json_number_into(n, &mut out).then_some(out)
+}
+
+/// `canonical_json_number` into a buffer the caller reuses (cleared first); false for a
+/// number without a canonical text.
+pub(crate) fn canonical_json_number_into(n: &serde_json::Number, out: &mut String) -> bool {
+    use std::fmt::Write;
+    if let Some(i) = n.as_i64() {
+        out.clear();
+        push_int(out, i);
+        return true;
     }
-    canonical_number(n.as_f64()?)
+    if n.is_u64() {
+        out.clear();
+        // Writing to a String cannot fail.
+        let _ = write!(out, "{n}");
+        return true;
+    }
+    n.as_f64().is_some_and(|x| canonical_number_into(x, out))
 }
 
 /// A string that is exactly one number, written with optional sign, currency sign, thousands
@@ -360,53 +376,95 @@ pub(crate) fn numbers_in(text: &str) -> Vec<String> {
 
 /// `numbers_in`, handed one at a time to `f` (plain integers, most of them, without
 /// allocating).
+#[cfg(test)]
 pub(crate) fn for_each_number(text: &str, mut f: impl FnMut(&str)) {
-    let mut buf = String::new();
+    for_each_number_and_stream(text, |part| {
+        if let DigitPart::Number(n) = part {
+            f(n);
+        }
+    });
+}
+
+/// A number read from a text, or one of its digit streams.
+pub(crate) enum DigitPart<'a> {
+    /// A number's canonical text (`numbers_in`).
+    Number(&'a str),
+    /// A digit stream (`digit_streams`).
+    Stream(&'a str),
+}
+
+/// `numbers_in` and `digit_streams` in one pass over the text, handed to `f` as they are read
+/// (numbers and streams interleaved; each in its own order).
+pub(crate) fn for_each_number_and_stream(text: &str, mut f: impl FnMut(DigitPart<'_>)) {
     let bytes = text.as_bytes();
-    let mut i = 0;
-    while i < bytes.len() {
-        if !bytes[i].is_ascii_digit() || (i > 0 && bytes[i - 1].is_ascii_digit()) {
-            i += 1;
-            continue;
-        }
-        // Longest run of digits, commas and dots starting here.
-        let start = i;
-        let mut end = i;
-        while end < bytes.len()
-            && (bytes[end].is_ascii_digit() || matches!(bytes[end], b',' | b'.'))
-        {
-            end += 1;
-        }
-        let mut candidate = &text[start..end];
-        // A trailing `.`/`,` is punctuation ("costs 12.").
-        candidate = candidate.trim_end_matches([',', '.']);
-        // A minus sign, not a hyphen inside `555-123`.
-        let negative = start > 0
-            && bytes[start - 1] == b'-'
-            && (start == 1 || !bytes[start - 2].is_ascii_alphanumeric());
-        if candidate.len() <= 15 && candidate.bytes().all(|b| b.is_ascii_digit()) {
-            // A plain integer below 10^15: its canonical text is its digits without leading
-            // zeros, as `canonical_number` writes it.
-            let digits = candidate.trim_start_matches('0');
-            buf.clear();
-            if digits.is_empty() {
-                buf.push('0');
-            } else {
-                if negative {
-                    buf.push('-');
-                }
-                buf.push_str(digits);
+    let mut number = String::new();
+    let mut stream = String::new();
+    let mut gap = 0usize;
+    // Digits before this offset belong to a number already read.
+    let mut read_to = 0usize;
+    for (i, &b) in bytes.iter().enumerate() {
+        if b.is_ascii_digit() {
+            if i >= read_to && (i == 0 || !bytes[i - 1].is_ascii_digit()) {
+                read_to = read_number(text, i, &mut number, &mut f);
             }
-            f(&buf);
-        } else if let Some(x) = parse_number_str(candidate).or_else(|| {
-            // "1,2,3" is a list, not a grouped number: read its first part.
-            candidate.split(',').next().and_then(parse_number_str)
-        }) && canonical_number_into(if negative { -x } else { x }, &mut buf)
-        {
-            f(&buf);
+            stream.push(char::from(b));
+            gap = 0;
+        } else if stream.is_empty() {
+        } else if gap < 2 && matches!(b, b'-' | b'.' | b',' | b'/' | b' ' | b'(' | b')') {
+            gap += 1;
+        } else {
+            f(DigitPart::Stream(&stream));
+            stream.clear();
+            gap = 0;
         }
-        i = end.max(i + 1);
     }
+    if !stream.is_empty() {
+        f(DigitPart::Stream(&stream));
+    }
+}
+
+/// The number whose first digit is at `start` (not preceded by a digit), handed to `f` when it
+/// reads as one; returns the offset past the run of digits, commas and dots read.
+fn read_number(
+    text: &str,
+    start: usize,
+    buf: &mut String,
+    f: &mut impl FnMut(DigitPart<'_>),
+) -> usize {
+    let bytes = text.as_bytes();
+    // Longest run of digits, commas and dots starting here.
+    let mut end = start;
+    while end < bytes.len() && (bytes[end].is_ascii_digit() || matches!(bytes[end], b',' | b'.')) {
+        end += 1;
+    }
+    // A trailing `.`/`,` is punctuation ("costs 12.").
+    let candidate = text[start..end].trim_end_matches([',', '.']);
+    // A minus sign, not a hyphen inside `555-123`.
+    let negative = start > 0
+        && bytes[start - 1] == b'-'
+        && (start == 1 || !bytes[start - 2].is_ascii_alphanumeric());
+    if candidate.len() <= 15 && candidate.bytes().all(|b| b.is_ascii_digit()) {
+        // A plain integer below 10^15: its canonical text is its digits without leading
+        // zeros, as `canonical_number` writes it.
+        let digits = candidate.trim_start_matches('0');
+        buf.clear();
+        if digits.is_empty() {
+            buf.push('0');
+        } else {
+            if negative {
+                buf.push('-');
+            }
+            buf.push_str(digits);
+        }
+        f(DigitPart::Number(buf));
+    } else if let Some(x) = parse_number_str(candidate).or_else(|| {
+        // "1,2,3" is a list, not a grouped number: read its first part.
+        candidate.split(',').next().and_then(parse_number_str)
+    }) && canonical_number_into(if negative { -x } else { x }, buf)
+    {
+        f(DigitPart::Number(buf));
+    }
+    end
 }
 
 #[cfg(test)]
@@ -478,6 +536,22 @@ mod tests {
             );
         }
         assert_eq!(canonical_number(f64::NAN), None);
+        for n in [
+            json!(0),
+            json!(-5),
+            json!(i64::MIN),
+            json!(u64::MAX),
+            json!(2.5),
+            json!(1e300),
+        ] {
+            let n = n.as_number().unwrap();
+            let expected = if n.is_i64() || n.is_u64() {
+                n.to_string()
+            } else {
+                canonical_number(n.as_f64().unwrap()).unwrap()
+            };
+            assert_eq!(canonical_json_number(n).unwrap(), expected);
+        }
         assert_eq!(parse_number_str("$1,200"), Some(1200.0));
         assert_eq!(parse_number_str("1,234.56"), Some(1234.56));
         assert_eq!(parse_number_str("12,34"), None);

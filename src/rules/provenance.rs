@@ -36,8 +36,9 @@ use serde_json::Value;
 
 use super::automaton::{Automaton, SymbolHasher};
 use super::normalize::{
-    canonical_json_number, canonical_number, canonical_number_into, digit_streams, digits,
-    for_each_digit_stream, for_each_number, normalize_into, normalize_text, parse_number_str,
+    DigitPart, canonical_json_number, canonical_json_number_into, canonical_number,
+    canonical_number_into, digit_streams, digits, for_each_number_and_stream, normalize_into,
+    normalize_text, parse_number_str,
 };
 
 /// Bytes of one source (a message, a text result, one string in a structured result) indexed;
@@ -82,9 +83,10 @@ pub(crate) struct Provenance {
     numbers: Fingerprints,
     /// What was not indexed (past a cap), summarised.
     overflow: Overflow,
-    /// Reused buffers: normalised text, digits or a number.
+    /// Reused buffers: normalised text, digits or a number, a number.
     scratch: String,
     digits: String,
+    number: String,
     /// Texts and leaf strings observed already: observing one again adds nothing (every part
     /// of the index is a set), so it is skipped (keys and status words repeat in every result).
     texts_seen: Fingerprints,
@@ -166,6 +168,8 @@ impl Plan {
             let short = by_id.iter().all(|p| p.len() <= 256) && by_id.len() <= 4096;
             plan.searcher = aho_corasick::AhoCorasick::builder()
                 .ascii_case_insensitive(true)
+                // Overlapping searches gain little from one, and it costs its build per trace.
+                .prefilter(false)
                 .kind(Some(if short {
                     aho_corasick::AhoCorasickKind::DFA
                 } else {
@@ -523,9 +527,11 @@ impl Provenance {
         match v {
             Value::String(s) => self.add_leaf_string(s),
             Value::Number(n) => {
-                if let Some(c) = canonical_json_number(n) {
+                let mut c = std::mem::take(&mut self.number);
+                if canonical_json_number_into(n, &mut c) {
                     self.add_number(&c);
                 }
+                self.number = c;
             }
             Value::Array(items) => {
                 for i in items {
@@ -562,7 +568,13 @@ impl Provenance {
             let (words, len) = ascii_shape(raw);
             if words > 0 {
                 if len <= SCALAR_MAX && (leaf || words == 1) {
-                    normalize_into(raw, &mut norm);
+                    if words == 1 && len == raw.len() {
+                        // No whitespace at all: normalising is lower-casing.
+                        norm.push_str(raw);
+                        norm.make_ascii_lowercase();
+                    } else {
+                        normalize_into(raw, &mut norm);
+                    }
                     self.track_scalar(&norm);
                 }
                 if leaf {
@@ -596,8 +608,11 @@ impl Provenance {
     fn add_number(&mut self, canonical: &str) {
         self.numbers.insert(canonical);
         self.track_scalar(canonical);
-        let d = digits(canonical);
+        let mut d = std::mem::take(&mut self.digits);
+        d.clear();
+        d.extend(canonical.chars().filter(char::is_ascii_digit));
         self.add_digit_stream(&d);
+        self.digits = d;
     }
 
     fn track_scalar(&mut self, norm: &str) {
@@ -624,12 +639,12 @@ impl Provenance {
 
     /// A text's numbers by value, and the digit stream of each.
     fn index_numbers(&mut self, raw: &str) {
-        if raw.bytes().any(|b| b.is_ascii_digit()) {
-            for_each_number(raw, |n| {
+        for_each_number_and_stream(raw, |part| match part {
+            DigitPart::Number(n) => {
                 self.numbers.insert(n);
-            });
-            for_each_digit_stream(raw, |stream| self.add_digit_stream(stream));
-        }
+            }
+            DigitPart::Stream(stream) => self.add_digit_stream(stream),
+        });
     }
 
     /// Are sources kept for phrase queries? Always, unless the values are declared and none is
