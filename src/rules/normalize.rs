@@ -575,6 +575,66 @@ mod tests {
     }
 
     #[test]
+    fn one_pass_reads_the_numbers_and_streams_of_separate_passes() {
+        // Random texts of digits, separators, letters and a multi-byte char.
+        let mut seed = 0x0DDB_1A5E_5BAD_5EEDu64;
+        let alphabet: Vec<char> = "0123456789-.,/ ()$ab\u{e9}".chars().collect();
+        for _ in 0..2000 {
+            let n = (seed % 60) as usize;
+            let text: String = (0..n)
+                .map(|_| {
+                    seed ^= seed << 13;
+                    seed ^= seed >> 7;
+                    seed ^= seed << 17;
+                    let letter = seed % 4 == 0;
+                    alphabet[if letter {
+                        18 + (seed % 3) as usize
+                    } else {
+                        (seed % 18) as usize
+                    }]
+                })
+                .collect();
+            let (mut numbers, mut streams) = (Vec::new(), Vec::new());
+            for_each_number_and_stream(&text, |p| match p {
+                DigitPart::Number(n) => numbers.push(n.to_owned()),
+                DigitPart::Stream(s) => streams.push(s.to_owned()),
+            });
+            assert_eq!(streams, digit_streams(&text), "{text:?}");
+            assert_eq!(numbers, numbers_by_themselves(&text), "{text:?}");
+            seed = seed.wrapping_add(1);
+        }
+    }
+
+    /// `numbers_in` as its own loop, each candidate through `parse_number_str`.
+    fn numbers_by_themselves(text: &str) -> Vec<String> {
+        let bytes = text.as_bytes();
+        let (mut out, mut i) = (Vec::new(), 0);
+        while i < bytes.len() {
+            if !bytes[i].is_ascii_digit() || (i > 0 && bytes[i - 1].is_ascii_digit()) {
+                i += 1;
+                continue;
+            }
+            let mut end = i;
+            while end < bytes.len()
+                && (bytes[end].is_ascii_digit() || matches!(bytes[end], b',' | b'.'))
+            {
+                end += 1;
+            }
+            let candidate = text[i..end].trim_end_matches([',', '.']);
+            let negative =
+                i > 0 && bytes[i - 1] == b'-' && (i == 1 || !bytes[i - 2].is_ascii_alphanumeric());
+            if let Some(x) = parse_number_str(candidate)
+                .or_else(|| candidate.split(',').next().and_then(parse_number_str))
+                && let Some(c) = canonical_number(if negative { -x } else { x })
+            {
+                out.push(c);
+            }
+            i = end.max(i + 1);
+        }
+        out
+    }
+
+    #[test]
     fn digit_streams_join_one_number_only() {
         assert_eq!(digit_streams("call 555-123-4567 now"), ["5551234567"]);
         assert_eq!(digit_streams("total 58 and 213 items"), ["58", "213"]);
