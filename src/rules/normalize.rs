@@ -586,7 +586,7 @@ mod tests {
                     seed ^= seed << 13;
                     seed ^= seed >> 7;
                     seed ^= seed << 17;
-                    let letter = seed % 4 == 0;
+                    let letter = seed.is_multiple_of(4);
                     alphabet[if letter {
                         18 + (seed % 3) as usize
                     } else {
