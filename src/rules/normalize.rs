@@ -423,6 +423,47 @@ pub(crate) fn for_each_number_and_stream(text: &str, mut f: impl FnMut(DigitPart
     }
 }
 
+/// The canonical text of a plain decimal (`0042.50` → `42.5`, `7.0` → `7`), negated when
+/// `negative`, written from its digits — exactly what `canonical_number` writes for its value
+/// when it has at most 15 significant digits (they survive an f64 and come back as they were)
+/// and at most 24 characters (nothing underflows). False, writing nothing, for anything else.
+pub(crate) fn plain_decimal_into(candidate: &str, negative: bool, out: &mut String) -> bool {
+    if candidate.len() > 24 {
+        return false;
+    }
+    let (int, frac) = match candidate.split_once('.') {
+        Some((_, "")) => return false,
+        Some(parts) => parts,
+        None => (candidate, ""),
+    };
+    if int.is_empty()
+        || !int.bytes().all(|b| b.is_ascii_digit())
+        || !frac.bytes().all(|b| b.is_ascii_digit())
+    {
+        return false;
+    }
+    let int = int.trim_start_matches('0');
+    let frac = frac.trim_end_matches('0');
+    let significant = if int.is_empty() {
+        frac.trim_start_matches('0').len()
+    } else {
+        int.len() + frac.len()
+    };
+    if significant > 15 {
+        return false;
+    }
+    out.clear();
+    if negative && !(int.is_empty() && frac.is_empty()) {
+        out.push('-');
+    }
+    out.push_str(if int.is_empty() { "0" } else { int });
+    if !frac.is_empty() {
+        out.push('.');
+        out.push_str(frac);
+    }
+    true
+}
+
 /// The number whose first digit is at `start` (not preceded by a digit), handed to `f` when it
 /// reads as one; returns the offset past the run of digits, commas and dots read.
 fn read_number(
@@ -443,19 +484,7 @@ fn read_number(
     let negative = start > 0
         && bytes[start - 1] == b'-'
         && (start == 1 || !bytes[start - 2].is_ascii_alphanumeric());
-    if candidate.len() <= 15 && candidate.bytes().all(|b| b.is_ascii_digit()) {
-        // A plain integer below 10^15: its canonical text is its digits without leading
-        // zeros, as `canonical_number` writes it.
-        let digits = candidate.trim_start_matches('0');
-        buf.clear();
-        if digits.is_empty() {
-            buf.push('0');
-        } else {
-            if negative {
-                buf.push('-');
-            }
-            buf.push_str(digits);
-        }
+    if plain_decimal_into(candidate, negative, buf) {
         f(DigitPart::Number(buf));
     } else if let Some(x) = parse_number_str(candidate).or_else(|| {
         // "1,2,3" is a list, not a grouped number: read its first part.
@@ -632,6 +661,66 @@ mod tests {
             i = end.max(i + 1);
         }
         out
+    }
+
+    #[test]
+    fn plain_decimals_are_written_as_canonical_number_writes_them() {
+        let mut seed = 0x5EED_0F_DEC1_3A15u64;
+        let mut next = move || {
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            seed
+        };
+        let mut buf = String::new();
+        let mut fast = 0;
+        for _ in 0..20_000 {
+            let digits = |n: u64, next: &mut dyn FnMut() -> u64| -> String {
+                (0..n)
+                    .map(|_| char::from(b'0' + (next() % 10) as u8))
+                    .collect()
+            };
+            let int = digits(1 + next() % 14, &mut next);
+            let frac = digits(next() % 12, &mut next);
+            let text = if frac.is_empty() && next() % 2 == 0 {
+                int
+            } else {
+                format!("{int}.{frac}")
+            };
+            let negative = next() % 3 == 0;
+            let general = parse_number_str(&text)
+                .and_then(|x| canonical_number(if negative { -x } else { x }));
+            if plain_decimal_into(&text, negative, &mut buf) {
+                fast += 1;
+                assert_eq!(Some(buf.clone()), general, "{text} negative {negative}");
+            }
+        }
+        // Most took the short path; the rest (more than 15 significant digits) did not.
+        assert!(fast > 10_000, "{fast}");
+        for (text, canonical) in [
+            ("007", "7"),
+            ("0.50", "0.5"),
+            ("0.000", "0"),
+            ("12.0", "12"),
+            ("0.0000000000000000000001", "0.0000000000000000000001"),
+        ] {
+            assert!(plain_decimal_into(text, false, &mut buf), "{text}");
+            assert_eq!(buf, canonical);
+            assert_eq!(
+                canonical_number(parse_number_str(text).unwrap()).unwrap(),
+                canonical
+            );
+        }
+        for text in [
+            "12.",
+            "1,200",
+            ".5",
+            "1.2.3",
+            "1234567890123456",
+            "0.00000000000000000000001",
+        ] {
+            assert!(!plain_decimal_into(text, false, &mut buf), "{text}");
+        }
     }
 
     #[test]

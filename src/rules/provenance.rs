@@ -38,7 +38,7 @@ use super::automaton::{Automaton, SymbolHasher};
 use super::normalize::{
     DigitPart, canonical_json_number, canonical_json_number_into, canonical_number,
     canonical_number_into, digit_streams, digits, for_each_number_and_stream, normalize_into,
-    normalize_text, parse_number_str,
+    normalize_text, parse_number_str, plain_decimal_into,
 };
 
 /// Bytes of one source (a message, a text result, one string in a structured result) indexed;
@@ -628,17 +628,35 @@ impl Provenance {
 
     /// A leaf string that is exactly one number, by its value.
     fn leaf_number(&mut self, raw: &str) {
-        if let Some(x) = parse_number_str(raw) {
-            let mut c = std::mem::take(&mut self.digits);
-            if canonical_number_into(x, &mut c) {
-                self.numbers.insert(&c);
-            }
-            self.digits = c;
+        let t = raw.trim();
+        // Most strings are not numbers: they do not begin like one.
+        if !t.starts_with(|c: char| c.is_ascii_digit() || matches!(c, '-' | '+' | '$' | '€' | '£'))
+        {
+            return;
         }
+        let mut c = std::mem::take(&mut self.digits);
+        let (negative, body) = match t.strip_prefix('-') {
+            Some(rest) => (true, rest),
+            None => (false, t),
+        };
+        if plain_decimal_into(body, negative, &mut c)
+            || parse_number_str(raw).is_some_and(|x| canonical_number_into(x, &mut c))
+        {
+            self.numbers.insert(&c);
+        }
+        self.digits = c;
     }
 
     /// A text's numbers by value, and the digit stream of each.
     fn index_numbers(&mut self, raw: &str) {
+        // Many texts have no digit at all: a test the compiler vectorises says so quickly.
+        if !raw
+            .as_bytes()
+            .chunks(64)
+            .any(|c| c.iter().fold(false, |any, b| any | b.is_ascii_digit()))
+        {
+            return;
+        }
         for_each_number_and_stream(raw, |part| match part {
             DigitPart::Number(n) => {
                 self.numbers.insert(n);
