@@ -665,7 +665,7 @@ mod tests {
 
     #[test]
     fn plain_decimals_are_written_as_canonical_number_writes_them() {
-        let mut seed = 0x5EED_0F_DEC1_3A15u64;
+        let mut seed = 0x5EED_0FDE_C13A_15AAu64;
         let mut next = move || {
             seed ^= seed << 13;
             seed ^= seed >> 7;
