@@ -40,6 +40,14 @@ pub fn from_value(value: Option<&Value>) -> Args {
     }
 }
 
+/// `from_value` of a value the caller owns: an object is moved in, not copied.
+pub fn from_owned(value: Option<Value>) -> Args {
+    match value {
+        Some(v @ Value::Object(_)) => Args::Known(v),
+        other => from_value(other.as_ref()),
+    }
+}
+
 /// The parser's reason, positioned inside the emitted text ("at column 16 of the emitted
 /// arguments").
 fn malformed_reason(e: &serde_json::Error) -> String {

@@ -182,7 +182,7 @@ fn parse_trace(
 fn parse_step(raw: &RawValue) -> Result<(StepKind, StepMeta), String> {
     let v: Value = serde_json::from_str(raw.get())
         .map_err(|e| format!("invalid JSON: {}", error_message(&e)))?;
-    let Value::Object(m) = v else {
+    let Value::Object(mut m) = v else {
         return Err("a step must be an object".into());
     };
     let meta = parse_meta(m.get("meta"));
@@ -201,15 +201,23 @@ fn parse_step(raw: &RawValue) -> Result<(StepKind, StepMeta), String> {
                 .or_else(|| m.get("raw_args"))
                 .and_then(Value::as_str)
                 .map(str::to_owned);
-            let explicit = m.get("args");
-            let args = match (&raw_args, explicit) {
-                (Some(raw), Some(Value::Object(o))) if o.is_empty() => args::from_text(raw),
-                (Some(raw), None | Some(Value::Null)) => args::from_text(raw),
-                (Some(raw), Some(other)) => match args::from_text(raw) {
+            // The step is ours: its arguments are moved out, not copied.
+            let explicit = m.remove("args");
+            let raw_or_text = raw_args
+                .clone()
+                .or_else(|| explicit.as_ref().and_then(Value::as_str).map(str::to_owned));
+            let absent = match &explicit {
+                None | Some(Value::Null) => true,
+                Some(Value::Object(o)) => o.is_empty(),
+                Some(_) => false,
+            };
+            let args = match raw_args.as_deref() {
+                Some(raw) if absent => args::from_text(raw),
+                Some(raw) => match args::from_text(raw) {
                     m @ crate::model::Args::Malformed(_) => m,
-                    _ => args::from_value(Some(other)),
+                    _ => args::from_owned(explicit),
                 },
-                (None, value) => args::from_value(value),
+                None => args::from_owned(explicit),
             };
             let origin = match m.get("origin").and_then(Value::as_str) {
                 Some("tool" | "tool_record") => CallOrigin::ToolRecord,
@@ -218,12 +226,12 @@ fn parse_step(raw: &RawValue) -> Result<(StepKind, StepMeta), String> {
             StepKind::ToolCall(ToolCall {
                 call_id: id_of(m.get("call_id")),
                 name,
-                raw_args: raw_args.or_else(|| explicit.and_then(Value::as_str).map(str::to_owned)),
+                raw_args: raw_or_text,
                 args,
                 origin,
             })
         }
-        Some("tool_result") => StepKind::ToolResult(parse_result(&m)),
+        Some("tool_result") => StepKind::ToolResult(parse_result(&mut m)),
         Some(other) => {
             return Err(format!(
                 "unknown step type `{other}` (expected `message`, `tool_call` or `tool_result`)"
@@ -234,9 +242,10 @@ fn parse_step(raw: &RawValue) -> Result<(StepKind, StepMeta), String> {
     Ok((kind, meta))
 }
 
-fn parse_result(m: &Map<String, Value>) -> ToolResult {
+fn parse_result(m: &mut Map<String, Value>) -> ToolResult {
     let content_recorded = m.contains_key("content");
-    let content = m.get("content").cloned().unwrap_or(Value::Null);
+    // Moved out of the step, not copied.
+    let content = m.remove("content").unwrap_or(Value::Null);
     let http_status = m.get("http_status").and_then(status_code);
     let error = match m.get("error") {
         Some(Value::String(s)) if !s.trim().is_empty() => Some(s.clone()),
