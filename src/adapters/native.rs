@@ -203,9 +203,11 @@ fn parse_step(raw: &RawValue) -> Result<(StepKind, StepMeta), String> {
                 .map(str::to_owned);
             // The step is ours: its arguments are moved out, not copied.
             let explicit = m.remove("args");
-            let raw_or_text = raw_args
-                .clone()
-                .or_else(|| explicit.as_ref().and_then(Value::as_str).map(str::to_owned));
+            // Arguments recorded as a string are their own raw text.
+            let text_args = match (&raw_args, &explicit) {
+                (None, Some(Value::String(t))) => Some(t.clone()),
+                _ => None,
+            };
             let absent = match &explicit {
                 None | Some(Value::Null) => true,
                 Some(Value::Object(o)) => o.is_empty(),
@@ -226,7 +228,7 @@ fn parse_step(raw: &RawValue) -> Result<(StepKind, StepMeta), String> {
             StepKind::ToolCall(ToolCall {
                 call_id: id_of(m.get("call_id")),
                 name,
-                raw_args: raw_or_text,
+                raw_args: raw_args.or(text_args),
                 args,
                 origin,
             })

@@ -251,18 +251,13 @@ impl<K: Symbol> Automaton<K> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::rules::testing::xorshift;
 
     #[test]
     fn agrees_with_naive_substring_search() {
         // A deterministic generator; a 3-symbol alphabet stresses cloning, a 9-symbol one the
         // states whose transitions outgrow their inline slots.
-        let mut seed = 0x2545_F491_4F6C_DD1Du64;
-        let mut next = || {
-            seed ^= seed << 13;
-            seed ^= seed >> 7;
-            seed ^= seed << 17;
-            seed
-        };
+        let mut next = xorshift(0x2545_F491_4F6C_DD1Du64);
         for k in [3u64, 9] {
             let mut a = Automaton::<u32>::default();
             let mut segments: Vec<Vec<u32>> = Vec::new();
@@ -294,13 +289,7 @@ mod tests {
 
     #[test]
     fn bytes_agree_with_naive_search_over_digits_and_letters() {
-        let mut seed = 0x9E37_79B9_7F4A_7C15u64;
-        let mut next = || {
-            seed ^= seed << 13;
-            seed ^= seed >> 7;
-            seed ^= seed << 17;
-            seed
-        };
+        let mut next = xorshift(0x9E37_79B9_7F4A_7C15u64);
         let alphabet = b"0123456789-ab";
         let mut a = Automaton::<u8>::default();
         let mut segments: Vec<Vec<u8>> = Vec::new();

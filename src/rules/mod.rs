@@ -294,6 +294,16 @@ pub(crate) mod testing {
     use super::*;
     use crate::model::ToolRegistry;
 
+    /// A deterministic xorshift generator for randomised tests.
+    pub(crate) fn xorshift(mut seed: u64) -> impl FnMut() -> u64 {
+        move || {
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            seed
+        }
+    }
+
     /// Lint native trace text against a tools-file text with the given settings.
     pub(crate) fn lint(trace: &str, tools: Option<&str>, settings: RuleSettings) -> String {
         let parsed = crate::adapters::native::parse_str(trace, "trace.json");

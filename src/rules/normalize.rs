@@ -4,8 +4,6 @@
 //! from text, used by R2b and R3 through `provenance`. Pure functions over values: no trace
 //! walking, no findings.
 
-use std::borrow::Cow;
-
 use serde_json::Value;
 
 use crate::model::{ResultStatus, ToolResult};
@@ -160,18 +158,16 @@ pub(crate) fn normalize_into(s: &str, out: &mut String) {
     out.clear();
     let s = s.trim();
     if s.is_ascii() {
-        // ASCII text (most of it) folds to lower case byte by byte; its whitespace is
-        // `\t`, `\n`, vertical tab, form feed, `\r` and space (as `char::is_whitespace`).
+        // ASCII text (most of it) folds to lower case byte by byte.
         out.reserve(s.len());
         let bytes = s.as_bytes();
-        let space = |b: u8| matches!(b, b'\t' | b'\n' | b'\x0B' | b'\x0C' | b'\r' | b' ');
         let mut i = 0;
         while i < bytes.len() {
-            while i < bytes.len() && space(bytes[i]) {
+            while i < bytes.len() && is_ascii_space(bytes[i]) {
                 i += 1;
             }
             let start = i;
-            while i < bytes.len() && !space(bytes[i]) {
+            while i < bytes.len() && !is_ascii_space(bytes[i]) {
                 i += 1;
             }
             if start < i {
@@ -185,11 +181,7 @@ pub(crate) fn normalize_into(s: &str, out: &mut String) {
         }
         return;
     }
-    let folded: Cow<'_, str> = if s.is_ascii() {
-        Cow::Borrowed(s)
-    } else {
-        Cow::Owned(caseless::default_case_fold_str(s))
-    };
+    let folded = caseless::default_case_fold_str(s);
     out.reserve(folded.len());
     let mut space = false;
     for c in folded.chars() {
@@ -205,9 +197,23 @@ pub(crate) fn normalize_into(s: &str, out: &mut String) {
     }
 }
 
+/// Whitespace in ASCII text, as `char::is_whitespace` reads it: `\t`, `\n`, vertical tab, form
+/// feed, `\r` and space.
+pub(crate) fn is_ascii_space(b: u8) -> bool {
+    matches!(b, b'\t' | b'\n' | b'\x0B' | b'\x0C' | b'\r' | b' ')
+}
+
 /// Every ASCII digit of `s`, in order.
 pub(crate) fn digits(s: &str) -> String {
-    s.chars().filter(char::is_ascii_digit).collect()
+    let mut out = String::new();
+    digits_into(s, &mut out);
+    out
+}
+
+/// `digits` into a buffer the caller reuses (cleared first).
+pub(crate) fn digits_into(s: &str, out: &mut String) {
+    out.clear();
+    out.extend(s.chars().filter(char::is_ascii_digit));
 }
 
 /// A number's canonical text: integers without a fraction (`4906.0` → `4906`), others in
@@ -333,56 +339,35 @@ pub(crate) fn parse_number_str(s: &str) -> Option<f64> {
     value.ok().map(|x| sign * x)
 }
 
-/// Characters that may sit inside one number written for humans (`555-123-4567`,
-/// `1,234.56`, `(555) 123`), at most two in a row: `-`, `.`, `,`, `/`, space, `(`, `)`.
 /// The digit streams of a text: each number's digits, joined across the separators a human
 /// writes inside one number, never across words (`58 and 213` gives `58` and `213`).
 pub(crate) fn digit_streams(text: &str) -> Vec<String> {
     let mut out = Vec::new();
-    for_each_digit_stream(text, |s| out.push(s.to_owned()));
+    for_each_number_and_stream(text, |part| {
+        if let DigitPart::Stream(s) = part {
+            out.push(s.to_owned());
+        }
+    });
     out
 }
 
-/// `digit_streams`, handed one at a time to `f` (no allocation per stream). Bytes, not chars:
-/// a byte of a multi-byte char is neither a digit nor a separator, as the char is not.
-pub(crate) fn for_each_digit_stream(text: &str, mut f: impl FnMut(&str)) {
-    let mut cur = String::new();
-    let mut gap = 0usize;
-    for &b in text.as_bytes() {
-        if b.is_ascii_digit() {
-            cur.push(char::from(b));
-            gap = 0;
-        } else if cur.is_empty() {
-        } else if gap < 2 && matches!(b, b'-' | b'.' | b',' | b'/' | b' ' | b'(' | b')') {
-            gap += 1;
-        } else {
-            f(&cur);
-            cur.clear();
-            gap = 0;
-        }
-    }
-    if !cur.is_empty() {
-        f(&cur);
-    }
+/// A char that may sit inside one number written for humans (`555-123-4567`, `1,234.56`,
+/// `(555) 123`), at most two in a row. Bytes, not chars: a byte of a multi-byte char is
+/// neither a digit nor a separator, as the char is not.
+fn is_number_separator(b: u8) -> bool {
+    matches!(b, b'-' | b'.' | b',' | b'/' | b' ' | b'(' | b')')
 }
 
 /// The numbers written in a text (`$1,200` → 1200, `1,234.56`, `12`), as canonical text.
 #[cfg(test)]
 pub(crate) fn numbers_in(text: &str) -> Vec<String> {
     let mut out = Vec::new();
-    for_each_number(text, |n| out.push(n.to_owned()));
-    out
-}
-
-/// `numbers_in`, handed one at a time to `f` (plain integers, most of them, without
-/// allocating).
-#[cfg(test)]
-pub(crate) fn for_each_number(text: &str, mut f: impl FnMut(&str)) {
     for_each_number_and_stream(text, |part| {
         if let DigitPart::Number(n) = part {
-            f(n);
+            out.push(n.to_owned());
         }
     });
+    out
 }
 
 /// A number read from a text, or one of its digit streams.
@@ -410,7 +395,7 @@ pub(crate) fn for_each_number_and_stream(text: &str, mut f: impl FnMut(DigitPart
             stream.push(char::from(b));
             gap = 0;
         } else if stream.is_empty() {
-        } else if gap < 2 && matches!(b, b'-' | b'.' | b',' | b'/' | b' ' | b'(' | b')') {
+        } else if gap < 2 && is_number_separator(b) {
             gap += 1;
         } else {
             f(DigitPart::Stream(&stream));
@@ -421,6 +406,25 @@ pub(crate) fn for_each_number_and_stream(text: &str, mut f: impl FnMut(DigitPart
     if !stream.is_empty() {
         f(DigitPart::Stream(&stream));
     }
+}
+
+/// The canonical text of a string that is exactly one number (`parse_number_str`, then
+/// `canonical_number`), into a buffer the caller reuses; false when it is not one. A plain
+/// decimal is written from its digits.
+pub(crate) fn canonical_number_str_into(s: &str, out: &mut String) -> bool {
+    let t = s.trim();
+    let (negative, body) = match t.strip_prefix('-') {
+        Some(rest) => (true, rest),
+        None => (false, t),
+    };
+    plain_decimal_into(body, negative, out)
+        || parse_number_str(t).is_some_and(|x| canonical_number_into(x, out))
+}
+
+/// `canonical_number_str_into`, allocating.
+pub(crate) fn canonical_number_str(s: &str) -> Option<String> {
+    let mut out = String::new();
+    canonical_number_str_into(s, &mut out).then_some(out)
 }
 
 /// The canonical text of a plain decimal (`0042.50` → `42.5`, `7.0` → `7`), negated when
@@ -500,6 +504,8 @@ fn read_number(
 mod tests {
     use super::*;
     use serde_json::json;
+
+    use crate::rules::testing::xorshift;
 
     #[test]
     fn canonical_args_sort_and_drop_volatile_keys() {
@@ -581,6 +587,11 @@ mod tests {
             };
             assert_eq!(canonical_json_number(n).unwrap(), expected);
         }
+        assert_eq!(canonical_number_str(" -007.50 ").as_deref(), Some("-7.5"));
+        assert_eq!(canonical_number_str("$1,200").as_deref(), Some("1200"));
+        assert_eq!(canonical_number_str("-0").as_deref(), Some("0"));
+        assert_eq!(canonical_number_str("12."), None);
+        assert_eq!(canonical_number_str("A100"), None);
         assert_eq!(parse_number_str("$1,200"), Some(1200.0));
         assert_eq!(parse_number_str("1,234.56"), Some(1234.56));
         assert_eq!(parse_number_str("12,34"), None);
@@ -606,20 +617,17 @@ mod tests {
     #[test]
     fn one_pass_reads_the_numbers_and_streams_of_separate_passes() {
         // Random texts of digits, separators, letters and a multi-byte char.
-        let mut seed = 0x0DDB_1A5E_5BAD_5EEDu64;
+        let mut next = xorshift(0x0DDB_1A5E_5BAD_5EEDu64);
         let alphabet: Vec<char> = "0123456789-.,/ ()$ab\u{e9}".chars().collect();
         for _ in 0..2000 {
-            let n = (seed % 60) as usize;
+            let n = next() % 60;
             let text: String = (0..n)
                 .map(|_| {
-                    seed ^= seed << 13;
-                    seed ^= seed >> 7;
-                    seed ^= seed << 17;
-                    let letter = seed.is_multiple_of(4);
-                    alphabet[if letter {
-                        18 + (seed % 3) as usize
+                    let r = next();
+                    alphabet[if r.is_multiple_of(4) {
+                        18 + (r % 3) as usize
                     } else {
-                        (seed % 18) as usize
+                        (r % 18) as usize
                     }]
                 })
                 .collect();
@@ -628,10 +636,29 @@ mod tests {
                 DigitPart::Number(n) => numbers.push(n.to_owned()),
                 DigitPart::Stream(s) => streams.push(s.to_owned()),
             });
-            assert_eq!(streams, digit_streams(&text), "{text:?}");
+            assert_eq!(streams, streams_by_themselves(&text), "{text:?}");
             assert_eq!(numbers, numbers_by_themselves(&text), "{text:?}");
-            seed = seed.wrapping_add(1);
         }
+    }
+
+    /// `digit_streams` as its own loop, over chars.
+    fn streams_by_themselves(text: &str) -> Vec<String> {
+        let (mut out, mut cur, mut gap) = (Vec::new(), String::new(), 0);
+        for c in text.chars() {
+            if c.is_ascii_digit() {
+                cur.push(c);
+                gap = 0;
+            } else if !cur.is_empty() && "-.,/ ()".contains(c) && gap < 2 {
+                gap += 1;
+            } else if !cur.is_empty() {
+                out.push(std::mem::take(&mut cur));
+                gap = 0;
+            }
+        }
+        if !cur.is_empty() {
+            out.push(cur);
+        }
+        out
     }
 
     /// `numbers_in` as its own loop, each candidate through `parse_number_str`.
@@ -665,13 +692,7 @@ mod tests {
 
     #[test]
     fn plain_decimals_are_written_as_canonical_number_writes_them() {
-        let mut seed = 0x5EED_0FDE_C13A_15AAu64;
-        let mut next = move || {
-            seed ^= seed << 13;
-            seed ^= seed >> 7;
-            seed ^= seed << 17;
-            seed
-        };
+        let mut next = xorshift(0x5EED_0FDE_C13A_15AAu64);
         let mut buf = String::new();
         let mut fast = 0;
         for _ in 0..20_000 {
@@ -682,18 +703,20 @@ mod tests {
             };
             let int = digits(1 + next() % 14, &mut next);
             let frac = digits(next() % 12, &mut next);
-            let text = if frac.is_empty() && next() % 2 == 0 {
+            let text = if frac.is_empty() && next().is_multiple_of(2) {
                 int
             } else {
                 format!("{int}.{frac}")
             };
-            let negative = next() % 3 == 0;
+            let negative = next().is_multiple_of(3);
             let general = parse_number_str(&text)
                 .and_then(|x| canonical_number(if negative { -x } else { x }));
             if plain_decimal_into(&text, negative, &mut buf) {
                 fast += 1;
                 assert_eq!(Some(buf.clone()), general, "{text} negative {negative}");
             }
+            let signed = format!(" {}{text} ", if negative { "-" } else { "" });
+            assert_eq!(canonical_number_str(&signed), general, "{signed:?}");
         }
         // Most took the short path; the rest (more than 15 significant digits) did not.
         assert!(fast > 10_000, "{fast}");

@@ -36,9 +36,9 @@ use serde_json::Value;
 
 use super::automaton::{Automaton, SymbolHasher};
 use super::normalize::{
-    DigitPart, canonical_json_number, canonical_json_number_into, canonical_number,
-    canonical_number_into, digit_streams, digits, for_each_number_and_stream, normalize_into,
-    normalize_text, parse_number_str, plain_decimal_into,
+    DigitPart, canonical_json_number, canonical_json_number_into, canonical_number_str,
+    canonical_number_str_into, digit_streams, digits, digits_into, for_each_number_and_stream,
+    is_ascii_space, normalize_into, normalize_text,
 };
 
 /// Bytes of one source (a message, a text result, one string in a structured result) indexed;
@@ -230,7 +230,8 @@ impl Plan {
         let mut token = (0, 0, false);
         loop {
             if ac.try_find_overlapping(input.clone(), &mut state).is_err() {
-                return true;
+                // Not searched: noted as not indexed, never read as "not there".
+                return false;
             }
             let Some(m) = state.get_match() else {
                 return true;
@@ -387,9 +388,9 @@ struct Phrases {
 }
 
 impl Phrases {
-    /// Keep a source's text of `words` words (normalised, or raw: it is normalised when
+    /// Keep a source's text of `words` words (`normalized`, or raw: then it is normalised when
     /// indexed); false past `WORD_CAP`.
-    fn add_source(&mut self, text: &str, words: usize) -> bool {
+    fn add_source(&mut self, text: &str, words: usize, normalized: bool) -> bool {
         // A phrase has two words or more: a one-word source can never hold one.
         if words < 2 {
             return true;
@@ -399,7 +400,11 @@ impl Phrases {
         }
         self.count += words + 1;
         if self.automaton.is_some() {
-            self.index(&normalize_text(text));
+            if normalized {
+                self.index(text);
+            } else {
+                self.index(&normalize_text(text));
+            }
         } else {
             self.pending.push_str(text);
             self.pending_ends.push(self.pending.len());
@@ -458,10 +463,13 @@ impl Provenance {
     /// much less work when the values are known before the walk (R3's are the trace's
     /// arguments).
     pub(crate) fn planned<'v>(values: impl IntoIterator<Item = &'v Value>) -> Self {
-        Self {
-            substrings: Substrings::Planned(Box::new(Plan::new(values))),
-            ..Self::default()
-        }
+        let plan = Plan::new(values);
+        let mut index = Self::default();
+        // A searcher too big to build searches nothing: every value not derivable otherwise
+        // is then disclosed as not checked, never reported.
+        index.overflow.saturated = plan.searcher.is_none() && !plan.patterns.is_empty();
+        index.substrings = Substrings::Planned(Box::new(plan));
+        index
     }
 
     /// True when some observed text was not indexed (past a cap).
@@ -558,48 +566,42 @@ impl Provenance {
 
     /// Observe one source, deduplicated and capped already: a free text, or a `leaf` string
     /// of a structured result. Tracked as a scalar when short (a leaf) or one token (a text);
-    /// a leaf that is a number, by its value; then indexed. A planned index reads ASCII text as
-    /// it is (its searches ignore ASCII case, and tokens end at the same whitespace), so such
-    /// text is normalised only when short enough to be a scalar.
+    /// a leaf that is a number, by its value; then its numbers, tokens and words indexed. A
+    /// planned index reads ASCII text as it is (its searches ignore ASCII case, and tokens end
+    /// at the same whitespace), so such text is normalised only when short enough to be a
+    /// scalar; anything else is normalised first.
     fn observe(&mut self, raw: &str, leaf: bool) {
         let mut norm = std::mem::take(&mut self.scratch);
-        norm.clear();
-        if matches!(self.substrings, Substrings::Planned(_)) && raw.is_ascii() {
-            let (words, len) = ascii_shape(raw);
-            if words > 0 {
-                if len <= SCALAR_MAX && (leaf || words == 1) {
-                    if words == 1 && len == raw.len() {
-                        // No whitespace at all: normalising is lower-casing.
-                        norm.push_str(raw);
-                        norm.make_ascii_lowercase();
-                    } else {
-                        normalize_into(raw, &mut norm);
-                    }
-                    self.track_scalar(&norm);
-                }
-                if leaf {
-                    self.leaf_number(raw);
-                }
-                self.index_numbers(raw);
-                if let Substrings::Planned(plan) = &mut self.substrings
-                    && !plan.scan_tokens(raw)
-                {
-                    self.cut(raw);
-                }
-                if self.wants_phrases() && !self.phrases.add_source(raw, words) {
-                    self.overflow.add(&normalize_text(raw));
-                }
-            }
+        let as_is = matches!(self.substrings, Substrings::Planned(_)) && raw.is_ascii();
+        let (words, len) = if as_is {
+            norm.clear();
+            ascii_shape(raw)
         } else {
             normalize_into(raw, &mut norm);
-            if !norm.is_empty() {
-                if norm.len() <= SCALAR_MAX && (leaf || !norm.contains(' ')) {
-                    self.track_scalar(&norm);
+            let spaces = memchr::memchr_iter(b' ', norm.as_bytes()).count();
+            (usize::from(!norm.is_empty()) * (spaces + 1), norm.len())
+        };
+        if words > 0 {
+            if len <= SCALAR_MAX && (leaf || words == 1) {
+                if as_is && words == 1 && len == raw.len() {
+                    // No whitespace at all: normalising is lower-casing.
+                    norm.push_str(raw);
+                    norm.make_ascii_lowercase();
+                } else if as_is {
+                    normalize_into(raw, &mut norm);
                 }
-                if leaf {
-                    self.leaf_number(raw);
+                self.track_scalar(&norm);
+            }
+            if leaf {
+                self.leaf_number(raw);
+            }
+            self.index_numbers(raw);
+            self.index_tokens(if as_is { raw } else { &norm }, raw);
+            if self.wants_phrases() {
+                let text = if as_is { raw } else { &norm };
+                if !self.phrases.add_source(text, words, !as_is) {
+                    self.overflow.add(&normalize_text(text));
                 }
-                self.index_text(raw, &norm);
             }
         }
         self.scratch = norm;
@@ -609,8 +611,7 @@ impl Provenance {
         self.numbers.insert(canonical);
         self.track_scalar(canonical);
         let mut d = std::mem::take(&mut self.digits);
-        d.clear();
-        d.extend(canonical.chars().filter(char::is_ascii_digit));
+        digits_into(canonical, &mut d);
         self.add_digit_stream(&d);
         self.digits = d;
     }
@@ -618,8 +619,7 @@ impl Provenance {
     fn track_scalar(&mut self, norm: &str) {
         if norm.bytes().filter(u8::is_ascii_digit).nth(1).is_some() {
             let mut d = std::mem::take(&mut self.digits);
-            d.clear();
-            d.extend(norm.chars().filter(char::is_ascii_digit));
+            digits_into(norm, &mut d);
             self.scalar_digits.insert(&d);
             self.digits = d;
         }
@@ -628,20 +628,8 @@ impl Provenance {
 
     /// A leaf string that is exactly one number, by its value.
     fn leaf_number(&mut self, raw: &str) {
-        let t = raw.trim();
-        // Most strings are not numbers: they do not begin like one.
-        if !t.starts_with(|c: char| c.is_ascii_digit() || matches!(c, '-' | '+' | '$' | '€' | '£'))
-        {
-            return;
-        }
         let mut c = std::mem::take(&mut self.digits);
-        let (negative, body) = match t.strip_prefix('-') {
-            Some(rest) => (true, rest),
-            None => (false, t),
-        };
-        if plain_decimal_into(body, negative, &mut c)
-            || parse_number_str(raw).is_some_and(|x| canonical_number_into(x, &mut c))
-        {
+        if canonical_number_str_into(raw, &mut c) {
             self.numbers.insert(&c);
         }
         self.digits = c;
@@ -674,25 +662,21 @@ impl Provenance {
         }
     }
 
-    /// Index a normalised text: its distinct tokens, its words for phrases, its numbers by
-    /// value, and the digit stream of each number.
-    fn index_text(&mut self, raw: &str, norm: &str) {
-        self.index_numbers(raw);
+    /// The tokens of a text (normalised, or ASCII as it is for a planned index) that are not
+    /// numbers: searched for the planned values, or each distinct one added to the automaton.
+    /// `raw` is what a planned search that gives up notes as not indexed.
+    fn index_tokens(&mut self, text: &str, raw: &str) {
         if let Substrings::Planned(plan) = &mut self.substrings {
-            if !plan.scan_tokens(norm) {
+            if !plan.scan_tokens(text) {
                 self.cut(raw);
             }
-        } else {
-            for token in norm.split(' ').filter(|t| !t.is_empty()) {
-                // A number (`1,234.56`, `2024-01-05`) is matched by value and by its digits.
-                if !is_number_token(token) {
-                    self.add_segment(token);
-                }
-            }
+            return;
         }
-        let words = memchr::memchr_iter(b' ', norm.as_bytes()).count() + 1;
-        if self.wants_phrases() && !self.phrases.add_source(norm, words) {
-            self.overflow.add(norm);
+        for token in text.split(' ').filter(|t| !t.is_empty()) {
+            // A number (`1,234.56`, `2024-01-05`) is matched by value and by its digits.
+            if !is_number_token(token) {
+                self.add_segment(token);
+            }
         }
     }
 
@@ -856,11 +840,6 @@ impl Provenance {
 /// text has far fewer than one.
 const MATCHES_PER_BYTE: usize = 8;
 
-/// Whitespace as `normalize_text` reads it in ASCII text (`char::is_whitespace`).
-fn is_ascii_space(b: u8) -> bool {
-    matches!(b, b'\t' | b'\n' | b'\x0B' | b'\x0C' | b'\r' | b' ')
-}
-
 /// An ASCII text's number of whitespace-separated words, and the length of its normalised
 /// form, without normalising it.
 fn ascii_shape(text: &str) -> (usize, usize) {
@@ -879,10 +858,7 @@ fn ascii_shape(text: &str) -> (usize, usize) {
 /// what is always derivable (not a string or a number, or a number without a canonical form).
 fn query_forms(value: &Value) -> Option<(String, Option<String>)> {
     match value {
-        Value::String(s) => Some((
-            normalize_text(s),
-            parse_number_str(s).and_then(canonical_number),
-        )),
+        Value::String(s) => Some((normalize_text(s), canonical_number_str(s))),
         Value::Number(n) => {
             let c = canonical_json_number(n)?;
             Some((normalize_text(&c), Some(c)))

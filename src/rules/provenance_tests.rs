@@ -2,6 +2,8 @@
 use super::*;
 use serde_json::json;
 
+use crate::rules::testing::xorshift;
+
 fn derivable(p: &mut Provenance, v: Value) -> bool {
     p.check(&v) == Derivation::Derivable
 }
@@ -104,13 +106,7 @@ fn a_planned_index_answers_as_an_open_one() {
     // Random texts, structured leaves and values over an alphabet of letters (both cases),
     // digits, number separators, whitespace and non-ASCII letters; a planned index declared
     // the values up front must answer every one as the open index does.
-    let mut seed = 0x1234_5678_9ABC_DEF1u64;
-    let mut next = move || {
-        seed ^= seed << 13;
-        seed ^= seed >> 7;
-        seed ^= seed << 17;
-        seed
-    };
+    let mut next = xorshift(0x1234_5678_9ABC_DEF1u64);
     let alphabet: Vec<char> = "abcAB012345678999-.,/ _:$\tßÉ".chars().collect();
     let word = |next: &mut dyn FnMut() -> u64, max: u64| -> String {
         let n = 1 + next() % max;
@@ -122,7 +118,7 @@ fn a_planned_index_answers_as_an_open_one() {
     for round in 0..400 {
         let mut sources: Vec<(bool, String)> = Vec::new();
         for _ in 0..(1 + next() % 6) {
-            sources.push((next() % 2 == 0, word(&mut next, 40)));
+            sources.push((next().is_multiple_of(2), word(&mut next, 40)));
         }
         let mut values: Vec<Value> = (0..12).map(|_| json!(word(&mut next, 8))).collect();
         // Some values are a source as it is, or normalised by hand (case, whitespace).

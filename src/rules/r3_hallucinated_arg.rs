@@ -40,19 +40,12 @@ impl Rule for HallucinatedArg {
             .steps
             .iter()
             .filter_map(|s| s.as_call())
-            .flat_map(|call| {
-                let spec = cx.spec(&call.name);
-                let args = match &call.args {
-                    Args::Known(Value::Object(m)) => Some(m),
-                    _ => None,
-                };
-                args.into_iter()
-                    .flatten()
-                    .filter_map(move |(field, value)| {
-                        let origin = spec.and_then(|s| s.value_origins.get(field)).copied();
-                        (!skipped(spec, field, value, origin)).then_some(value)
-                    })
-            });
+            .flat_map(|call| match &call.args {
+                Args::Known(Value::Object(m)) => Some(judged(cx.spec(&call.name), m)),
+                _ => None,
+            })
+            .flatten()
+            .map(|(_, value, _)| value);
         let mut seen = Provenance::planned(asked);
         for step in &cx.trace.steps {
             let call = match &step.kind {
@@ -97,12 +90,7 @@ impl Rule for HallucinatedArg {
                 }
             };
             out.count(true);
-            let spec = cx.spec(&call.name);
-            for (field, value) in args {
-                let origin = spec.and_then(|s| s.value_origins.get(field)).copied();
-                if skipped(spec, field, value, origin) {
-                    continue;
-                }
+            for (field, value, origin) in judged(cx.spec(&call.name), args) {
                 let provided = origin == Some(ValueOrigin::Provided);
                 match seen.check(value) {
                     Derivation::Derivable => {}
@@ -146,6 +134,17 @@ impl Rule for HallucinatedArg {
             }
         }
     }
+}
+
+/// The fields of a call's arguments R3 judges (`skipped` aside), with their declared origin.
+fn judged<'a>(
+    spec: Option<&'a ToolSpec>,
+    args: &'a serde_json::Map<String, Value>,
+) -> impl Iterator<Item = (&'a String, &'a Value, Option<ValueOrigin>)> {
+    args.iter().filter_map(move |(field, value)| {
+        let origin = spec.and_then(|s| s.value_origins.get(field)).copied();
+        (!skipped(spec, field, value, origin)).then_some((field, value, origin))
+    })
 }
 
 /// Values R3 does not judge: booleans and nulls (and containers: only top-level scalars are
