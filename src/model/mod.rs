@@ -1,6 +1,7 @@
 //! The canonical trace model (SPEC §2). Adapters produce it, rules read it, nothing else crosses
 //! that line. Plain data: no I/O, no knowledge of input formats, rules or reports.
 
+pub mod json_events;
 pub mod location;
 pub mod pairing;
 pub mod patterns;
@@ -9,6 +10,7 @@ pub mod registry;
 use serde::Serialize;
 use serde_json::Value;
 
+pub use json_events::{JsonEvent, JsonEvents};
 pub use location::{InputRef, LineIndex, Location};
 pub use pairing::Pairing;
 pub use registry::{
@@ -266,10 +268,14 @@ fn is_true(b: &bool) -> bool {
 }
 
 /// A result's content read as structure once per result, however many rules ask: a string
-/// holding a JSON object or array is parsed the first time and kept. Filled lazily, so a
-/// result built (or changed) before linting starts is read as it is then.
+/// holding a JSON object or array is parsed the first time and kept, as a tree, as events, or
+/// both (whichever rules asked for). Filled lazily, so a result built (or changed) before
+/// linting starts is read as it is then.
 #[derive(Debug, Clone, Default)]
-pub struct StructuredCache(std::sync::OnceLock<Option<Box<Value>>>);
+pub struct StructuredCache(
+    std::sync::OnceLock<Option<Box<Value>>>,
+    std::sync::OnceLock<Option<Box<JsonEvents>>>,
+);
 
 impl ToolResult {
     /// A result with the given content and status; everything else empty.
@@ -293,6 +299,35 @@ impl ToolResult {
             .get_or_init(|| json_in_string(&self.content).map(Box::new))
             .as_deref()
             .unwrap_or(&self.content)
+    }
+
+    /// The content as events (`JsonEvents`, with the text they borrow from) when it is a string
+    /// holding a JSON object or array (read once, then kept): a rule that walks its leaves or
+    /// reads a few members reads them without the tree `structured` builds. `None` for any
+    /// other content (`structured` is then the content itself).
+    pub fn json(&self) -> Option<(&JsonEvents, &str)> {
+        let Value::String(text) = &self.content else {
+            return None;
+        };
+        let cache = &self.structured_cache;
+        let events = cache.1.get_or_init(|| {
+            if cache.0.get().is_some_and(Option::is_none) {
+                // `structured` found no JSON in it.
+                return None;
+            }
+            let events = JsonEvents::read(text);
+            if events.is_none() {
+                // The same parser: `structured` would find none either.
+                let _ = cache.0.set(None);
+            }
+            events.map(Box::new)
+        });
+        Some((events.as_deref()?, text))
+    }
+
+    /// The events of `json`.
+    pub fn json_events(&self) -> Option<impl Iterator<Item = JsonEvent<'_>> + '_> {
+        self.json().map(|(events, text)| events.iter(text))
     }
 }
 

@@ -5,7 +5,9 @@
 
 use serde_json::Value;
 
-use crate::model::{Args, FailureOutcome, ResultStatus, Step, ToolCall, ToolResult, ToolSpec};
+use crate::model::{
+    Args, FailureOutcome, JsonEvent, JsonEvents, ResultStatus, Step, ToolCall, ToolResult, ToolSpec,
+};
 
 use super::TraceCx;
 
@@ -46,7 +48,7 @@ pub(crate) fn classify(
 ) -> Outcome {
     if result.content_recorded
         && let Some(call) = call
-        && let Some(name) = shell_convention(result.structured(), call, previous_call)
+        && let Some(name) = shell_convention(result, call, previous_call)
     {
         return Outcome::Fine(name);
     }
@@ -81,7 +83,7 @@ pub(crate) fn classify(
     if !result.content_recorded {
         return Outcome::NotRecorded;
     }
-    if exit_code(result.structured()).is_some_and(|(code, _)| code == 0) {
+    if result_exit_code(result).is_some_and(|(code, _)| code == 0) {
         return Outcome::Fine("exit code 0");
     }
     Outcome::Unknown { declared_absent }
@@ -90,11 +92,11 @@ pub(crate) fn classify(
 /// A non-zero exit that is a convention, not a failure (SPEC §5 R2a): a search that found
 /// nothing (exit 1, no output), `xargs grep` (123), and a Ctrl-C the agent sent (130).
 fn shell_convention(
-    content: &Value,
+    result: &ToolResult,
     call: &ToolCall,
     previous: Option<&ToolCall>,
 ) -> Option<&'static str> {
-    let (code, no_output) = exit_code(content)?;
+    let (code, no_output) = result_exit_code(result)?;
     match code {
         1 if no_output && is_search(call) => Some("a search that found nothing exits 1"),
         123 if is_xargs_search(call) => Some("`xargs grep` exits 123 when a search found nothing"),
@@ -115,6 +117,44 @@ const EXIT_KEYS: &[&str] = &[
 ];
 /// Keys a structured shell result uses for its output.
 const OUTPUT_KEYS: &[&str] = &["stdout", "stderr", "output"];
+
+/// `exit_code` of a result's structured content. A string holding JSON is read as events,
+/// and only the top-level members `exit_code` looks at are built.
+fn result_exit_code(result: &ToolResult) -> Option<(i64, bool)> {
+    match result.json() {
+        Some(json) => exit_code(&Value::Object(top_level_members(
+            json,
+            &[EXIT_KEYS, OUTPUT_KEYS],
+        )?)),
+        None => exit_code(result.structured()),
+    }
+}
+
+/// The members of a JSON object (as events) named in `keys`, each with its last value (as a
+/// parsed object keeps it); a container value stands as an empty array, since only scalars are
+/// read from these. `None` when the root is not an object.
+pub(crate) fn top_level_members(
+    (events, text): (&JsonEvents, &str),
+    keys: &[&[&str]],
+) -> Option<serde_json::Map<String, Value>> {
+    let mut members = serde_json::Map::new();
+    for (key, value) in events.members(text)? {
+        if !keys.iter().any(|ks| ks.contains(&key)) {
+            continue;
+        }
+        let value = match value {
+            JsonEvent::Str(s) => Value::String(s.to_owned()),
+            JsonEvent::Number(n) => Value::Number(n.clone()),
+            JsonEvent::Bool(b) => Value::Bool(b),
+            JsonEvent::Null => Value::Null,
+            JsonEvent::Open { .. } | JsonEvent::Deep(_) | JsonEvent::Key(_) | JsonEvent::Close => {
+                Value::Array(Vec::new())
+            }
+        };
+        members.insert(key.to_owned(), value);
+    }
+    Some(members)
+}
 
 /// The exit code a result reports, and whether it carries no other output: Claude Code's
 /// `Exit code N` first line, or a structured `exit_code` / `returncode` field. `content` is the
@@ -292,6 +332,32 @@ mod tests {
 
     fn result(content: Value, status: ResultStatus) -> ToolResult {
         ToolResult::new(Some("1".into()), content, status)
+    }
+
+    #[test]
+    fn an_exit_code_read_from_events_is_the_one_the_tree_gives() {
+        for text in [
+            r#"{"exit_code": 0, "stdout": ""}"#,
+            r#"  {"returncode": 2, "note": "return request"}"#,
+            r#"{"\u0065xit_code": 1}"#,
+            r#"{"exitCode": 1, "stderr": " "}"#,
+            r#"{"note": "return exit", "exit": 1, "return": 0}"#,
+            r#"{"note": "\"exit_code\": 3"}"#,
+            r#"{"exit_status": 130"#,
+            r#"{"exit_code": 1, "exit_code": 0, "stdout": {"x": 1}}"#,
+            r#"{"exit_code": {"a": 1}, "returncode": 5, "output": "  "}"#,
+            r#"{"nested": {"exit_code": 1}}"#,
+            r#"{"exit_code": 1.0}"#,
+            r#"[{"exit_code": 1}]"#,
+            "Exit code 1",
+            "\n  Exit code 2\nmore",
+            "{ not json, Exit code 1",
+        ] {
+            let r = result(json!(text), ResultStatus::Unknown);
+            let direct = exit_code(r.structured());
+            let fresh = result(json!(text), ResultStatus::Unknown);
+            assert_eq!(result_exit_code(&fresh), direct, "{text:?}");
+        }
     }
 
     #[test]

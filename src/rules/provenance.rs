@@ -34,6 +34,9 @@ use std::hash::{BuildHasherDefault, Hasher};
 
 use serde_json::Value;
 
+use crate::model::json_events::EVENTS_MAX_DEPTH;
+use crate::model::{JsonEvent, ToolResult};
+
 use super::automaton::{Automaton, SymbolHasher};
 use super::normalize::{
     DigitPart, canonical_json_number, canonical_json_number_into, canonical_number_str,
@@ -55,8 +58,9 @@ const DEDUPE_MAX: usize = 64 * 1024;
 const SCALAR_MAX: usize = 256;
 /// Longest value tried as `a + sep + b` (chars).
 const SPLIT_MAX: usize = 256;
-/// Deepest nesting of a structured result walked for leaves.
-const MAX_DEPTH: usize = 64;
+/// Deepest nesting of a structured result walked for leaves (what is deeper is not indexed);
+/// the same depth a result's events stop at.
+const MAX_DEPTH: usize = EVENTS_MAX_DEPTH;
 /// Separators of `a + sep + b` besides the empty one.
 const SEPARATORS: &[char] = &[' ', '-', '/', '_'];
 
@@ -519,6 +523,27 @@ impl Provenance {
         }
     }
 
+    /// Observe a tool result's content, as `add_structured(r.structured())` would (a repeated
+    /// key of a JSON object is observed each time it is written): a string holding JSON is
+    /// walked as its events, without building its tree.
+    pub(crate) fn add_result(&mut self, r: &ToolResult) {
+        let Some(events) = r.json_events() else {
+            self.add_structured(r.structured());
+            return;
+        };
+        for e in events {
+            match e {
+                JsonEvent::Key(s) | JsonEvent::Str(s) => self.add_leaf_string(s),
+                JsonEvent::Number(n) => self.add_json_number(n),
+                JsonEvent::Deep(v) => self.cut(&v.to_string()),
+                JsonEvent::Bool(_)
+                | JsonEvent::Null
+                | JsonEvent::Open { .. }
+                | JsonEvent::Close => {}
+            }
+        }
+    }
+
     /// Observe a tool result's structured content (`ToolResult::structured`).
     pub(crate) fn add_structured(&mut self, content: &Value) {
         match content {
@@ -534,13 +559,7 @@ impl Provenance {
         }
         match v {
             Value::String(s) => self.add_leaf_string(s),
-            Value::Number(n) => {
-                let mut c = std::mem::take(&mut self.number);
-                if canonical_json_number_into(n, &mut c) {
-                    self.add_number(&c);
-                }
-                self.number = c;
-            }
+            Value::Number(n) => self.add_json_number(n),
             Value::Array(items) => {
                 for i in items {
                     self.add_leaves(i, depth + 1);
@@ -554,6 +573,14 @@ impl Provenance {
             }
             Value::Bool(_) | Value::Null => {}
         }
+    }
+
+    fn add_json_number(&mut self, n: &serde_json::Number) {
+        let mut c = std::mem::take(&mut self.number);
+        if canonical_json_number_into(n, &mut c) {
+            self.add_number(&c);
+        }
+        self.number = c;
     }
 
     fn add_leaf_string(&mut self, s: &str) {

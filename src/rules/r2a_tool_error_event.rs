@@ -5,16 +5,17 @@
 //! `failure_when` whose result cannot be classified is a per-result suppression. Coverage counts
 //! tool results; a result is decided when it is structurally classified.
 
+use std::collections::HashMap;
 use std::sync::LazyLock;
 
 use regex::{Regex, RegexBuilder};
 use serde_json::Value;
 
 use crate::finding::{FindingType, RuleId, RuleMeta, Tier};
-use crate::model::{Step, ToolCall, ToolResult, ToolSpec};
+use crate::model::{JsonEvent, Step, ToolCall, ToolResult, ToolSpec};
 
 use super::normalize::normalize_text;
-use super::outcome::{Outcome, is_search, results_recorded};
+use super::outcome::{Outcome, is_search, results_recorded, top_level_members};
 use super::{Rule, Sink, TraceCx};
 
 pub(crate) static META: RuleMeta = RuleMeta {
@@ -146,18 +147,17 @@ fn heuristics(
     let tool = call.map(|c| c.name.as_str());
     let shown = tool.map_or("the tool".to_owned(), |t| format!("`{t}`"));
     let side_effecting = spec.is_some_and(|s| s.metadata.is_side_effecting());
-    let content = result.structured();
-    let suspicion = if let Some(what) = body_status(content) {
+    let suspicion = if let Some(what) = result_body_status(result) {
         Some((
             format!("{shown} result carries {what}, and the tool declares no `failure_when`"),
             "declare `failure_when` for the tool to make this a certain event (or to say it is data)",
         ))
-    } else if let Some(line) = error_line(content) {
+    } else if let Some(line) = result_error_line(result) {
         Some((
             format!("{shown} result may be an error: a line begins with `{line}`"),
             "if this output is expected, declare `failure_when` for the tool so the result is classified",
         ))
-    } else if is_empty_result(content) && !call.is_some_and(is_search) {
+    } else if result_is_empty(result) && !call.is_some_and(is_search) {
         Some((
             format!("{shown} returned an empty result"),
             "check that the agent noticed the empty result; declare `failure_when` if empty means failure",
@@ -185,6 +185,147 @@ fn heuristics(
     out.suppress(step, tool, reason);
 }
 
+/// Keys of a result body that carry a status.
+const STATUS_KEYS: &[&str] = &["status", "http_status", "status_code", "statusCode"];
+
+/// `body_status` of the result's structured content; a string holding JSON is read as events,
+/// and only the members `body_status` looks at are built.
+fn result_body_status(result: &ToolResult) -> Option<String> {
+    match result.json() {
+        Some(json) => body_status(&Value::Object(top_level_members(json, &[STATUS_KEYS])?)),
+        None => body_status(result.structured()),
+    }
+}
+
+/// `error_line` of the result's structured content; a string holding JSON is read as events.
+fn result_error_line(result: &ToolResult) -> Option<String> {
+    let Some(mut events) = result.json_events() else {
+        return error_line(result.structured());
+    };
+    // Most results hold no error line at all: say so without tracking paths.
+    let mut depth = 0usize;
+    let any = events.any(|e| match e {
+        JsonEvent::Open { .. } => {
+            depth += 1;
+            false
+        }
+        JsonEvent::Close => {
+            depth = depth.saturating_sub(1);
+            false
+        }
+        JsonEvent::Str(text) => depth <= TEXT_DEPTH && error_line_in(text, true).is_some(),
+        _ => false,
+    });
+    if !any {
+        return None;
+    }
+    first_error_line(result.json_events()?)
+}
+
+/// `error_line` of the tree the events describe, without building it: the error line of the
+/// string `each_text` would meet first, i.e. the live one (not the value of a key repeated
+/// later in its object, which the tree drops) whose path sorts first (the tree's objects
+/// iterate their keys in byte order, arrays in index order).
+fn first_error_line<'a>(events: impl Iterator<Item = JsonEvent<'a>>) -> Option<String> {
+    #[derive(PartialEq, Eq, PartialOrd, Ord, Clone, Copy)]
+    enum Step<'a> {
+        Key(&'a str),
+        Index(usize),
+    }
+    struct Frame<'a> {
+        next_index: Option<usize>,
+        /// Members of an object: key and the index of its key event.
+        members: Vec<(&'a str, usize)>,
+    }
+    let mut path: Vec<Step<'a>> = Vec::new();
+    let mut frames: Vec<Frame<'a>> = Vec::new();
+    let mut found: Vec<(Vec<Step<'a>>, usize, String)> = Vec::new();
+    let mut dead: Vec<(usize, usize)> = Vec::new();
+    for (i, e) in events.enumerate() {
+        // A value in an array takes the next index.
+        if !matches!(e, JsonEvent::Key(_) | JsonEvent::Close)
+            && let Some(frame) = frames.last_mut()
+            && let Some(n) = &mut frame.next_index
+        {
+            if let Some(top) = path.last_mut() {
+                *top = Step::Index(*n);
+            }
+            *n += 1;
+        }
+        match e {
+            JsonEvent::Open { object } => {
+                frames.push(Frame {
+                    next_index: (!object).then_some(0),
+                    members: Vec::new(),
+                });
+                path.push(Step::Index(0));
+            }
+            JsonEvent::Close => {
+                path.pop();
+                let Some(frame) = frames.pop() else { break };
+                let last: HashMap<&str, usize> = frame
+                    .members
+                    .iter()
+                    .enumerate()
+                    .map(|(m, (key, _))| (*key, m))
+                    .collect();
+                for (m, (key, start)) in frame.members.iter().enumerate() {
+                    if last[key] != m {
+                        let end = frame.members.get(m + 1).map_or(i, |(_, s)| *s);
+                        dead.push((*start, end));
+                    }
+                }
+            }
+            JsonEvent::Key(k) => {
+                if let Some(frame) = frames.last_mut() {
+                    frame.members.push((k, i));
+                }
+                if let Some(top) = path.last_mut() {
+                    *top = Step::Key(k);
+                }
+            }
+            JsonEvent::Str(text) if path.len() <= TEXT_DEPTH => {
+                if let Some(line) = error_line_in(text, true) {
+                    found.push((path.clone(), i, line));
+                }
+            }
+            _ => {}
+        }
+    }
+    // Event i is dead when some dead range covers it: count range starts minus ends up to i.
+    let mut cover = vec![0i64; found.last().map_or(0, |f| f.1 + 2)];
+    for (start, end) in dead {
+        if let Some(c) = cover.get_mut(start) {
+            *c += 1;
+        }
+        if let Some(c) = cover.get_mut(end) {
+            *c -= 1;
+        }
+    }
+    let mut running = 0;
+    for c in &mut cover {
+        running += *c;
+        *c = running;
+    }
+    found
+        .into_iter()
+        .filter(|(_, i, _)| cover[*i] == 0)
+        .min_by(|a, b| a.0.cmp(&b.0))
+        .map(|(_, _, line)| line)
+}
+
+/// `is_empty_result` of the result's structured content, from its events when it is a string
+/// holding JSON (empty when it is `{}` or `[]`).
+fn result_is_empty(result: &ToolResult) -> bool {
+    match result.json_events() {
+        Some(mut events) => matches!(
+            (events.next(), events.next()),
+            (Some(JsonEvent::Open { .. }), Some(JsonEvent::Close))
+        ),
+        None => is_empty_result(result.structured()),
+    }
+}
+
 /// The first line of the result's text that begins with an error report, quoted. In a
 /// structured result only strings that read as output (with whitespace) are scanned: a bare
 /// `"error"` value is a field's data (see `body_status`).
@@ -192,19 +333,25 @@ fn error_line(content: &Value) -> Option<String> {
     let mut found = None;
     let structured = !content.is_string();
     each_text(content, 0, &mut |text| {
-        if found.is_some() || (structured && !text.contains(char::is_whitespace)) {
-            return;
-        }
-        let mut end = text.len().min(SCAN_BYTES);
-        while !text.is_char_boundary(end) {
-            end -= 1;
-        }
-        if let Some(m) = ERROR_LINE.find(&text[..end]) {
-            let line = text[m.start()..].lines().next().unwrap_or("").trim_end();
-            found = Some(quote(line));
+        if found.is_none() {
+            found = error_line_in(text, structured);
         }
     });
     found
+}
+
+/// The error line of one text, quoted; in a structured result only a text with whitespace.
+fn error_line_in(text: &str, structured: bool) -> Option<String> {
+    if structured && !text.contains(char::is_whitespace) {
+        return None;
+    }
+    let mut end = text.len().min(SCAN_BYTES);
+    while !text.is_char_boundary(end) {
+        end -= 1;
+    }
+    let m = ERROR_LINE.find(&text[..end])?;
+    let line = text[m.start()..].lines().next().unwrap_or("").trim_end();
+    Some(quote(line))
 }
 
 fn quote(line: &str) -> String {
@@ -215,9 +362,12 @@ fn quote(line: &str) -> String {
     q.replace('`', "'")
 }
 
+/// Deepest nesting of a structured result whose strings are scanned for an error line.
+const TEXT_DEPTH: usize = 16;
+
 /// Every string of a result: the text itself, or the string leaves of a structure.
 fn each_text(v: &Value, depth: usize, f: &mut dyn FnMut(&str)) {
-    if depth > 16 {
+    if depth > TEXT_DEPTH {
         return;
     }
     match v {
@@ -238,7 +388,7 @@ fn body_status(content: &Value) -> Option<String> {
             return Some(format!("`status: {n}`"));
         }
     }
-    for key in ["http_status", "status_code", "statusCode"] {
+    for &key in &STATUS_KEYS[1..] {
         let code = match m.get(key) {
             Some(Value::Number(n)) => n.as_u64(),
             Some(Value::String(s)) => s.trim().parse().ok(),
@@ -303,6 +453,107 @@ mod tests {
             "all tests passed",
         ] {
             assert_eq!(line(text), None, "{text}");
+        }
+    }
+
+    /// A random document of error-looking and plain strings under a few repeated keys, some
+    /// nested past `TEXT_DEPTH`.
+    fn random_doc(rng: &mut impl FnMut() -> u64, depth: usize) -> String {
+        const TEXTS: &[&str] = &[
+            "\"Error: b\"",
+            "\"fatal: a\"",
+            "\"failed x\"",
+            "\"all fine\"",
+            "\"Error:nospace\"",
+            "\"x\\nError: late\"",
+            "\"\\u0046ailed y\"",
+        ];
+        const KEYS: &[&str] = &["a", "b", "B", "aa", "", "\\u0061"];
+        let pick = if depth > 20 { rng() % 3 } else { rng() % 5 };
+        match pick {
+            0 | 1 => TEXTS[(rng() % TEXTS.len() as u64) as usize].into(),
+            2 => ["1", "true", "null"][(rng() % 3) as usize].into(),
+            3 => {
+                let items: Vec<String> = (0..rng() % 4)
+                    .map(|_| {
+                        let skip = (rng() % 3) as usize;
+                        random_doc(rng, depth + 1 + skip)
+                    })
+                    .collect();
+                format!("[{}]", items.join(","))
+            }
+            _ => {
+                let items: Vec<String> = (0..rng() % 4)
+                    .map(|_| {
+                        let key = KEYS[(rng() % KEYS.len() as u64) as usize];
+                        let skip = (rng() % 3) as usize;
+                        format!("\"{key}\": {}", random_doc(rng, depth + 1 + skip))
+                    })
+                    .collect();
+                format!("{{{}}}", items.join(","))
+            }
+        }
+    }
+
+    #[test]
+    fn the_error_line_read_from_events_is_the_one_the_tree_gives() {
+        let mut rng = crate::rules::testing::xorshift(0x7232_6165);
+        let mut lines = 0;
+        for _ in 0..5_000 {
+            let text = format!("{{\"k\": {}}}", random_doc(&mut rng, 0));
+            let r = ToolResult::new(None, Value::String(text.clone()), Default::default());
+            let tree = error_line(r.structured());
+            let fresh = ToolResult::new(None, Value::String(text.clone()), Default::default());
+            assert_eq!(result_error_line(&fresh), tree, "{text}");
+            lines += usize::from(tree.is_some());
+        }
+        assert!(lines > 500, "{lines}");
+        // Strings at the depth limit and just past it, alone or after a shallower plain one.
+        for depth in 14..20 {
+            for prefix in ["", "\"plain text\","] {
+                let text = format!(
+                    "[{prefix}{}\"Error: deep\"{}]",
+                    "[".repeat(depth - 1),
+                    "]".repeat(depth - 1)
+                );
+                let r = ToolResult::new(None, Value::String(text.clone()), Default::default());
+                let tree = error_line(r.structured());
+                assert_eq!(tree.is_some(), depth <= TEXT_DEPTH, "{text}");
+                let fresh = ToolResult::new(None, Value::String(text.clone()), Default::default());
+                assert_eq!(result_error_line(&fresh), tree, "{text}");
+            }
+        }
+    }
+
+    #[test]
+    fn body_status_and_emptiness_read_from_events_are_the_tree_s() {
+        for text in [
+            r#"{"status": "Failed"}"#,
+            r#"{"status": "failed", "status": "ok"}"#,
+            r#"{"status": "ok", "status": "error"}"#,
+            r#"{"status": {"x": "failed"}, "status_code": "404"}"#,
+            r#"{"status_code": 404, "status_code": [500]}"#,
+            r#"{"http_status": 503.0, "statusCode": " 500 "}"#,
+            r#"{"nested": {"status": "failed"}}"#,
+            r#"[{"status": "failed"}]"#,
+            r#"{"st\u0061tus": "error"}"#,
+            "{}",
+            " [ ] ",
+            "[{}]",
+            "{\"status\": \"error\"",
+        ] {
+            let tree = ToolResult::new(None, Value::String(text.into()), Default::default());
+            let events = ToolResult::new(None, Value::String(text.into()), Default::default());
+            assert_eq!(
+                result_body_status(&events),
+                body_status(tree.structured()),
+                "{text}"
+            );
+            assert_eq!(
+                result_is_empty(&events),
+                is_empty_result(tree.structured()),
+                "{text}"
+            );
         }
     }
 

@@ -129,7 +129,7 @@ impl Walk<'_, '_> {
             StepKind::ToolResult(r) if failed => self.failure(step, r.structured(), out),
             StepKind::ToolResult(r) if r.content_recorded => {
                 let call = self.cx.pairing.call_for(step.index);
-                self.observe_clean(step.index, call, |p| p.add_structured(r.structured()));
+                self.observe_clean(step.index, call, |p| p.add_result(r));
             }
             StepKind::ToolResult(_) => {}
         }
@@ -440,7 +440,7 @@ fn catch_up(clean: &mut Provenance, pending: &mut Vec<usize>, trace: &crate::mod
     for i in pending.drain(..) {
         match trace.steps.get(i).map(|s| &s.kind) {
             Some(StepKind::Message(m)) => clean.add_text(&m.content),
-            Some(StepKind::ToolResult(r)) => clean.add_structured(r.structured()),
+            Some(StepKind::ToolResult(r)) => clean.add_result(r),
             _ => {}
         }
     }

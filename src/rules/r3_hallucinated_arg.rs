@@ -57,7 +57,7 @@ impl Rule for HallucinatedArg {
                 }
                 StepKind::ToolResult(r) => {
                     if r.content_recorded {
-                        seen.add_structured(r.structured());
+                        seen.add_result(r);
                     }
                     continue;
                 }
