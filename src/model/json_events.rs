@@ -434,7 +434,7 @@ mod tests {
         let mut accepted = 0;
         for _ in 0..20_000 {
             let n = 1 + (rng() % 24) as usize;
-            let mut text = String::from(if rng() % 2 == 0 { "{" } else { "[" });
+            let mut text = String::from(if rng().is_multiple_of(2) { "{" } else { "[" });
             for _ in 0..n {
                 text.push_str(PIECES[(rng() % PIECES.len() as u64) as usize]);
             }
