@@ -218,13 +218,24 @@ pub(crate) fn marker(case: &str) -> String {
     format!("tlmark-{}-{case}-end", std::process::id())
 }
 
-/// A free loopback port (bound and released; the server takes it a moment later).
+/// A free loopback port (bound and released; the server takes it a moment later), never one
+/// handed out before in this process: peers start in parallel, and two given the same port
+/// would have one client talk to the other's server.
 pub(crate) fn free_port() -> u16 {
-    TcpListener::bind("127.0.0.1:0")
-        .unwrap()
-        .local_addr()
-        .unwrap()
-        .port()
+    static GIVEN: std::sync::Mutex<Vec<u16>> = std::sync::Mutex::new(Vec::new());
+    let mut given = GIVEN.lock().unwrap_or_else(|e| e.into_inner());
+    // A port given before stays bound here until a new one is found, so the kernel cannot hand
+    // it out again meanwhile.
+    let mut held = Vec::new();
+    loop {
+        let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+        let port = listener.local_addr().unwrap().port();
+        if !given.contains(&port) {
+            given.push(port);
+            return port;
+        }
+        held.push(listener);
+    }
 }
 
 /// An HTTP peer running on a free port; killed (its whole process group) on drop, even on panic.
