@@ -290,47 +290,46 @@ impl<'de> Visitor<'de> for Key<'_> {
     }
 }
 
-/// The value the events describe, rebuilt (tests hold the events to the parsed tree with it).
-#[cfg(test)]
-pub(crate) fn rebuild<'a>(
-    events: &mut std::iter::Peekable<impl Iterator<Item = JsonEvent<'a>>>,
-) -> Option<Value> {
-    Some(match events.next()? {
-        JsonEvent::Str(s) => Value::String(s.to_owned()),
-        JsonEvent::Number(n) => Value::Number(n.clone()),
-        JsonEvent::Bool(b) => Value::Bool(b),
-        JsonEvent::Null => Value::Null,
-        JsonEvent::Deep(v) => v.clone(),
-        JsonEvent::Open { object: false } => {
-            let mut items = Vec::new();
-            while events.next_if(|e| *e == JsonEvent::Close).is_none() {
-                items.push(rebuild(events)?);
-            }
-            Value::Array(items)
-        }
-        JsonEvent::Open { object: true } => {
-            let mut m = serde_json::Map::new();
-            loop {
-                match events.next()? {
-                    JsonEvent::Close => break,
-                    JsonEvent::Key(k) => {
-                        let v = rebuild(events)?;
-                        m.insert(k.to_owned(), v);
-                    }
-                    _ => return None,
-                }
-            }
-            Value::Object(m)
-        }
-        JsonEvent::Key(_) | JsonEvent::Close => return None,
-    })
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::model::json_in_string;
     use crate::rules::testing::xorshift;
+
+    /// The value the events describe, rebuilt (tests hold the events to the parsed tree with it).
+    fn rebuild<'a>(
+        events: &mut std::iter::Peekable<impl Iterator<Item = JsonEvent<'a>>>,
+    ) -> Option<Value> {
+        Some(match events.next()? {
+            JsonEvent::Str(s) => Value::String(s.to_owned()),
+            JsonEvent::Number(n) => Value::Number(n.clone()),
+            JsonEvent::Bool(b) => Value::Bool(b),
+            JsonEvent::Null => Value::Null,
+            JsonEvent::Deep(v) => v.clone(),
+            JsonEvent::Open { object: false } => {
+                let mut items = Vec::new();
+                while events.next_if(|e| *e == JsonEvent::Close).is_none() {
+                    items.push(rebuild(events)?);
+                }
+                Value::Array(items)
+            }
+            JsonEvent::Open { object: true } => {
+                let mut m = serde_json::Map::new();
+                loop {
+                    match events.next()? {
+                        JsonEvent::Close => break,
+                        JsonEvent::Key(k) => {
+                            let v = rebuild(events)?;
+                            m.insert(k.to_owned(), v);
+                        }
+                        _ => return None,
+                    }
+                }
+                Value::Object(m)
+            }
+            JsonEvent::Key(_) | JsonEvent::Close => return None,
+        })
+    }
 
     /// `read` accepts exactly what `json_in_string` does, and its events rebuild the same tree
     /// (a repeated key's last value wins in both), `Deep` values included.

@@ -46,9 +46,12 @@ pub(crate) fn classify(
     spec: Option<&ToolSpec>,
     previous_call: Option<&ToolCall>,
 ) -> Outcome {
+    // Read at most once: both the shell conventions and the exit-0 test below want it.
+    let exit = std::cell::OnceCell::new();
+    let exit = || *exit.get_or_init(|| result_exit_code(result));
     if result.content_recorded
         && let Some(call) = call
-        && let Some(name) = shell_convention(result, call, previous_call)
+        && let Some(name) = shell_convention(exit(), call, previous_call)
     {
         return Outcome::Fine(name);
     }
@@ -83,20 +86,21 @@ pub(crate) fn classify(
     if !result.content_recorded {
         return Outcome::NotRecorded;
     }
-    if result_exit_code(result).is_some_and(|(code, _)| code == 0) {
+    if exit().is_some_and(|(code, _)| code == 0) {
         return Outcome::Fine("exit code 0");
     }
     Outcome::Unknown { declared_absent }
 }
 
 /// A non-zero exit that is a convention, not a failure (SPEC §5 R2a): a search that found
-/// nothing (exit 1, no output), `xargs grep` (123), and a Ctrl-C the agent sent (130).
+/// nothing (exit 1, no output), `xargs grep` (123), and a Ctrl-C the agent sent (130). `exit` is
+/// the result's exit code and quietness (`exit_code`).
 fn shell_convention(
-    result: &ToolResult,
+    exit: Option<(i64, bool)>,
     call: &ToolCall,
     previous: Option<&ToolCall>,
 ) -> Option<&'static str> {
-    let (code, no_output) = result_exit_code(result)?;
+    let (code, no_output) = exit?;
     match code {
         1 if no_output && is_search(call) => Some("a search that found nothing exits 1"),
         123 if is_xargs_search(call) => Some("`xargs grep` exits 123 when a search found nothing"),

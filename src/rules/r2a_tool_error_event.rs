@@ -197,36 +197,42 @@ fn result_body_status(result: &ToolResult) -> Option<String> {
     }
 }
 
-/// `error_line` of the result's structured content; a string holding JSON is read as events.
+/// `error_line` of the result's structured content; a string holding JSON is read as events:
+/// every string `each_text` would scan is scanned once, and only when some holds an error line
+/// are the paths followed to find the one the tree walk would meet first.
 fn result_error_line(result: &ToolResult) -> Option<String> {
-    let Some(mut events) = result.json_events() else {
+    let Some(events) = result.json_events() else {
         return error_line(result.structured());
     };
-    // Most results hold no error line at all: say so without tracking paths.
     let mut depth = 0usize;
-    let any = events.any(|e| match e {
-        JsonEvent::Open { .. } => {
-            depth += 1;
-            false
+    let mut found: Vec<(usize, String)> = Vec::new();
+    for (i, e) in events.enumerate() {
+        match e {
+            JsonEvent::Open { .. } => depth += 1,
+            JsonEvent::Close => depth = depth.saturating_sub(1),
+            JsonEvent::Str(text) if depth <= TEXT_DEPTH => {
+                if let Some(line) = error_line_in(text, true) {
+                    found.push((i, line));
+                }
+            }
+            _ => {}
         }
-        JsonEvent::Close => {
-            depth = depth.saturating_sub(1);
-            false
-        }
-        JsonEvent::Str(text) => depth <= TEXT_DEPTH && error_line_in(text, true).is_some(),
-        _ => false,
-    });
-    if !any {
+    }
+    if found.is_empty() {
         return None;
     }
-    first_error_line(result.json_events()?)
+    let first = first_in_tree_order(result.json_events()?, &found)?;
+    found.into_iter().nth(first).map(|(_, line)| line)
 }
 
-/// `error_line` of the tree the events describe, without building it: the error line of the
-/// string `each_text` would meet first, i.e. the live one (not the value of a key repeated
-/// later in its object, which the tree drops) whose path sorts first (the tree's objects
-/// iterate their keys in byte order, arrays in index order).
-fn first_error_line<'a>(events: impl Iterator<Item = JsonEvent<'a>>) -> Option<String> {
+/// Of the events at `found` (indices, increasing; each a string), which one (its position in
+/// `found`) a walk of the tree the events describe meets first: the live one (not the value of
+/// a key repeated later in its object, which the tree drops) whose path sorts first (the tree's
+/// objects iterate their keys in byte order, arrays in index order).
+fn first_in_tree_order<'a, T>(
+    events: impl Iterator<Item = JsonEvent<'a>>,
+    found: &[(usize, T)],
+) -> Option<usize> {
     #[derive(PartialEq, Eq, PartialOrd, Ord, Clone, Copy)]
     enum Step<'a> {
         Key(&'a str),
@@ -239,8 +245,9 @@ fn first_error_line<'a>(events: impl Iterator<Item = JsonEvent<'a>>) -> Option<S
     }
     let mut path: Vec<Step<'a>> = Vec::new();
     let mut frames: Vec<Frame<'a>> = Vec::new();
-    let mut found: Vec<(Vec<Step<'a>>, usize, String)> = Vec::new();
+    let mut paths: Vec<Vec<Step<'a>>> = Vec::with_capacity(found.len());
     let mut dead: Vec<(usize, usize)> = Vec::new();
+    let last = found.last()?.0;
     for (i, e) in events.enumerate() {
         // A value in an array takes the next index.
         if !matches!(e, JsonEvent::Key(_) | JsonEvent::Close)
@@ -284,16 +291,14 @@ fn first_error_line<'a>(events: impl Iterator<Item = JsonEvent<'a>>) -> Option<S
                     *top = Step::Key(k);
                 }
             }
-            JsonEvent::Str(text) if path.len() <= TEXT_DEPTH => {
-                if let Some(line) = error_line_in(text, true) {
-                    found.push((path.clone(), i, line));
-                }
+            _ if found.get(paths.len()).is_some_and(|(at, _)| *at == i) => {
+                paths.push(path.clone());
             }
             _ => {}
         }
     }
     // Event i is dead when some dead range covers it: count range starts minus ends up to i.
-    let mut cover = vec![0i64; found.last().map_or(0, |f| f.1 + 2)];
+    let mut cover = vec![0i64; last + 2];
     for (start, end) in dead {
         if let Some(c) = cover.get_mut(start) {
             *c += 1;
@@ -307,11 +312,12 @@ fn first_error_line<'a>(events: impl Iterator<Item = JsonEvent<'a>>) -> Option<S
         running += *c;
         *c = running;
     }
-    found
-        .into_iter()
-        .filter(|(_, i, _)| cover[*i] == 0)
-        .min_by(|a, b| a.0.cmp(&b.0))
-        .map(|(_, _, line)| line)
+    paths
+        .iter()
+        .enumerate()
+        .filter(|(k, _)| cover[found[*k].0] == 0)
+        .min_by(|a, b| a.1.cmp(b.1))
+        .map(|(k, _)| k)
 }
 
 /// `is_empty_result` of the result's structured content, from its events when it is a string
