@@ -132,27 +132,32 @@ pub fn evidence(step: &Step, note: &'static str) -> Evidence {
 /// Longest step excerpt kept in evidence, in characters.
 const EXCERPT_CHARS: usize = 160;
 
-/// A one-line excerpt of a step: `name {args}`, `[status] content`, or `role: text`.
+/// A one-line excerpt of a step: `name {args}`, `[status] content`, or `role: text`, its
+/// whitespace runs folded to one space, cut at `EXCERPT_CHARS` (then ending in `…`). Only as
+/// much of the step as the excerpt shows is written out (a result of megabytes costs what its
+/// first line does).
 pub fn excerpt(step: &Step) -> String {
     use crate::model::{Args, StepKind};
-    let text = match &step.kind {
+    use std::fmt::Write;
+    let mut out = Excerpt::default();
+    // `Err` only means the excerpt is full.
+    let _ = match &step.kind {
         StepKind::ToolCall(c) => match (&c.args, &c.raw_args) {
-            (Args::Known(v), _) => format!("{} {}", c.name, v),
-            (_, Some(raw)) => format!("{} {}", c.name, raw),
-            (Args::Unknown(why), None) => format!("{} (arguments {why})", c.name),
-            (Args::Malformed(_), None) => c.name.clone(),
+            (Args::Known(v), _) => write!(out, "{} {}", c.name, v),
+            (_, Some(raw)) => write!(out, "{} {}", c.name, raw),
+            (Args::Unknown(why), None) => write!(out, "{} (arguments {why})", c.name),
+            (Args::Malformed(_), None) => out.write_str(&c.name),
         },
         StepKind::ToolResult(r) => {
-            let content = match &r.content {
-                serde_json::Value::String(s) => s.clone(),
-                other => other.to_string(),
-            };
             let status = match r.status {
                 crate::model::ResultStatus::Ok => "ok",
                 crate::model::ResultStatus::Error => "error",
                 crate::model::ResultStatus::Unknown => "result",
             };
-            format!("[{status}] {content}")
+            match &r.content {
+                serde_json::Value::String(s) => write!(out, "[{status}] {s}"),
+                other => write!(out, "[{status}] {other}"),
+            }
         }
         StepKind::Message(m) => {
             let role = match m.role {
@@ -161,13 +166,55 @@ pub fn excerpt(step: &Step) -> String {
                 crate::model::Role::System => "system",
                 crate::model::Role::Tool => "tool",
             };
-            format!("{role}: {}", m.content)
+            write!(out, "{role}: {}", m.content)
         }
     };
-    let flat: String = text.split_whitespace().collect::<Vec<_>>().join(" ");
-    match flat.char_indices().nth(EXCERPT_CHARS) {
-        None => flat,
-        Some((i, _)) => format!("{}…", &flat[..i]),
+    out.finish()
+}
+
+/// An excerpt being written: whitespace folded, leading and trailing whitespace dropped, and
+/// writing refused once it holds one char more than `EXCERPT_CHARS` (so it is known to be cut).
+#[derive(Default)]
+struct Excerpt {
+    text: String,
+    chars: usize,
+    /// Whitespace seen since the last char kept (written only if another char follows).
+    space: bool,
+}
+
+impl Excerpt {
+    fn push(&mut self, c: char) -> std::fmt::Result {
+        if self.chars > EXCERPT_CHARS {
+            return Err(std::fmt::Error);
+        }
+        self.text.push(c);
+        self.chars += 1;
+        Ok(())
+    }
+
+    fn finish(mut self) -> String {
+        if self.chars > EXCERPT_CHARS {
+            // One char past the limit: drop it and say the text goes on.
+            self.text.pop();
+            self.text.push('…');
+        }
+        self.text
+    }
+}
+
+impl std::fmt::Write for Excerpt {
+    fn write_str(&mut self, s: &str) -> std::fmt::Result {
+        for c in s.chars() {
+            if c.is_whitespace() {
+                self.space = true;
+                continue;
+            }
+            if std::mem::take(&mut self.space) && self.chars > 0 {
+                self.push(' ')?;
+            }
+            self.push(c)?;
+        }
+        Ok(())
     }
 }
 
@@ -424,5 +471,75 @@ mod fixture_tests {
             crate::reporters::text::render(&report, opts, &mut out).unwrap();
             insta::assert_snapshot!(String::from_utf8(out).unwrap());
         });
+    }
+}
+
+#[cfg(test)]
+mod excerpt_tests {
+    use super::*;
+    use crate::model::{Message, ResultStatus, Role, StepKind, StepMeta, ToolResult};
+    use serde_json::json;
+
+    /// What an excerpt is, written the plain way: the whole text, whitespace runs folded, cut.
+    fn folded(text: &str) -> String {
+        let flat = text.split_whitespace().collect::<Vec<_>>().join(" ");
+        match flat.char_indices().nth(EXCERPT_CHARS) {
+            None => flat,
+            Some((i, _)) => format!("{}…", &flat[..i]),
+        }
+    }
+
+    fn step(kind: StepKind) -> Step {
+        Step {
+            index: 0,
+            at: Default::default(),
+            meta: StepMeta::default(),
+            kind,
+        }
+    }
+
+    #[test]
+    fn excerpts_fold_whitespace_and_cut_as_the_whole_text_would() {
+        let mut next = testing::xorshift(0xA5A5_1234_5678_9ABC);
+        // Pieces: words, ASCII and Unicode whitespace, multi-byte chars.
+        let pieces = [
+            "a", "bc", "é", "漢字", " ", "  ", "\n", "\t", "\u{3000}", "\u{a0}", "x",
+        ];
+        for _ in 0..3_000 {
+            let n = (next() % 400) as usize;
+            let text: String = (0..n)
+                .map(|_| pieces[(next() % pieces.len() as u64) as usize])
+                .collect();
+            let msg = step(StepKind::Message(Message {
+                role: Role::User,
+                content: text.clone(),
+            }));
+            assert_eq!(excerpt(&msg), folded(&format!("user: {text}")), "{text:?}");
+            let result = step(StepKind::ToolResult(ToolResult::new(
+                None,
+                serde_json::Value::String(text.clone()),
+                ResultStatus::Error,
+            )));
+            assert_eq!(excerpt(&result), folded(&format!("[error] {text}")));
+            let structured = json!({ "k": text, "n": [1, 2] });
+            let result = step(StepKind::ToolResult(ToolResult::new(
+                None,
+                structured.clone(),
+                ResultStatus::Ok,
+            )));
+            assert_eq!(excerpt(&result), folded(&format!("[ok] {structured}")));
+            // A tool's name is untrusted too: empty, or whitespace only.
+            let name: String = (0..next() % 3)
+                .map(|_| pieces[(next() % pieces.len() as u64) as usize])
+                .collect();
+            let call = step(StepKind::ToolCall(crate::model::ToolCall {
+                call_id: None,
+                name: name.clone(),
+                args: crate::model::Args::Known(structured.clone()),
+                raw_args: None,
+                origin: crate::model::CallOrigin::Model,
+            }));
+            assert_eq!(excerpt(&call), folded(&format!("{name} {structured}")));
+        }
     }
 }
