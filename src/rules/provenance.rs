@@ -166,10 +166,12 @@ impl Plan {
             for (p, id) in &plan.patterns {
                 by_id[*id as usize] = p;
             }
-            // Patterns are a trace's argument values: most are few and short, and a DFA (the
-            // fastest search) is built for them; its construction grows faster than linearly
-            // with a long, repetitive pattern, so long ones get a contiguous NFA.
-            let short = by_id.iter().all(|p| p.len() <= 256) && by_id.len() <= 4096;
+            // Patterns are a trace's argument values: most are short, and a DFA (the fastest
+            // search) is built for them while its table stays small; its construction grows
+            // faster than linearly with a long, repetitive pattern, so long ones (or a table
+            // past `DFA_TABLE_MAX`) get a contiguous NFA.
+            let short =
+                by_id.iter().all(|p| p.len() <= 256) && dfa_table_bytes(&by_id) <= DFA_TABLE_MAX;
             plan.searcher = aho_corasick::AhoCorasick::builder()
                 .ascii_case_insensitive(true)
                 // Overlapping searches gain little from one, and it costs its build per trace.
@@ -288,6 +290,32 @@ impl Plan {
             .copied()
             .unwrap_or(false)
     }
+}
+
+/// Most memory (bytes, estimated by `dfa_table_bytes`) a plan's DFA may take; past it the
+/// patterns are searched with a contiguous NFA (slower per byte, a fraction of the memory).
+const DFA_TABLE_MAX: usize = 32 * 1024 * 1024;
+
+/// An upper estimate of the memory of a DFA over `patterns` ignoring ASCII case: its transition
+/// table (at most one state per pattern byte, plus the dead, fail and start states, times the
+/// row width: the byte classes the patterns' bytes cut the alphabet into, rounded up to a power
+/// of two, times 4 bytes a transition), plus each pattern's match list and length.
+fn dfa_table_bytes(patterns: &[&str]) -> usize {
+    let mut used = [false; 256];
+    let mut states = 4usize;
+    for p in patterns {
+        states = states.saturating_add(p.len());
+        for b in p.bytes() {
+            used[b.to_ascii_lowercase() as usize] = true;
+            used[b.to_ascii_uppercase() as usize] = true;
+        }
+    }
+    // Each used byte is at most a class of its own and splits a run of unused ones in two.
+    let classes = (2 * used.iter().filter(|u| **u).count() + 1).min(256);
+    states
+        .saturating_mul(classes.next_power_of_two())
+        .saturating_mul(4)
+        .saturating_add(patterns.len().saturating_mul(64))
 }
 
 /// The 4-grams of everything not indexed (past a cap), as a one-hash Bloom filter of 2^24 bits
