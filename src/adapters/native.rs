@@ -40,9 +40,56 @@ struct RawTrace<'a> {
     #[serde(default)]
     run_id: Option<Value>,
     #[serde(default, borrow)]
-    steps: Option<&'a RawValue>,
+    steps: Option<Steps<'a>>,
     #[serde(default, rename = "final")]
     final_answer: Option<Value>,
+}
+
+/// A trace's `steps` member: its items as raw JSON (read in the same pass as the trace), or
+/// `None` when it is not a list.
+struct Steps<'a>(Option<Vec<&'a RawValue>>);
+
+impl<'de: 'a, 'a> Deserialize<'de> for Steps<'a> {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        use serde::de::{IgnoredAny, MapAccess, SeqAccess, Visitor};
+        struct Items<'a>(std::marker::PhantomData<&'a ()>);
+        impl<'de: 'a, 'a> Visitor<'de> for Items<'a> {
+            type Value = Steps<'a>;
+            fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                f.write_str("a list of steps")
+            }
+            fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Self::Value, A::Error> {
+                let mut items = Vec::new();
+                while let Some(item) = seq.next_element::<&'de RawValue>()? {
+                    items.push(item);
+                }
+                Ok(Steps(Some(items)))
+            }
+            fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Self::Value, A::Error> {
+                while map.next_entry::<IgnoredAny, IgnoredAny>()?.is_some() {}
+                Ok(Steps(None))
+            }
+            fn visit_bool<E>(self, _: bool) -> Result<Self::Value, E> {
+                Ok(Steps(None))
+            }
+            fn visit_i64<E>(self, _: i64) -> Result<Self::Value, E> {
+                Ok(Steps(None))
+            }
+            fn visit_u64<E>(self, _: u64) -> Result<Self::Value, E> {
+                Ok(Steps(None))
+            }
+            fn visit_f64<E>(self, _: f64) -> Result<Self::Value, E> {
+                Ok(Steps(None))
+            }
+            fn visit_str<E>(self, _: &str) -> Result<Self::Value, E> {
+                Ok(Steps(None))
+            }
+            fn visit_unit<E>(self) -> Result<Self::Value, E> {
+                Ok(Steps(None))
+            }
+        }
+        d.deserialize_any(Items(std::marker::PhantomData))
+    }
 }
 
 /// Parse a whole native document (object or array of objects).
@@ -65,6 +112,12 @@ pub fn parse_document(text: &str, input: &InputRef, out: &mut dyn Emit) {
             parse_trace(text, &index, raw, &format!("/{i}"), &default_id, input, out);
         }
     } else {
+        // One pass when the document is a well-formed trace (the usual case); otherwise read
+        // again to say what is wrong, as a list of traces would be.
+        if let Ok(rt) = serde_json::from_str::<RawTrace<'_>>(text) {
+            let at = index.location(text, text.len() - text.trim_start().len(), "");
+            return build_trace(text, &index, rt, at, "", &input.path, input, out);
+        }
         let raw: &RawValue = match serde_json::from_str(text) {
             Ok(r) => r,
             Err(e) => return json_error(&e, 1, input, out),
@@ -83,6 +136,15 @@ pub fn parse_lines(
         match line {
             Err(issue) => out.issue(issue),
             Ok(line) => {
+                let index = LineIndex::starting_at(&line.text, line.number);
+                let default_id = format!("{}:{}", input.path, line.number);
+                // One pass for a well-formed trace, as for a document.
+                if let Ok(rt) = serde_json::from_str::<RawTrace<'_>>(&line.text) {
+                    let text = &line.text;
+                    let at = index.location(text, text.len() - text.trim_start().len(), "");
+                    build_trace(text, &index, rt, at, "", &default_id, input, out);
+                    continue;
+                }
                 let raw: &RawValue = match serde_json::from_str(&line.text) {
                     Ok(r) => r,
                     Err(e) => {
@@ -90,8 +152,6 @@ pub fn parse_lines(
                         continue;
                     }
                 };
-                let index = LineIndex::starting_at(&line.text, line.number);
-                let default_id = format!("{}:{}", input.path, line.number);
                 parse_trace(&line.text, &index, raw, "", &default_id, input, out);
             }
         }
@@ -141,12 +201,27 @@ fn parse_trace(
             ));
         }
     };
-    let Some(steps_raw) = rt.steps else {
+    build_trace(text, index, rt, at, pointer, default_id, input, out);
+}
+
+/// The trace read as `rt`, which begins at `at` in `text`, with its steps.
+#[allow(clippy::too_many_arguments)]
+fn build_trace(
+    text: &str,
+    index: &LineIndex,
+    rt: RawTrace<'_>,
+    at: Location,
+    pointer: &str,
+    default_id: &str,
+    input: &InputRef,
+    out: &mut dyn Emit,
+) {
+    let issue = |msg: String| InputIssue::at(&input.path, at.line, at.column, msg);
+    let Some(Steps(steps)) = rt.steps else {
         return out.issue(issue("not a native trace: missing `steps` list".into()));
     };
-    let steps: Vec<&RawValue> = match serde_json::from_str(steps_raw.get()) {
-        Ok(s) => s,
-        Err(_) => return out.issue(issue("not a native trace: `steps` is not a list".into())),
+    let Some(steps) = steps else {
+        return out.issue(issue("not a native trace: `steps` is not a list".into()));
     };
     let run_id = match rt.run_id {
         Some(Value::String(s)) => s,
@@ -415,5 +490,54 @@ mod tests {
         use ResultStatus::*;
         assert_eq!(st, vec![Unknown, Ok, Error, Error, Unknown]);
         assert!(!p.traces[0].steps[4].as_result().unwrap().content_recorded);
+    }
+
+    #[test]
+    fn a_document_read_in_one_pass_says_the_same_as_one_read_twice() {
+        // The one-pass read (the usual, well-formed case) and the fallback that reads the
+        // document again to name what is wrong: a trace's location, and each kind of mistake.
+        let p = parse_str(
+            "\n\n   {\"run_id\": 7, \"steps\": [\n {\"type\": \"message\", \"role\": \"user\", \"content\": \"x\"}], \"final\": {\"k\": 1}}\n",
+            "t.json",
+        );
+        assert!(p.issues.is_empty(), "{:?}", p.issues);
+        let t = &p.traces[0];
+        assert_eq!(
+            (t.run_id.as_str(), t.final_answer.as_deref()),
+            ("7", Some(r#"{"k":1}"#))
+        );
+        assert_eq!((t.steps[0].at.line, t.steps[0].at.column), (4, 2));
+        let issue = |text: &str| {
+            let p = parse_str(text, "t.json");
+            assert!(p.traces.is_empty(), "{text}");
+            p.issues.iter().map(ToString::to_string).collect::<Vec<_>>()
+        };
+        let not_a_list = "t.json:1:1: not a native trace: `steps` is not a list";
+        assert_eq!(issue(r#"{"steps": 5}"#), [not_a_list]);
+        assert_eq!(
+            issue("\n  {\"steps\": 5}"),
+            ["t.json:2:3: not a native trace: `steps` is not a list"]
+        );
+        assert_eq!(issue(r#"{"steps": "5"}"#), [not_a_list]);
+        assert_eq!(
+            issue(r#"{"steps": {"a": [1, {"b": 2}]}, "run_id": "r"}"#),
+            [not_a_list]
+        );
+        assert_eq!(
+            issue(r#"{"steps": null}"#),
+            ["t.json:1:1: not a native trace: missing `steps` list"]
+        );
+        assert_eq!(
+            issue(r#"{"steps": [], "steps": []}"#),
+            ["t.json:1:1: not a native trace: duplicate field `steps`"]
+        );
+        assert_eq!(
+            issue(r#"{"steps": []} trailing"#),
+            ["t.json:1:15: invalid JSON: trailing characters"]
+        );
+        assert_eq!(
+            issue(r#"{"steps": [{"a": 1}, 5 6]}"#),
+            ["t.json:1:24: invalid JSON: expected `,` or `]`"]
+        );
     }
 }
