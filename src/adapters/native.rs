@@ -112,11 +112,9 @@ pub fn parse_document(text: &str, input: &InputRef, out: &mut dyn Emit) {
             parse_trace(text, &index, raw, &format!("/{i}"), &default_id, input, out);
         }
     } else {
-        // One pass when the document is a well-formed trace (the usual case); otherwise read
-        // again to say what is wrong, as a list of traces would be.
-        if let Ok(rt) = serde_json::from_str::<RawTrace<'_>>(text) {
-            let at = index.location(text, text.len() - text.trim_start().len(), "");
-            return build_trace(text, &index, rt, at, "", &input.path, input, out);
+        // Otherwise read again to say what is wrong, as a list of traces would be.
+        if read_whole(text, &index, &input.path, input, out) {
+            return;
         }
         let raw: &RawValue = match serde_json::from_str(text) {
             Ok(r) => r,
@@ -138,11 +136,7 @@ pub fn parse_lines(
             Ok(line) => {
                 let index = LineIndex::starting_at(&line.text, line.number);
                 let default_id = format!("{}:{}", input.path, line.number);
-                // One pass for a well-formed trace, as for a document.
-                if let Ok(rt) = serde_json::from_str::<RawTrace<'_>>(&line.text) {
-                    let text = &line.text;
-                    let at = index.location(text, text.len() - text.trim_start().len(), "");
-                    build_trace(text, &index, rt, at, "", &default_id, input, out);
+                if read_whole(&line.text, &index, &default_id, input, out) {
                     continue;
                 }
                 let raw: &RawValue = match serde_json::from_str(&line.text) {
@@ -177,6 +171,23 @@ fn json_error(e: &serde_json::Error, first_line: u32, input: &InputRef, out: &mu
         col,
         format!("invalid JSON: {}", error_message(e)),
     ));
+}
+
+/// Read `text` as one well-formed trace in one pass (the usual case) and emit it; false, with
+/// nothing emitted, when it is not one (the caller then reads it again to say why).
+fn read_whole(
+    text: &str,
+    index: &LineIndex,
+    default_id: &str,
+    input: &InputRef,
+    out: &mut dyn Emit,
+) -> bool {
+    let Ok(rt) = serde_json::from_str::<RawTrace<'_>>(text) else {
+        return false;
+    };
+    let at = index.location(text, text.len() - text.trim_start().len(), "");
+    build_trace(text, index, rt, at, "", default_id, input, out);
+    true
 }
 
 fn parse_trace(
