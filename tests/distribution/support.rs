@@ -173,8 +173,21 @@ pub(crate) fn copy_tree(from: &Path, to: &Path) {
         if let Some(parent) = to.parent() {
             std::fs::create_dir_all(parent).expect("create a folder");
         }
-        std::fs::copy(from, to)
-            .unwrap_or_else(|e| panic!("copy {} to {}: {e}", from.display(), to.display()));
+        // Copied by a `cp` process, not by this one: a file this process opens for writing is
+        // inherited by whatever another test thread forks before this copy closes it, and an
+        // executable still open for writing anywhere cannot be run ("text file busy") — a
+        // seeded binary then failed its `--version` check once in a while.
+        let status = std::process::Command::new("cp")
+            .arg(from)
+            .arg(to)
+            .status()
+            .unwrap_or_else(|e| panic!("run cp: {e}"));
+        assert!(
+            status.success(),
+            "cp {} {}: {status}",
+            from.display(),
+            to.display()
+        );
     }
 }
 
@@ -206,8 +219,13 @@ pub(crate) fn write_script(path: &Path, body: &str) {
     if let Some(parent) = path.parent() {
         std::fs::create_dir_all(parent).expect("create a folder");
     }
-    std::fs::write(path, body).expect("write a script");
-    std::fs::set_permissions(path, std::fs::Permissions::from_mode(0o755)).expect("chmod");
+    // Written beside, then copied into place by `cp` (see `copy_tree`): the script is run, so
+    // no forked child of this process may hold it open for writing.
+    let draft = path.with_extension("draft");
+    std::fs::write(&draft, body).expect("write a script");
+    std::fs::set_permissions(&draft, std::fs::Permissions::from_mode(0o755)).expect("chmod");
+    copy_tree(&draft, path);
+    std::fs::remove_file(&draft).expect("remove the draft");
 }
 
 /// PATH with `first` in front of the test process's own PATH.
