@@ -518,37 +518,54 @@ mod tests {
             ("7", Some(r#"{"k":1}"#))
         );
         assert_eq!((t.steps[0].at.line, t.steps[0].at.column), (4, 2));
-        let issue = |text: &str| {
-            let p = parse_str(text, "t.json");
-            assert!(p.traces.is_empty(), "{text}");
-            p.issues.iter().map(ToString::to_string).collect::<Vec<_>>()
-        };
-        let not_a_list = "t.json:1:1: not a native trace: `steps` is not a list";
-        assert_eq!(issue(r#"{"steps": 5}"#), [not_a_list]);
+        let issues = |p: Parsed| p.issues.iter().map(ToString::to_string).collect::<Vec<_>>();
         assert_eq!(
-            issue("\n  {\"steps\": 5}"),
+            issues(parse_str("\n  {\"steps\": 5}", "t.json")),
             ["t.json:2:3: not a native trace: `steps` is not a list"]
         );
-        assert_eq!(issue(r#"{"steps": "5"}"#), [not_a_list]);
-        assert_eq!(
-            issue(r#"{"steps": {"a": [1, {"b": 2}]}, "run_id": "r"}"#),
-            [not_a_list]
-        );
-        assert_eq!(
-            issue(r#"{"steps": null}"#),
-            ["t.json:1:1: not a native trace: missing `steps` list"]
-        );
-        assert_eq!(
-            issue(r#"{"steps": [], "steps": []}"#),
-            ["t.json:1:1: not a native trace: duplicate field `steps`"]
-        );
-        assert_eq!(
-            issue(r#"{"steps": []} trailing"#),
-            ["t.json:1:15: invalid JSON: trailing characters"]
-        );
-        assert_eq!(
-            issue(r#"{"steps": [{"a": 1}, 5 6]}"#),
-            ["t.json:1:24: invalid JSON: expected `,` or `]`"]
-        );
+        let not_a_list = "not a native trace: `steps` is not a list";
+        for (text, at, message) in [
+            (r#"{"steps": 5}"#, 1, not_a_list),
+            (r#"{"steps": "5"}"#, 1, not_a_list),
+            (
+                r#"{"steps": {"a": [1, {"b": 2}]}, "run_id": "r"}"#,
+                1,
+                not_a_list,
+            ),
+            (
+                r#"{"steps": null}"#,
+                1,
+                "not a native trace: missing `steps` list",
+            ),
+            (
+                r#"{"steps": [], "steps": []}"#,
+                1,
+                "not a native trace: duplicate field `steps`",
+            ),
+            (
+                r#"{"steps": []} trailing"#,
+                15,
+                "invalid JSON: trailing characters",
+            ),
+            (
+                r#"{"steps": [{"a": 1}, 5 6]}"#,
+                24,
+                "invalid JSON: expected `,` or `]`",
+            ),
+        ] {
+            let p = parse_str(text, "t.json");
+            assert!(p.traces.is_empty(), "{text}");
+            assert_eq!(issues(p), [format!("t.json:1:{at}: {message}")]);
+            // The same record as the second line of JSON Lines, after a good one.
+            let mut p = Parsed::default();
+            let opts = crate::adapters::ReadOptions {
+                format: Some(crate::adapters::InputFormat::Native),
+                ..Default::default()
+            };
+            let jsonl = format!("{{\"steps\": []}}\n{text}\n");
+            crate::adapters::parse_reader(jsonl.as_bytes(), "t.jsonl", &opts, &mut p);
+            assert_eq!(p.traces.len(), 1, "{text}");
+            assert_eq!(issues(p), [format!("t.jsonl:2:{at}: {message}")]);
+        }
     }
 }
