@@ -6,6 +6,8 @@
 
 use std::collections::HashMap;
 
+use foldhash::quality::RandomState;
+
 use super::{Step, Trace};
 
 /// The pairing of one trace's calls and results, indexed by step index.
@@ -27,8 +29,8 @@ impl Pairing {
         let mut result_of = vec![None; n];
         let mut call_of = vec![None; n];
         // Per id: the latest call seen, and the calls still waiting for their first result.
-        let mut latest: HashMap<&str, usize> = HashMap::new();
-        let mut waiting: HashMap<&str, Vec<usize>> = HashMap::new();
+        let mut latest: HashMap<&str, usize, RandomState> = HashMap::default();
+        let mut waiting: HashMap<&str, Vec<usize>, RandomState> = HashMap::default();
         for step in steps {
             if let Some(call) = step.as_call() {
                 if let Some(id) = call.call_id.as_deref() {

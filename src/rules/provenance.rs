@@ -82,9 +82,9 @@ pub(crate) struct Provenance {
     /// declared up front.
     substrings: Substrings,
     phrases: Phrases,
-    scalars: Fingerprints,
-    scalar_digits: Fingerprints,
-    numbers: Fingerprints,
+    scalars: Tracked,
+    scalar_digits: Tracked,
+    numbers: Tracked,
     /// What was not indexed (past a cap), summarised.
     overflow: Overflow,
     /// Reused buffers: normalised text, digits or a number, a number.
@@ -130,34 +130,54 @@ struct Open {
 struct Plan {
     /// Over `patterns`; `None` when there are none.
     searcher: Option<aho_corasick::AhoCorasick>,
-    patterns: HashMap<String, u32>,
+    patterns: HashMap<String, u32, foldhash::quality::RandomState>,
     /// Pattern found inside an observed token that is not a number, or inside a long digit
     /// stream (what `Open::text` holds).
     in_text: Vec<bool>,
     /// Short digit strings (3 to `SHORT_DIGITS`), packed, and whether found inside a short
     /// digit stream (what `Open::digit_substrings` holds).
     short: HashMap<u64, bool, BuildHasherDefault<SymbolHasher>>,
+    /// Bit `n` set when some short digit string is `n` digits long.
+    short_lens: u32,
     /// Some value is several words: sources are kept for phrases (and only then).
     phrases: bool,
 }
 
 impl Plan {
-    fn new<'v>(values: impl IntoIterator<Item = &'v Value>) -> Self {
+    /// The plan for `values`; the numbers and scalars' digit strings `derivable` can ask about
+    /// for them go into `numbers` and `scalar_digits`.
+    fn new<'v>(
+        values: impl IntoIterator<Item = &'v Value>,
+        numbers: &mut Tracked,
+        scalar_digits: &mut Tracked,
+    ) -> Self {
         let mut plan = Plan::default();
+        numbers.wanted = Some(Fingerprints::default());
+        scalar_digits.wanted = Some(Fingerprints::default());
         for v in values {
-            let Some((norm, _)) = query_forms(v) else {
+            let Some((norm, number)) = query_forms(v) else {
                 continue;
             };
+            let chars = norm.chars().count();
             if norm.contains(' ') {
                 plan.phrases = true;
-            } else if norm.chars().count() >= 3 {
+            } else if chars >= 3 {
                 plan.pattern(&norm);
             }
             let d = digits(&norm);
+            if chars >= 2 {
+                if let Some(n) = &number {
+                    numbers.want(n);
+                }
+                if d.len() >= 2 {
+                    scalar_digits.want(&d);
+                }
+            }
             if d.len() >= 3 {
                 plan.pattern(&d);
                 if d.len() <= SHORT_DIGITS {
                     plan.short.insert(pack_digits(&d), false);
+                    plan.short_lens |= 1 << d.len();
                 }
             }
         }
@@ -210,10 +230,17 @@ impl Plan {
         if self.short.is_empty() {
             return true;
         }
-        let n = stream.len();
-        for i in 0..n {
-            for j in i + 3..=n {
-                if let Some(found) = self.short.get_mut(&pack_digits(&stream[i..j])) {
+        // Every run of 3+ digits of a length some pattern has, packed as `pack_digits` packs
+        // it, the value built up digit by digit.
+        let digits = stream.as_bytes();
+        for i in 0..digits.len() {
+            let mut value = 0u64;
+            for (len, d) in (1..).zip(&digits[i..]) {
+                value = value * 10 + u64::from(d - b'0');
+                if len >= 3
+                    && self.short_lens & (1 << len) != 0
+                    && let Some(found) = self.short.get_mut(&(value | (len << 56)))
+                {
                     *found = true;
                 }
             }
@@ -384,6 +411,33 @@ fn gram_hash(w: &[u8]) -> u32 {
 #[derive(Debug, Default)]
 struct Fingerprints(HashSet<u64, BuildHasherDefault<SymbolHasher>>);
 
+/// Scalars, digit strings or numbers observed, as fingerprints. A planned index keeps only the
+/// numbers and digit strings its declared values can ask about (`wanted`): the rest could never
+/// change an answer, and those sets stay as small as the values however long the trace.
+#[derive(Debug, Default)]
+struct Tracked {
+    seen: Fingerprints,
+    wanted: Option<Fingerprints>,
+}
+
+impl Tracked {
+    fn insert(&mut self, s: &str) {
+        let fp = fingerprint(s);
+        if self.wanted.as_ref().is_none_or(|w| w.0.contains(&fp)) {
+            self.seen.0.insert(fp);
+        }
+    }
+
+    fn contains(&self, s: &str) -> bool {
+        self.seen.contains(s)
+    }
+
+    /// Declare a string `contains` may be asked (a planned index).
+    fn want(&mut self, s: &str) {
+        self.wanted.get_or_insert_default().insert(s);
+    }
+}
+
 impl Fingerprints {
     /// Add; true when it was not there.
     fn insert(&mut self, s: &str) -> bool {
@@ -495,8 +549,9 @@ impl Provenance {
     /// much less work when the values are known before the walk (R3's are the trace's
     /// arguments).
     pub(crate) fn planned<'v>(values: impl IntoIterator<Item = &'v Value>) -> Self {
-        let plan = Plan::new(values);
         let mut index = Self::default();
+        // Scalars are kept whole: `joined` asks about every half of a value.
+        let plan = Plan::new(values, &mut index.numbers, &mut index.scalar_digits);
         // A searcher too big to build searches nothing: every value not derivable otherwise
         // is then disclosed as not checked, never reported.
         index.overflow.saturated = plan.searcher.is_none() && !plan.patterns.is_empty();

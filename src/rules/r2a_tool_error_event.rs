@@ -225,6 +225,9 @@ fn result_error_line(result: &ToolResult) -> Option<String> {
     found.into_iter().nth(first).map(|(_, line)| line)
 }
 
+/// Members of an object compared pairwise for repeated keys (past this, through a map).
+const SMALL_OBJECT: usize = 16;
+
 /// Of the events at `found` (indices, increasing; each a string), which one (its position in
 /// `found`) a walk of the tree the events describe meets first: the live one (not the value of
 /// a key repeated later in its object, which the tree drops) whose path sorts first (the tree's
@@ -270,15 +273,25 @@ fn first_in_tree_order<'a, T>(
             JsonEvent::Close => {
                 path.pop();
                 let Some(frame) = frames.pop() else { break };
-                let last: HashMap<&str, usize> = frame
-                    .members
-                    .iter()
-                    .enumerate()
-                    .map(|(m, (key, _))| (*key, m))
-                    .collect();
-                for (m, (key, start)) in frame.members.iter().enumerate() {
-                    if last[key] != m {
-                        let end = frame.members.get(m + 1).map_or(i, |(_, s)| *s);
+                // A member whose key comes again later in its object is dead. Most objects
+                // are small: compared pairwise; a big one through a map of each key's last
+                // member.
+                let members = &frame.members;
+                let last: Option<HashMap<&str, usize, foldhash::quality::RandomState>> =
+                    (members.len() > SMALL_OBJECT).then(|| {
+                        members
+                            .iter()
+                            .enumerate()
+                            .map(|(m, (key, _))| (*key, m))
+                            .collect()
+                    });
+                for (m, (key, start)) in members.iter().enumerate() {
+                    let repeated = match &last {
+                        Some(last) => last[key] != m,
+                        None => members[m + 1..].iter().any(|(k, _)| k == key),
+                    };
+                    if repeated {
+                        let end = members.get(m + 1).map_or(i, |(_, s)| *s);
                         dead.push((*start, end));
                     }
                 }
@@ -489,10 +502,16 @@ mod tests {
                 format!("[{}]", items.join(","))
             }
             _ => {
-                let items: Vec<String> = (0..rng() % 4)
+                // Now and then an object past `SMALL_OBJECT` members (shallower values).
+                let (members, deeper) = if rng().is_multiple_of(8) {
+                    (SMALL_OBJECT as u64 + 1 + rng() % 24, 6)
+                } else {
+                    (rng() % 4, 0)
+                };
+                let items: Vec<String> = (0..members)
                     .map(|_| {
                         let key = KEYS[(rng() % KEYS.len() as u64) as usize];
-                        let skip = (rng() % 3) as usize;
+                        let skip = deeper + (rng() % 3) as usize;
                         format!("\"{key}\": {}", random_doc(rng, depth + 1 + skip))
                     })
                     .collect();
