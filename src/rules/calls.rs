@@ -20,7 +20,11 @@ pub(crate) struct CallKey {
 
 impl CallKey {
     fn new(name: &str, args: &serde_json::Value) -> Self {
-        let text = format!("{name}\u{0}{}", canonical_args(args));
+        let args = canonical_args(args);
+        let mut text = String::with_capacity(name.len() + 1 + args.len());
+        text.push_str(name);
+        text.push('\0');
+        text.push_str(&args);
         let mut h = DefaultHasher::new();
         text.hash(&mut h);
         Self {

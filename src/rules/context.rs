@@ -135,6 +135,8 @@ pub struct TraceCx<'a> {
     pub run: &'a RunCx,
     /// What each result says about its call, classified once for R2a and R2b.
     outcomes: std::sync::OnceLock<Vec<Option<super::outcome::Outcome>>>,
+    /// Every call with its key and result, built once for R4 and R5.
+    calls: std::sync::OnceLock<Vec<super::calls::CallRecord<'a>>>,
 }
 
 impl<'a> TraceCx<'a> {
@@ -146,6 +148,7 @@ impl<'a> TraceCx<'a> {
             registry,
             run,
             outcomes: std::sync::OnceLock::new(),
+            calls: std::sync::OnceLock::new(),
         }
     }
 
@@ -161,6 +164,11 @@ impl<'a> TraceCx<'a> {
             .get_or_init(|| super::outcome::classify_all(self))
             .get(index)?
             .as_ref()
+    }
+
+    /// Every tool call of the trace, in order, with its key and recorded result.
+    pub(crate) fn calls(&self) -> &[super::calls::CallRecord<'a>] {
+        self.calls.get_or_init(|| super::calls::records(self))
     }
 
     pub fn closed(&self) -> bool {

@@ -89,7 +89,7 @@ impl Rule for ToolErrorEvent {
                 .and_then(Step::as_call);
             let spec = call.and_then(|c| cx.spec(&c.name));
             let tool = call.map(|c| c.name.as_str());
-            let shown = tool.map_or("the tool".to_owned(), |t| format!("`{t}`"));
+            let shown = Shown(tool);
             match outcome.clone() {
                 Outcome::Error(detail) => {
                     out.count(true);
@@ -135,6 +135,19 @@ impl Rule for ToolErrorEvent {
     }
 }
 
+/// How a message names the tool: `` `name` ``, or "the tool" when the call is unknown. Written
+/// only into the messages of findings (most results have none).
+struct Shown<'a>(Option<&'a str>);
+
+impl std::fmt::Display for Shown<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self.0 {
+            Some(t) => write!(f, "`{t}`"),
+            None => f.write_str("the tool"),
+        }
+    }
+}
+
 /// The candidate tier: what an unknown-status result's content suggests.
 fn heuristics(
     step: &Step,
@@ -145,7 +158,7 @@ fn heuristics(
     out: &mut Sink,
 ) {
     let tool = call.map(|c| c.name.as_str());
-    let shown = tool.map_or("the tool".to_owned(), |t| format!("`{t}`"));
+    let shown = Shown(tool);
     let side_effecting = spec.is_some_and(|s| s.metadata.is_side_effecting());
     let suspicion = if let Some(what) = result_body_status(result) {
         Some((

@@ -15,7 +15,7 @@ use crate::finding::{FindingType, RuleId, RuleMeta, Tier};
 use crate::model::{Args, ToolCall};
 
 use super::automaton::SymbolHasher;
-use super::calls::{CallKey, CallRecord, records};
+use super::calls::{CallKey, CallRecord};
 use super::normalize::{result_class, same_result};
 use super::{Rule, Sink, TraceCx, evidence};
 
@@ -39,21 +39,21 @@ impl Rule for Loop {
     }
 
     fn check(&self, cx: &TraceCx<'_>, out: &mut Sink) {
-        let recs = records(cx);
-        for r in &recs {
+        let recs = cx.calls();
+        for r in recs {
             out.count(r.key.is_some() && r.result.is_some());
         }
-        let advances = later_different(&recs);
+        let advances = later_different(recs);
         let n = recs.len();
         let mut i = 0;
         while i < n {
-            let end = run_end(&recs, i);
+            let end = run_end(recs, i);
             if end - i >= MIN_RUN {
                 judge(cx, &recs[i..end], end == n, advances[end - 1], out);
             }
             i = end.max(i + 1);
         }
-        disclose_unchecked(&recs, out);
+        disclose_unchecked(recs, out);
     }
 }
 

@@ -11,7 +11,7 @@ use std::hash::BuildHasherDefault;
 use crate::finding::{FindingType, RuleId, RuleMeta, Tier};
 
 use super::automaton::SymbolHasher;
-use super::calls::{CallKey, CallRecord, records};
+use super::calls::{CallKey, CallRecord};
 use super::normalize::same_result;
 use super::{Rule, Sink, TraceCx, evidence};
 
@@ -36,7 +36,7 @@ impl Rule for RedundantCall {
     }
 
     fn check(&self, cx: &TraceCx<'_>, out: &mut Sink) {
-        let recs = records(cx);
+        let recs = cx.calls();
         let n = recs.len();
         // side_effects[i] = declared side-effecting calls among recs[..i].
         let mut side_effects = vec![0usize; n + 1];
@@ -84,7 +84,7 @@ impl Rule for RedundantCall {
                     .is_some_and(|earlier| same_result(earlier, result))
                 && side_effects[i] == side_effects[p + 1]
             {
-                report(&recs, p, i, &next_unverified, out);
+                report(recs, p, i, &next_unverified, out);
             }
             last.insert(key, i);
         }
