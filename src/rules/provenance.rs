@@ -312,10 +312,13 @@ impl Plan {
     }
 
     fn in_short_digits(&self, digits: &str) -> bool {
-        self.short
-            .get(&pack_digits(digits))
-            .copied()
-            .unwrap_or(false)
+        // Longer runs are never packed (they would not fit): as `Open::digit_substrings`.
+        digits.len() <= SHORT_DIGITS
+            && self
+                .short
+                .get(&pack_digits(digits))
+                .copied()
+                .unwrap_or(false)
     }
 }
 
