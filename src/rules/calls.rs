@@ -20,11 +20,7 @@ pub(crate) struct CallKey {
 
 impl CallKey {
     fn new(name: &str, args: &serde_json::Value) -> Self {
-        let args = canonical_args(args);
-        let mut text = String::with_capacity(name.len() + 1 + args.len());
-        text.push_str(name);
-        text.push('\0');
-        text.push_str(&args);
+        let text = [name, "\0", &canonical_args(args)].concat();
         let mut h = DefaultHasher::new();
         text.hash(&mut h);
         Self {

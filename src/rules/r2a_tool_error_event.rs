@@ -5,7 +5,6 @@
 //! `failure_when` whose result cannot be classified is a per-result suppression. Coverage counts
 //! tool results; a result is decided when it is structurally classified.
 
-use std::collections::HashMap;
 use std::sync::LazyLock;
 
 use regex::{Regex, RegexBuilder};
@@ -238,9 +237,6 @@ fn result_error_line(result: &ToolResult) -> Option<String> {
     found.into_iter().nth(first).map(|(_, line)| line)
 }
 
-/// Members of an object compared pairwise for repeated keys (past this, through a map).
-const SMALL_OBJECT: usize = 16;
-
 /// Of the events at `found` (indices, increasing; each a string), which one (its position in
 /// `found`) a walk of the tree the events describe meets first: the live one (not the value of
 /// a key repeated later in its object, which the tree drops) whose path sorts first (the tree's
@@ -263,6 +259,8 @@ fn first_in_tree_order<'a, T>(
     let mut frames: Vec<Frame<'a>> = Vec::new();
     let mut paths: Vec<Vec<Step<'a>>> = Vec::with_capacity(found.len());
     let mut dead: Vec<(usize, usize)> = Vec::new();
+    // An object's members as (key, first event, end), reused from object to object.
+    let mut spans: Vec<(&'a str, usize, usize)> = Vec::new();
     let last = found.last()?.0;
     for (i, e) in events.enumerate() {
         // A value in an array takes the next index.
@@ -286,26 +284,18 @@ fn first_in_tree_order<'a, T>(
             JsonEvent::Close => {
                 path.pop();
                 let Some(frame) = frames.pop() else { break };
-                // A member whose key comes again later in its object is dead. Most objects
-                // are small: compared pairwise; a big one through a map of each key's last
-                // member.
+                // A member whose key comes again later in its object is dead. Each member's
+                // events end where the next one's begin (the last's here); sorted stably by
+                // key, every member but the last of a run of equal keys is dead.
                 let members = &frame.members;
-                let last: Option<HashMap<&str, usize, foldhash::quality::RandomState>> =
-                    (members.len() > SMALL_OBJECT).then(|| {
-                        members
-                            .iter()
-                            .enumerate()
-                            .map(|(m, (key, _))| (*key, m))
-                            .collect()
-                    });
-                for (m, (key, start)) in members.iter().enumerate() {
-                    let repeated = match &last {
-                        Some(last) => last[key] != m,
-                        None => members[m + 1..].iter().any(|(k, _)| k == key),
-                    };
-                    if repeated {
-                        let end = members.get(m + 1).map_or(i, |(_, s)| *s);
-                        dead.push((*start, end));
+                spans.clear();
+                spans.extend(members.iter().enumerate().map(|(m, (key, start))| {
+                    (*key, *start, members.get(m + 1).map_or(i, |(_, s)| *s))
+                }));
+                spans.sort_by(|a, b| a.0.cmp(b.0));
+                for pair in spans.windows(2) {
+                    if pair[0].0 == pair[1].0 {
+                        dead.push((pair[0].1, pair[0].2));
                     }
                 }
             }
@@ -515,9 +505,9 @@ mod tests {
                 format!("[{}]", items.join(","))
             }
             _ => {
-                // Now and then an object past `SMALL_OBJECT` members (shallower values).
+                // Now and then an object of many members (shallower values).
                 let (members, deeper) = if rng().is_multiple_of(8) {
-                    (SMALL_OBJECT as u64 + 1 + rng() % 24, 6)
+                    (17 + rng() % 24, 6)
                 } else {
                     (rng() % 4, 0)
                 };

@@ -481,7 +481,7 @@ fn keys_of(v: &Value) -> Vec<String> {
         Value::String(s) => {
             let t = s.trim();
             if t.chars().count() >= 4 {
-                keys.push(key("s:", t));
+                keys.push(["s:", t].concat());
             }
             parse_number_str(t)
                 .filter(|x| x.abs() >= 100.0)
@@ -494,18 +494,9 @@ fn keys_of(v: &Value) -> Vec<String> {
         _ => None,
     };
     if let Some(n) = number {
-        keys.push(key("n:", &n));
+        keys.push(["n:", &n].concat());
     }
     keys
-}
-
-/// `prefix` then `text` (what `format!` would write, without its machinery: this runs for
-/// every leaf of every result).
-fn key(prefix: &str, text: &str) -> String {
-    let mut k = String::with_capacity(prefix.len() + text.len());
-    k.push_str(prefix);
-    k.push_str(text);
-    k
 }
 
 fn shown(v: &Value) -> String {
