@@ -5,6 +5,7 @@
 mod automaton;
 mod calls;
 pub mod context;
+mod heads;
 mod normalize;
 mod outcome;
 mod provenance;

@@ -200,7 +200,8 @@ pub(crate) fn normalize_into(s: &str, out: &mut String) {
 /// Whitespace in ASCII text, as `char::is_whitespace` reads it: `\t`, `\n`, vertical tab, form
 /// feed, `\r` and space.
 pub(crate) fn is_ascii_space(b: u8) -> bool {
-    matches!(b, b'\t' | b'\n' | b'\x0B' | b'\x0C' | b'\r' | b' ')
+    // `\t` to `\r` are 9 to 13: two comparisons, which vectorise (a match on the six does not).
+    (b == b' ') | (b.wrapping_sub(b'\t') < 5)
 }
 
 /// Every ASCII digit of `s`, in order.

@@ -18,7 +18,7 @@
 //!
 //! A rule that knows every value it will ask about before the walk (R3: the trace's arguments)
 //! uses a *planned* index instead (`Provenance::planned`): the values' single-token forms and
-//! digit strings go into one Aho-Corasick automaton, and each observed text is searched for
+//! digit strings go into one multi-pattern search (`heads`), and each observed text is searched for
 //! them once as it arrives (ASCII text as it is, ignoring case, without normalising it); nothing
 //! observed is kept for single-token values, so there is no per-trace cap on them, and the
 //! answers are the open index's (a test holds the two to each other).
@@ -38,6 +38,7 @@ use crate::model::json_events::EVENTS_MAX_DEPTH;
 use crate::model::{JsonEvent, ToolResult};
 
 use super::automaton::{Automaton, SymbolHasher};
+use super::heads::Heads;
 use super::normalize::{
     DigitPart, canonical_json_number, canonical_json_number_into, canonical_number_str,
     canonical_number_str_into, digit_streams, digits, digits_into, for_each_number_and_stream,
@@ -129,7 +130,7 @@ struct Open {
 #[derive(Debug, Default)]
 struct Plan {
     /// Over `patterns`; `None` when there are none.
-    searcher: Option<aho_corasick::AhoCorasick>,
+    searcher: Option<Heads>,
     patterns: HashMap<String, u32, foldhash::quality::RandomState>,
     /// Pattern found inside an observed token that is not a number, or inside a long digit
     /// stream (what `Open::text` holds).
@@ -186,23 +187,7 @@ impl Plan {
             for (p, id) in &plan.patterns {
                 by_id[*id as usize] = p;
             }
-            // Patterns are a trace's argument values: most are short, and a DFA (the fastest
-            // search) is built for them while its table stays small; its construction grows
-            // faster than linearly with a long, repetitive pattern, so long ones (or a table
-            // past `DFA_TABLE_MAX`) get a contiguous NFA.
-            let short =
-                by_id.iter().all(|p| p.len() <= 256) && dfa_table_bytes(&by_id) <= DFA_TABLE_MAX;
-            plan.searcher = aho_corasick::AhoCorasick::builder()
-                .ascii_case_insensitive(true)
-                // Overlapping searches gain little from one, and it costs its build per trace.
-                .prefilter(false)
-                .kind(Some(if short {
-                    aho_corasick::AhoCorasickKind::DFA
-                } else {
-                    aho_corasick::AhoCorasickKind::ContiguousNFA
-                }))
-                .build(by_id)
-                .ok();
+            plan.searcher = Some(Heads::new(&by_id));
         }
         plan.in_text = vec![false; plan.patterns.len()];
         plan
@@ -215,7 +200,7 @@ impl Plan {
 
     /// Mark the patterns inside the tokens of a text that are not numbers: a normalised text,
     /// or an ASCII one as it is (the search ignores ASCII case; a token ends at the same
-    /// whitespace). False when the text holds more matches than `MATCHES_PER_BYTE` allows (a
+    /// whitespace). False when the search compares more than `COMPARED_PER_BYTE` allows (a
     /// hostile text and hostile values): the caller notes the text as not indexed.
     fn scan_tokens(&mut self, text: &str) -> bool {
         self.scan(text, true)
@@ -249,55 +234,35 @@ impl Plan {
     }
 
     /// Every match of a pattern in `text` (overlapping ones too), inside a token that is not a
-    /// number when `tokens`. A number token is skipped whole: nothing inside it counts.
+    /// number when `tokens`: nothing inside a number token counts.
     fn scan(&mut self, text: &str, tokens: bool) -> bool {
-        use aho_corasick::{Input, automaton::OverlappingState};
-        let Some(ac) = &self.searcher else {
+        let Some(search) = &mut self.searcher else {
             return true;
         };
         let bytes = text.as_bytes();
-        let mut budget = MATCHES_PER_BYTE * text.len() + 64;
-        let mut input = Input::new(text);
-        let mut state = OverlappingState::start();
+        let mut budget = COMPARED_PER_BYTE * text.len() + 4096;
+        let in_text = &mut self.in_text;
         // The token of the last match, and whether it is a number: a token is classified once.
         let mut token = (0, 0, false);
-        loop {
-            if ac.try_find_overlapping(input.clone(), &mut state).is_err() {
-                // Not searched: noted as not indexed, never read as "not there".
-                return false;
-            }
-            let Some(m) = state.get_match() else {
-                return true;
-            };
-            budget = match budget.checked_sub(1) {
-                Some(b) => b,
-                None => return false,
-            };
-            let id = m.pattern().as_usize();
-            if !tokens {
-                self.in_text[id] = true;
-                continue;
-            }
-            if !(token.0 <= m.start() && m.end() <= token.1) {
+        search.search(bytes, &mut budget, |id, start, end| {
+            if tokens && !(token.0 <= start && end <= token.1) {
                 // Patterns hold no whitespace: a match lies inside one token.
-                let start = bytes[..m.start()]
+                let from = bytes[..start]
                     .iter()
                     .rposition(|b| is_ascii_space(*b))
                     .map_or(0, |i| i + 1);
-                let end = bytes[m.end()..]
+                let to = bytes[end..]
                     .iter()
                     .position(|b| is_ascii_space(*b))
-                    .map_or(bytes.len(), |i| m.end() + i);
-                token = (start, end, is_number_token(&text[start..end]));
+                    .map_or(bytes.len(), |i| end + i);
+                token = (from, to, is_number_token(&text[from..to]));
             }
-            if token.2 {
-                // Resume after this number.
-                input.set_start(token.1);
-                state = OverlappingState::start();
-            } else {
-                self.in_text[id] = true;
+            if tokens && token.2 {
+                return false;
             }
-        }
+            in_text[id] = true;
+            true
+        })
     }
 
     fn in_text(&self, pattern: &str) -> bool {
@@ -320,32 +285,6 @@ impl Plan {
                 .copied()
                 .unwrap_or(false)
     }
-}
-
-/// Most memory (bytes, estimated by `dfa_table_bytes`) a plan's DFA may take; past it the
-/// patterns are searched with a contiguous NFA (slower per byte, a fraction of the memory).
-const DFA_TABLE_MAX: usize = 32 * 1024 * 1024;
-
-/// An upper estimate of the memory of a DFA over `patterns` ignoring ASCII case: its transition
-/// table (at most one state per pattern byte, plus the dead, fail and start states, times the
-/// row width: the byte classes the patterns' bytes cut the alphabet into, rounded up to a power
-/// of two, times 4 bytes a transition), plus each pattern's match list and length.
-fn dfa_table_bytes(patterns: &[&str]) -> usize {
-    let mut used = [false; 256];
-    let mut states = 4usize;
-    for p in patterns {
-        states = states.saturating_add(p.len());
-        for b in p.bytes() {
-            used[b.to_ascii_lowercase() as usize] = true;
-            used[b.to_ascii_uppercase() as usize] = true;
-        }
-    }
-    // Each used byte is at most a class of its own and splits a run of unused ones in two.
-    let classes = (2 * used.iter().filter(|u| **u).count() + 1).min(256);
-    states
-        .saturating_mul(classes.next_power_of_two())
-        .saturating_mul(4)
-        .saturating_add(patterns.len().saturating_mul(64))
 }
 
 /// The 4-grams of everything not indexed (past a cap), as a one-hash Bloom filter of 2^24 bits
@@ -555,9 +494,6 @@ impl Provenance {
         let mut index = Self::default();
         // Scalars are kept whole: `joined` asks about every half of a value.
         let plan = Plan::new(values, &mut index.numbers, &mut index.scalar_digits);
-        // A searcher too big to build searches nothing: every value not derivable otherwise
-        // is then disclosed as not checked, never reported.
-        index.overflow.saturated = plan.searcher.is_none() && !plan.patterns.is_empty();
         index.substrings = Substrings::Planned(Box::new(plan));
         index
     }
@@ -948,22 +884,33 @@ impl Provenance {
     }
 }
 
-/// Matches a planned search follows per byte of a text before it gives up on the text (past
-/// this, overlapping matches of many self-similar values would cost quadratic time); ordinary
-/// text has far fewer than one.
-const MATCHES_PER_BYTE: usize = 8;
+/// Bytes a planned search compares per byte of a text before it gives up on the text (past
+/// this, many self-similar values over a self-similar text would cost quadratic time);
+/// ordinary text needs far fewer than one.
+const COMPARED_PER_BYTE: usize = 32;
 
 /// An ASCII text's number of whitespace-separated words, and the length of its normalised
 /// form, without normalising it.
 fn ascii_shape(text: &str) -> (usize, usize) {
-    // Branch-free: a word starts at a non-space after a space (or at the start).
-    let (mut words, mut len, mut space) = (0usize, 0usize, true);
-    for &b in text.as_bytes() {
-        let s = is_ascii_space(b);
-        words += usize::from(space & !s);
-        len += usize::from(!s);
-        space = s;
+    // A word starts at a non-space after a space (or at the start); the normalised text is
+    // the non-spaces, one space between words. Counted in blocks of 128 bytes with byte-wide
+    // counters, which the compiler vectorises.
+    const BLOCK: usize = 128;
+    let bytes = text.as_bytes();
+    let Some(first) = bytes.first() else {
+        return (0, 0);
+    };
+    let mut words = usize::from(!is_ascii_space(*first));
+    for (a, b) in bytes.chunks(BLOCK).zip(bytes[1..].chunks(BLOCK)) {
+        let starts = a.iter().zip(b).fold(0u8, |n, (a, b)| {
+            n + u8::from(is_ascii_space(*a) & !is_ascii_space(*b))
+        });
+        words += usize::from(starts);
     }
+    let len: usize = bytes
+        .chunks(BLOCK)
+        .map(|c| usize::from(c.iter().fold(0u8, |n, b| n + u8::from(!is_ascii_space(*b)))))
+        .sum();
     (words, len + words.saturating_sub(1))
 }
 
