@@ -344,7 +344,7 @@ pub(crate) fn parse_number_str(s: &str) -> Option<f64> {
 /// writes inside one number, never across words (`58 and 213` gives `58` and `213`).
 pub(crate) fn digit_streams(text: &str) -> Vec<String> {
     let mut out = Vec::new();
-    for_each_number_and_stream(text, |part| {
+    for_each_number_and_stream(text, &mut DigitScratch::default(), |part| {
         if let DigitPart::Stream(s) = part {
             out.push(s.to_owned());
         }
@@ -363,7 +363,7 @@ fn is_number_separator(b: u8) -> bool {
 #[cfg(test)]
 pub(crate) fn numbers_in(text: &str) -> Vec<String> {
     let mut out = Vec::new();
-    for_each_number_and_stream(text, |part| {
+    for_each_number_and_stream(text, &mut DigitScratch::default(), |part| {
         if let DigitPart::Number(n) = part {
             out.push(n.to_owned());
         }
@@ -381,10 +381,14 @@ pub(crate) enum DigitPart<'a> {
 
 /// `numbers_in` and `digit_streams` in one pass over the text, handed to `f` as they are read
 /// (numbers and streams interleaved; each in its own order).
-pub(crate) fn for_each_number_and_stream(text: &str, mut f: impl FnMut(DigitPart<'_>)) {
+pub(crate) fn for_each_number_and_stream(
+    text: &str,
+    scratch: &mut DigitScratch,
+    mut f: impl FnMut(DigitPart<'_>),
+) {
     let bytes = text.as_bytes();
-    let mut number = String::new();
-    let mut stream = String::new();
+    let DigitScratch { number, stream } = scratch;
+    stream.clear();
     let mut gap = 0usize;
     // Digits before this offset belong to a number already read.
     let mut read_to = 0usize;
@@ -400,22 +404,30 @@ pub(crate) fn for_each_number_and_stream(text: &str, mut f: impl FnMut(DigitPart
         let b = bytes[i];
         if b.is_ascii_digit() {
             if i >= read_to && (i == 0 || !bytes[i - 1].is_ascii_digit()) {
-                read_to = read_number(text, i, &mut number, &mut f);
+                read_to = read_number(text, i, number, &mut f);
             }
             stream.push(char::from(b));
             gap = 0;
         } else if gap < 2 && is_number_separator(b) {
             gap += 1;
         } else {
-            f(DigitPart::Stream(&stream));
+            f(DigitPart::Stream(stream));
             stream.clear();
             gap = 0;
         }
         i += 1;
     }
     if !stream.is_empty() {
-        f(DigitPart::Stream(&stream));
+        f(DigitPart::Stream(stream));
     }
+}
+
+/// Buffers `for_each_number_and_stream` writes a number and a digit stream into, reused from
+/// text to text.
+#[derive(Debug, Default)]
+pub(crate) struct DigitScratch {
+    number: String,
+    stream: String,
 }
 
 /// The offset of the first ASCII digit at or after `from`. Blocks without one are passed over
@@ -670,7 +682,7 @@ mod tests {
                 })
                 .collect();
             let (mut numbers, mut streams) = (Vec::new(), Vec::new());
-            for_each_number_and_stream(&text, |p| match p {
+            for_each_number_and_stream(&text, &mut DigitScratch::default(), |p| match p {
                 DigitPart::Number(n) => numbers.push(n.to_owned()),
                 DigitPart::Stream(s) => streams.push(s.to_owned()),
             });

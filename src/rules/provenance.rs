@@ -40,7 +40,7 @@ use crate::model::{JsonEvent, ToolResult};
 use super::automaton::{Automaton, SymbolHasher};
 use super::heads::Heads;
 use super::normalize::{
-    DigitPart, canonical_json_number, canonical_json_number_into, canonical_number_str,
+    DigitPart, DigitScratch, canonical_json_number, canonical_json_number_into, canonical_number_str,
     canonical_number_str_into, digit_streams, digits, digits_into, for_each_number_and_stream,
     is_ascii_space, normalize_into, normalize_text,
 };
@@ -88,10 +88,11 @@ pub(crate) struct Provenance {
     numbers: Tracked,
     /// What was not indexed (past a cap), summarised.
     overflow: Overflow,
-    /// Reused buffers: normalised text, digits or a number, a number.
+    /// Reused buffers: normalised text, digits or a number, a number, a text's numbers.
     scratch: String,
     digits: String,
     number: String,
+    digit_scratch: DigitScratch,
     /// Texts and leaf strings observed already: observing one again adds nothing (every part
     /// of the index is a set), so it is skipped (keys and status words repeat in every result).
     texts_seen: Fingerprints,
@@ -694,12 +695,14 @@ impl Provenance {
         {
             return;
         }
-        for_each_number_and_stream(raw, |part| match part {
+        let mut scratch = std::mem::take(&mut self.digit_scratch);
+        for_each_number_and_stream(raw, &mut scratch, |part| match part {
             DigitPart::Number(n) => {
                 self.numbers.insert(n);
             }
             DigitPart::Stream(stream) => self.add_digit_stream(stream),
         });
+        self.digit_scratch = scratch;
     }
 
     /// Are sources kept for phrase queries? Always, unless the values are declared and none is
