@@ -40,9 +40,9 @@ use crate::model::{JsonEvent, ToolResult};
 use super::automaton::{Automaton, SymbolHasher};
 use super::heads::Heads;
 use super::normalize::{
-    DigitPart, DigitScratch, canonical_json_number, canonical_json_number_into, canonical_number_str,
-    canonical_number_str_into, digit_streams, digits, digits_into, for_each_number_and_stream,
-    is_ascii_space, normalize_into, normalize_text,
+    DigitPart, DigitScratch, canonical_json_number, canonical_json_number_into,
+    canonical_number_str, canonical_number_str_into, digit_streams, digits, digits_into,
+    for_each_number_and_stream, is_ascii_space, normalize_into, normalize_text,
 };
 
 /// Bytes of one source (a message, a text result, one string in a structured result) indexed;
@@ -219,9 +219,14 @@ impl Plan {
         // Every run of 3+ digits of a length some pattern has, packed as `pack_digits` packs
         // it, the value built up digit by digit.
         let digits = stream.as_bytes();
-        for i in 0..digits.len() {
+        // No run shorter than the shortest pattern or longer than the longest can match.
+        let (shortest, longest) = (
+            self.short_lens.trailing_zeros() as usize,
+            (u32::BITS - 1 - self.short_lens.leading_zeros()) as usize,
+        );
+        for i in 0..(digits.len() + 1).saturating_sub(shortest) {
             let mut value = 0u64;
-            for (len, d) in (1..).zip(&digits[i..]) {
+            for (len, d) in (1..).zip(&digits[i..digits.len().min(i + longest)]) {
                 value = value * 10 + u64::from(d - b'0');
                 if len >= 3
                     && self.short_lens & (1 << len) != 0
@@ -361,10 +366,16 @@ struct Fingerprints(HashSet<u64, BuildHasherDefault<SymbolHasher>>);
 struct Tracked {
     seen: Fingerprints,
     wanted: Option<Fingerprints>,
+    /// Bit `n` set when some wanted string is `n` bytes long (63: that long or longer): most
+    /// strings observed are not wanted, and their length says so without hashing them.
+    wanted_lens: u64,
 }
 
 impl Tracked {
     fn insert(&mut self, s: &str) {
+        if self.wanted.is_some() && self.wanted_lens & (1 << s.len().min(63)) == 0 {
+            return;
+        }
         let fp = fingerprint(s);
         if self.wanted.as_ref().is_none_or(|w| w.0.contains(&fp)) {
             self.seen.0.insert(fp);
@@ -378,6 +389,7 @@ impl Tracked {
     /// Declare a string `contains` may be asked (a planned index).
     fn want(&mut self, s: &str) {
         self.wanted.get_or_insert_default().insert(s);
+        self.wanted_lens |= 1 << s.len().min(63);
     }
 }
 
