@@ -566,6 +566,22 @@ fn read_number(
     let negative = start > 0
         && bytes[start - 1] == b'-'
         && (start == 1 || !bytes[start - 2].is_ascii_alphanumeric());
+    // Most numbers in text are integers: with at most 15 significant digits (exact in an f64),
+    // the canonical text is the digits without leading zeros, handed on as they stand.
+    let significant = candidate.trim_start_matches('0');
+    if significant.len() <= 15 && candidate.bytes().all(|b| b.is_ascii_digit()) {
+        if significant.is_empty() {
+            f(DigitPart::Number("0"));
+        } else if negative {
+            buf.clear();
+            buf.push('-');
+            buf.push_str(significant);
+            f(DigitPart::Number(buf));
+        } else {
+            f(DigitPart::Number(significant));
+        }
+        return end;
+    }
     if plain_decimal_into(candidate, negative, buf) {
         f(DigitPart::Number(buf));
     } else if let Some(x) = parse_number_str(candidate).or_else(|| {
@@ -689,6 +705,11 @@ mod tests {
         assert_eq!(
             numbers_in("1234567890123456 -1234567890123456"),
             ["1234567890123456", "-1234567890123456"]
+        );
+        // Past 15 significant digits an integer is read as an f64 is: 2^53 + 1 is not one.
+        assert_eq!(
+            numbers_in("9007199254740993 0009007199254740993"),
+            ["9007199254740992", "9007199254740992"]
         );
     }
 

@@ -136,11 +136,12 @@ struct Plan {
     /// Pattern found inside an observed token that is not a number, or inside a long digit
     /// stream (what `Open::text` holds).
     in_text: Vec<bool>,
-    /// Short digit strings (3 to `SHORT_DIGITS`), packed, and whether found inside a short
-    /// digit stream (what `Open::digit_substrings` holds).
-    short: HashMap<u64, bool, BuildHasherDefault<SymbolHasher>>,
-    /// Bit `n` set when some short digit string is `n` digits long.
-    short_lens: u32,
+    /// Short digit strings (3 to `SHORT_DIGITS`), packed, by id; `short_found[id]` when found
+    /// inside a short digit stream (what `Open::digit_substrings` holds).
+    short: HashMap<u64, u32, BuildHasherDefault<SymbolHasher>>,
+    short_found: Vec<bool>,
+    /// Over the short digit strings; `None` when there are none.
+    short_searcher: Option<Heads>,
     /// Some value is several words: sources are kept for phrases (and only then).
     phrases: bool,
 }
@@ -154,6 +155,7 @@ impl Plan {
         scalar_digits: &mut Tracked,
     ) -> Self {
         let mut plan = Plan::default();
+        let mut short: Vec<String> = Vec::new();
         numbers.wanted = Some(Fingerprints::default());
         scalar_digits.wanted = Some(Fingerprints::default());
         for v in values {
@@ -178,8 +180,11 @@ impl Plan {
             if d.len() >= 3 {
                 plan.pattern(&d);
                 if d.len() <= SHORT_DIGITS {
-                    plan.short.insert(pack_digits(&d), false);
-                    plan.short_lens |= 1 << d.len();
+                    let next = plan.short.len() as u32;
+                    plan.short.entry(pack_digits(&d)).or_insert_with(|| {
+                        short.push(d.clone());
+                        next
+                    });
                 }
             }
         }
@@ -191,6 +196,11 @@ impl Plan {
             plan.searcher = Some(Heads::new(&by_id));
         }
         plan.in_text = vec![false; plan.patterns.len()];
+        if !short.is_empty() {
+            let by_id: Vec<&str> = short.iter().map(String::as_str).collect();
+            plan.short_searcher = Some(Heads::new(&by_id));
+        }
+        plan.short_found = vec![false; short.len()];
         plan
     }
 
@@ -208,35 +218,20 @@ impl Plan {
     }
 
     /// Mark the patterns inside a digit stream: a long one is searched like a token, a short
-    /// one's runs of 3+ digits are looked up. False as for `scan_tokens`.
+    /// one for the short digit strings. False as for `scan_tokens`.
     fn scan_digits(&mut self, stream: &str) -> bool {
         if stream.len() > SHORT_DIGITS {
             return self.scan(stream, false);
         }
-        if self.short.is_empty() {
+        let Some(search) = &mut self.short_searcher else {
             return true;
-        }
-        // Every run of 3+ digits of a length some pattern has, packed as `pack_digits` packs
-        // it, the value built up digit by digit.
-        let digits = stream.as_bytes();
-        // No run shorter than the shortest pattern or longer than the longest can match.
-        let (shortest, longest) = (
-            self.short_lens.trailing_zeros() as usize,
-            (u32::BITS - 1 - self.short_lens.leading_zeros()) as usize,
-        );
-        for i in 0..(digits.len() + 1).saturating_sub(shortest) {
-            let mut value = 0u64;
-            for (len, d) in (1..).zip(&digits[i..digits.len().min(i + longest)]) {
-                value = value * 10 + u64::from(d - b'0');
-                if len >= 3
-                    && self.short_lens & (1 << len) != 0
-                    && let Some(found) = self.short.get_mut(&(value | (len << 56)))
-                {
-                    *found = true;
-                }
-            }
-        }
-        true
+        };
+        let found = &mut self.short_found;
+        let mut budget = COMPARED_PER_BYTE * stream.len() + 4096;
+        search.search(stream.as_bytes(), &mut budget, |id, _, _| {
+            found[id] = true;
+            true
+        })
     }
 
     /// Every match of a pattern in `text` (overlapping ones too), inside a token that is not a
@@ -288,8 +283,7 @@ impl Plan {
             && self
                 .short
                 .get(&pack_digits(digits))
-                .copied()
-                .unwrap_or(false)
+                .is_some_and(|id| self.short_found[*id as usize])
     }
 }
 
