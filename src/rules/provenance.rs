@@ -367,7 +367,7 @@ struct Tracked {
 
 impl Tracked {
     fn insert(&mut self, s: &str) {
-        if self.wanted.is_some() && self.wanted_lens & (1 << s.len().min(63)) == 0 {
+        if !self.may_want(s.len()) {
             return;
         }
         let fp = fingerprint(s);
@@ -378,6 +378,11 @@ impl Tracked {
 
     fn contains(&self, s: &str) -> bool {
         self.seen.contains(s)
+    }
+
+    /// Could a string of `len` bytes be kept? (False spares building one that would not be.)
+    fn may_want(&self, len: usize) -> bool {
+        self.wanted.is_none() || self.wanted_lens & (1 << len.min(63)) != 0
     }
 
     /// Declare a string `contains` may be asked (a planned index).
@@ -673,7 +678,8 @@ impl Provenance {
     }
 
     fn track_scalar(&mut self, norm: &str) {
-        if norm.bytes().filter(u8::is_ascii_digit).nth(1).is_some() {
+        let digits = norm.bytes().filter(u8::is_ascii_digit).count();
+        if digits >= 2 && self.scalar_digits.may_want(digits) {
             let mut d = std::mem::take(&mut self.digits);
             digits_into(norm, &mut d);
             self.scalar_digits.insert(&d);

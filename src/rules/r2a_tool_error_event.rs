@@ -364,7 +364,11 @@ fn error_line(content: &Value) -> Option<String> {
 
 /// The error line of one text, quoted; in a structured result only a text with whitespace.
 fn error_line_in(text: &str, structured: bool) -> Option<String> {
-    if structured && !text.contains(char::is_whitespace) {
+    // An ASCII whitespace byte says so at once; only a text without one is read char by char.
+    if structured
+        && !text.bytes().any(super::normalize::is_ascii_space)
+        && (text.is_ascii() || !text.contains(char::is_whitespace))
+    {
         return None;
     }
     let mut end = text.len().min(SCAN_BYTES);
