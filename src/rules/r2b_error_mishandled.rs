@@ -151,12 +151,13 @@ impl Walk<'_, '_> {
             .and_then(Step::as_call);
         if let Some(call) = call.filter(|_| !self.taints.is_empty()) {
             let mut passed = Vec::new();
+            let mut buf = String::new();
             leaves(call.args.known(), 0, &mut |_, v| {
-                passed.extend(
-                    keys_of(v)
-                        .into_iter()
-                        .filter(|k| self.taints.contains_key(k)),
-                );
+                keys_of(v, &mut buf, |k| {
+                    if self.taints.contains_key(k) {
+                        passed.push(k.to_owned());
+                    }
+                });
             });
             if !passed.is_empty() {
                 let mut source = Provenance::new();
@@ -212,21 +213,22 @@ impl Walk<'_, '_> {
         let mut dropped = false;
         // Whether something clean carries a value is asked when a call uses it (against
         // everything observed by then), so a value nobody uses costs one map entry.
+        let mut buf = String::new();
         leaves(Some(content), 0, &mut |_, v| {
-            for key in keys_of(v) {
-                if let Some(t) = self.taints.get_mut(&key) {
+            keys_of(v, &mut buf, |key| {
+                if let Some(t) = self.taints.get_mut(key) {
                     if t.failure != index && t.also.last() != Some(&index) {
                         t.also.push(index);
                     }
-                    continue;
+                    return;
                 }
                 if followed >= VALUES_PER_FAILURE {
                     dropped = true;
-                    continue;
+                    return;
                 }
                 followed += 1;
                 self.taints.insert(
-                    key,
+                    key.to_owned(),
                     Taint {
                         failure: index,
                         also: Vec::new(),
@@ -235,7 +237,7 @@ impl Walk<'_, '_> {
                         handed_back: None,
                     },
                 );
-            }
+            });
         });
         if dropped {
             out.suppress(
@@ -275,22 +277,23 @@ impl Walk<'_, '_> {
             .is_some_and(|s| s.metadata.is_side_effecting());
         let mut uses: Vec<(usize, Use)> = Vec::new();
         let mut used: Vec<usize> = Vec::new();
+        let mut buf = String::new();
         leaves(Some(args), 0, &mut |field, v| {
-            for key in keys_of(v) {
-                let Some(t) = self.taints.get(&key) else {
-                    continue;
+            keys_of(v, &mut buf, |key| {
+                let Some(t) = self.taints.get(key) else {
+                    return;
                 };
                 let failure = &self.failures[t.failure];
                 if failure.tool.as_deref() == Some(call.name.as_str()) {
                     // A retry or recovery of the failed tool is handling the failure.
-                    continue;
+                    return;
                 }
                 if t.handed_back.is_none() && {
                     catch_up(&mut self.clean, &mut self.pending, self.cx.trace);
                     self.clean.check(v) == Derivation::Derivable
                 } {
                     // Something clean observed since the failure carries it too.
-                    continue;
+                    return;
                 }
                 used.push(t.failure);
                 used.extend(&t.also);
@@ -326,7 +329,7 @@ impl Walk<'_, '_> {
                         },
                     )),
                 }
-            }
+            });
         });
         for f in used {
             self.failures[f].used = true;
@@ -473,15 +476,18 @@ fn leaves<'v>(v: Option<&'v Value>, depth: usize, f: &mut dyn FnMut(Option<&'v s
     }
 }
 
-/// The keys a significant value is known by: a string of ≥ 4 chars (trimmed) by its text, a
-/// number with |x| ≥ 100 (or a string that is one) by its canonical value.
-fn keys_of(v: &Value) -> Vec<String> {
-    let mut keys = Vec::new();
+/// The keys a significant value is known by, handed to `f` (built in `buf`, reused): a string
+/// of ≥ 4 chars (trimmed) by its text, a number with |x| ≥ 100 (or a string that is one) by its
+/// canonical value.
+fn keys_of(v: &Value, buf: &mut String, mut f: impl FnMut(&str)) {
     let number = match v {
         Value::String(s) => {
             let t = s.trim();
-            if t.chars().count() >= 4 {
-                keys.push(["s:", t].concat());
+            if t.chars().nth(3).is_some() {
+                buf.clear();
+                buf.push_str("s:");
+                buf.push_str(t);
+                f(buf);
             }
             parse_number_str(t)
                 .filter(|x| x.abs() >= 100.0)
@@ -494,9 +500,11 @@ fn keys_of(v: &Value) -> Vec<String> {
         _ => None,
     };
     if let Some(n) = number {
-        keys.push(["n:", &n].concat());
+        buf.clear();
+        buf.push_str("n:");
+        buf.push_str(&n);
+        f(buf);
     }
-    keys
 }
 
 fn shown(v: &Value) -> String {
