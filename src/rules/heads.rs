@@ -192,6 +192,11 @@ mod tests {
         (patterns, word(next, 0, 300))
     }
 
+    fn heads_of(patterns: &[String]) -> Heads {
+        let refs: Vec<&str> = patterns.iter().map(String::as_str).collect();
+        Heads::new(&refs)
+    }
+
     /// Every (pattern, start) an Aho-Corasick search ignoring ASCII case reports, overlapping.
     fn oracle(patterns: &[String], text: &str) -> BTreeSet<(usize, usize)> {
         let ac = aho_corasick::AhoCorasick::builder()
@@ -212,8 +217,7 @@ mod tests {
             if patterns.is_empty() {
                 continue;
             }
-            let refs: Vec<&str> = patterns.iter().map(String::as_str).collect();
-            let mut heads = Heads::new(&refs);
+            let mut heads = heads_of(&patterns);
             let mut seen = BTreeSet::new();
             let mut budget = usize::MAX;
             assert!(
@@ -242,8 +246,7 @@ mod tests {
             if patterns.is_empty() {
                 continue;
             }
-            let refs: Vec<&str> = patterns.iter().map(String::as_str).collect();
-            let mut heads = Heads::new(&refs);
+            let mut heads = heads_of(&patterns);
             let mut reported = Vec::new();
             let mut budget = usize::MAX;
             for text in [&first, &second] {
@@ -275,8 +278,7 @@ mod tests {
         // Runs of `a` ending in `b`, over a text of `a`: every window is a head and every
         // comparison reads the whole pattern, and nothing is ever found.
         let patterns: Vec<String> = (3..60).map(|n| format!("{}b", "a".repeat(n))).collect();
-        let refs: Vec<&str> = patterns.iter().map(String::as_str).collect();
-        let mut heads = Heads::new(&refs);
+        let mut heads = heads_of(&patterns);
         let text = "a".repeat(100_000);
         let mut budget = 1_000_000;
         assert!(!heads.search(text.as_bytes(), &mut budget, |_, _, _| true));
