@@ -78,7 +78,11 @@ impl JsonEvents {
             return None;
         }
         let base = text.as_ptr() as usize;
-        let mut out = JsonEvents::default();
+        // Most results are a handful of members: room for them at once, not grown 4, 8, 16.
+        let mut out = JsonEvents {
+            events: Vec::with_capacity(16),
+            owned: Vec::new(),
+        };
         let mut de = serde_json::Deserializer::from_str(t);
         Reader {
             out: &mut out,
