@@ -137,6 +137,9 @@ pub struct TraceCx<'a> {
     outcomes: std::sync::OnceLock<Vec<Option<super::outcome::Outcome>>>,
     /// Every call with its key and result, built once for R4 and R5.
     calls: std::sync::OnceLock<Vec<super::calls::CallRecord<'a>>>,
+    /// The spec of every tool the trace calls, by name: rules ask it for each call, and a hash
+    /// probe is cheaper than the registry's ordered search.
+    specs: std::sync::OnceLock<HashMap<&'a str, Option<&'a ToolSpec>, foldhash::fast::RandomState>>,
 }
 
 impl<'a> TraceCx<'a> {
@@ -149,12 +152,30 @@ impl<'a> TraceCx<'a> {
             run,
             outcomes: std::sync::OnceLock::new(),
             calls: std::sync::OnceLock::new(),
+            specs: std::sync::OnceLock::new(),
         }
     }
 
     /// The registry's spec for a tool.
     pub fn spec(&self, name: &str) -> Option<&'a ToolSpec> {
-        self.registry.get(name)
+        let by_name = self.specs.get_or_init(|| {
+            let mut by_name = HashMap::default();
+            for call in self
+                .trace
+                .steps
+                .iter()
+                .filter_map(crate::model::Step::as_call)
+            {
+                by_name
+                    .entry(call.name.as_str())
+                    .or_insert_with(|| self.registry.get(&call.name));
+            }
+            by_name
+        });
+        match by_name.get(name) {
+            Some(spec) => *spec,
+            None => self.registry.get(name),
+        }
     }
 
     /// True when an undeclared tool is a hard defect.
