@@ -89,7 +89,7 @@ impl Rule for ToolErrorEvent {
             let spec = call.and_then(|c| cx.spec(&c.name));
             let tool = call.map(|c| c.name.as_str());
             let shown = Shown(tool);
-            match outcome.clone() {
+            match outcome {
                 Outcome::Error(detail) => {
                     out.count(true);
                     let f = out.finding(
@@ -127,7 +127,7 @@ impl Rule for ToolErrorEvent {
                 }
                 Outcome::Unknown { declared_absent } => {
                     out.count(false);
-                    heuristics(step, result, call, spec, declared_absent, out);
+                    heuristics(step, result, call, spec, declared_absent.as_deref(), out);
                 }
             }
         }
@@ -153,7 +153,7 @@ fn heuristics(
     result: &ToolResult,
     call: Option<&ToolCall>,
     spec: Option<&ToolSpec>,
-    declared_absent: Option<String>,
+    declared_absent: Option<&str>,
     out: &mut Sink,
 ) {
     let tool = call.map(|c| c.name.as_str());
