@@ -155,7 +155,8 @@ impl Plan {
         scalar_digits: &mut Tracked,
     ) -> Self {
         let mut plan = Plan::default();
-        let mut short: Vec<String> = Vec::new();
+        // The short digit strings by id, for their search.
+        let mut short_patterns: Vec<String> = Vec::new();
         numbers.wanted = Some(Fingerprints::default());
         scalar_digits.wanted = Some(Fingerprints::default());
         for v in values {
@@ -182,7 +183,7 @@ impl Plan {
                 if d.len() <= SHORT_DIGITS {
                     let next = plan.short.len() as u32;
                     plan.short.entry(pack_digits(&d)).or_insert_with(|| {
-                        short.push(d.clone());
+                        short_patterns.push(d.clone());
                         next
                     });
                 }
@@ -196,11 +197,11 @@ impl Plan {
             plan.searcher = Some(Heads::new(&by_id));
         }
         plan.in_text = vec![false; plan.patterns.len()];
-        if !short.is_empty() {
-            let by_id: Vec<&str> = short.iter().map(String::as_str).collect();
+        if !short_patterns.is_empty() {
+            let by_id: Vec<&str> = short_patterns.iter().map(String::as_str).collect();
             plan.short_searcher = Some(Heads::new(&by_id));
         }
-        plan.short_found = vec![false; short.len()];
+        plan.short_found = vec![false; short_patterns.len()];
         plan
     }
 
@@ -227,7 +228,7 @@ impl Plan {
             return true;
         };
         let found = &mut self.short_found;
-        let mut budget = COMPARED_PER_BYTE * stream.len() + 4096;
+        let mut budget = search_budget(stream);
         search.search(stream.as_bytes(), &mut budget, |id, _, _| {
             found[id] = true;
             true
@@ -241,7 +242,7 @@ impl Plan {
             return true;
         };
         let bytes = text.as_bytes();
-        let mut budget = COMPARED_PER_BYTE * text.len() + 4096;
+        let mut budget = search_budget(text);
         let in_text = &mut self.in_text;
         // The token of the last match, and whether it is a number: a token is classified once.
         let mut token = (0, 0, false);
@@ -903,6 +904,11 @@ impl Provenance {
 /// this, many self-similar values over a self-similar text would cost quadratic time);
 /// ordinary text needs far fewer than one.
 const COMPARED_PER_BYTE: usize = 32;
+
+/// What a planned search may compare (bytes) while searching `text`.
+fn search_budget(text: &str) -> usize {
+    COMPARED_PER_BYTE * text.len() + 4096
+}
 
 /// An ASCII text's number of whitespace-separated words, and the length of its normalised
 /// form, without normalising it.
