@@ -1,12 +1,16 @@
 //! A multi-pattern search built for one trace's argument values, cheap to build and a few
 //! instructions per byte to run. Each pattern (3 bytes or more, ASCII lower case) is filed under
 //! its first three bytes, its *head*; a text is read as its 3-byte windows, lowercased, and a
-//! window is looked up only when a bitmap of the heads' hashes has its bit set. A pattern that
-//! the caller says is settled (found where it counts) is retired and never compared again, and
-//! once every pattern is retired a search returns at once.
+//! window is looked up only when a bitmap of the heads' hashes has its bit set. The patterns
+//! under one head form a compressed trie (a radix tree) of what follows the head, so a window
+//! that is a head costs the bytes of the longest pattern prefix it starts, however many
+//! patterns share the head (a trace's ids and numbers share a few heads by the hundred). A
+//! pattern that the caller says is settled (found where it counts) is retired: a subtree with
+//! nothing left to find is not entered, and once every pattern is retired a search returns at
+//! once.
 //!
 //! Comparisons are bounded by a budget the caller gives: self-similar patterns over a
-//! self-similar text (every window a head, every comparison long) cannot cost more than it.
+//! self-similar text (every window a head, every walk long) cannot cost more than it.
 
 use std::collections::HashMap;
 
@@ -24,63 +28,132 @@ static LOWER: [u8; 256] = {
     t
 };
 
-/// Patterns, filed by head.
+/// Patterns, filed by head, each head's patterns a radix tree.
 #[derive(Debug)]
 pub(crate) struct Heads {
     /// One bit per hash of a head (`hash`).
     bits: Box<[u64; 1 << (FILTER_LOG - 6)]>,
-    /// A head → its run in `ids`: the patterns not retired first.
-    heads: HashMap<u32, Run, foldhash::fast::RandomState>,
-    /// Pattern ids, grouped by head.
-    ids: Vec<u32>,
-    /// Patterns' bytes (lower case) back to back; pattern `id` ends at `ends[id]`.
+    /// A head → the root of its tree in `nodes`.
+    roots: HashMap<u32, u32, foldhash::fast::RandomState>,
+    nodes: Vec<Node>,
+    /// A node's children are `Node::child_count` nodes in a row from `Node::children`; the
+    /// byte that leads to each is in `keys` at the same offset from `Node::keys` (ascending).
+    keys: Vec<u8>,
+    /// Pattern ids, those ending at a node together (`Node::ends`), the ones not retired first.
+    ends: Vec<u32>,
+    /// Patterns' bytes (lower case) back to back: the nodes' labels are ranges of it.
     bytes: Vec<u8>,
-    ends: Vec<usize>,
     /// Patterns not retired.
     live: usize,
+    /// The nodes a walk has entered (retiring a pattern updates their counts).
+    path: Vec<u32>,
 }
 
 #[derive(Debug, Clone, Copy)]
-struct Run {
-    start: u32,
+struct Node {
+    /// What a text must hold on entering the node, after the head (a root) or after the byte
+    /// that led here (a child): `bytes[label.0..label.1]`.
+    label: (u32, u32),
+    children: u32,
+    keys: u32,
+    child_count: u32,
+    /// The patterns that end here: `ends[self.ends..]`, `ends_live` of them not retired.
+    ends: u32,
+    ends_live: u32,
+    /// Patterns not retired here and below.
     live: u32,
 }
 
 impl Heads {
     /// The search for `patterns` (pattern `id` is `patterns[id]`), each at least 3 bytes.
     pub(crate) fn new(patterns: &[&str]) -> Self {
+        let mut bytes = Vec::new();
+        let mut spans = Vec::with_capacity(patterns.len());
+        for p in patterns {
+            assert!(p.len() >= 3, "pattern {p:?} shorter than a head");
+            let from = bytes.len();
+            bytes.extend(p.bytes().map(|b| b.to_ascii_lowercase()));
+            spans.push((from, bytes.len()));
+        }
+        let text = |id: u32| &bytes[spans[id as usize].0..spans[id as usize].1];
+        // Sorted, a pattern comes before the patterns it is a prefix of, and the patterns
+        // under any prefix are a range: each node of the tree is built from one range.
+        let mut order: Vec<u32> = (0u32..).take(patterns.len()).collect();
+        order.sort_unstable_by(|a, b| text(*a).cmp(text(*b)).then(a.cmp(b)));
         let mut search = Heads {
             bits: Box::new([0; 1 << (FILTER_LOG - 6)]),
-            heads: HashMap::default(),
-            ids: Vec::with_capacity(patterns.len()),
-            bytes: Vec::new(),
+            roots: HashMap::default(),
+            nodes: Vec::new(),
+            keys: Vec::new(),
             ends: Vec::with_capacity(patterns.len()),
+            bytes: Vec::new(),
             live: patterns.len(),
+            path: Vec::new(),
         };
-        let mut by_head: Vec<(u32, u32)> = Vec::with_capacity(patterns.len());
-        for (id, p) in (0u32..).zip(patterns) {
-            assert!(p.len() >= 3, "pattern {p:?} shorter than a head");
-            search
-                .bytes
-                .extend(p.bytes().map(|b| b.to_ascii_lowercase()));
-            search.ends.push(search.bytes.len());
-            let head = search.bytes[search.bytes.len() - p.len()..][..3]
-                .iter()
-                .fold(0u32, |w, b| w << 8 | u32::from(*b));
-            by_head.push((head, id));
+        // (range of `order`, bytes every pattern of it shares, the node to build from it)
+        let mut work: Vec<(usize, usize, usize, u32)> = Vec::new();
+        let mut i = 0;
+        while i < order.len() {
+            let head = &text(order[i])[..3];
+            let j = i + order[i..].partition_point(|id| &text(*id)[..3] == head);
+            let head = head.iter().fold(0u32, |w, b| w << 8 | u32::from(*b));
             let h = hash(head);
             search.bits[h >> 6] |= 1 << (h & 63);
+            let root = search.new_node();
+            search.roots.insert(head, root);
+            work.push((i, j, 3, root));
+            i = j;
         }
-        by_head.sort_unstable();
-        for (i, (head, id)) in (0u32..).zip(by_head) {
-            search
-                .heads
-                .entry(head)
-                .or_insert(Run { start: i, live: 0 })
-                .live += 1;
-            search.ids.push(id);
+        while let Some((from, to, depth, node)) = work.pop() {
+            let (first, last) = (text(order[from]), text(order[to - 1]));
+            // The range's common prefix: its first and last patterns' (they are sorted).
+            let common = depth
+                + first[depth..]
+                    .iter()
+                    .zip(&last[depth..])
+                    .take_while(|(a, b)| a == b)
+                    .count();
+            let at = spans[order[from] as usize].0;
+            let ends = order[from..to].partition_point(|id| text(*id).len() == common);
+            let mut n = Node {
+                label: ((at + depth) as u32, (at + common) as u32),
+                children: search.nodes.len() as u32,
+                keys: search.keys.len() as u32,
+                child_count: 0,
+                ends: search.ends.len() as u32,
+                ends_live: ends as u32,
+                live: (to - from) as u32,
+            };
+            search.ends.extend(&order[from..from + ends]);
+            let mut k = from + ends;
+            while k < to {
+                let key = text(order[k])[common];
+                let end = k + order[k..to].partition_point(|id| text(*id)[common] == key);
+                // Children are made one after the other: they sit in a row.
+                let child = search.new_node();
+                debug_assert_eq!(child, n.children + n.child_count);
+                search.keys.push(key);
+                n.child_count += 1;
+                work.push((k, end, common + 1, child));
+                k = end;
+            }
+            search.nodes[node as usize] = n;
         }
+        search.bytes = bytes;
         search
+    }
+
+    fn new_node(&mut self) -> u32 {
+        self.nodes.push(Node {
+            label: (0, 0),
+            children: 0,
+            keys: 0,
+            child_count: 0,
+            ends: 0,
+            ends_live: 0,
+            live: 0,
+        });
+        self.nodes.len() as u32 - 1
     }
 
     /// The first offset from `at` whose window (the 3 bytes ending there, lower case, after
@@ -106,8 +179,9 @@ impl Heads {
 
     /// Every occurrence in `text` (ignoring ASCII case) of a pattern not retired, overlapping
     /// ones too, handed to `found(id, start, end)`, which returns true to retire the pattern.
-    /// Each comparison costs the bytes it reads plus one from `budget`; false when the budget
-    /// ran out before the end of the text (what was not searched is unknown).
+    /// Each node a walk enters costs the bytes of its label compared plus one from `budget`;
+    /// false when the budget ran out before the end of the text (what was not searched is
+    /// unknown).
     pub(crate) fn search(
         &mut self,
         text: &[u8],
@@ -127,36 +201,64 @@ impl Heads {
                 return true;
             }
             at = last + 1;
-            let Some(run) = self.heads.get_mut(&window) else {
+            let Some(&root) = self.roots.get(&window) else {
                 continue;
             };
             let start = last - 2;
-            let rest = &text[start + 3..];
-            let mut k = 0;
-            while k < run.live {
-                let slot = (run.start + k) as usize;
-                let id = self.ids[slot] as usize;
-                let from = if id == 0 { 0 } else { self.ends[id - 1] };
-                let tail = &self.bytes[from + 3..self.ends[id]];
-                let same = tail
+            // Walk down from the head's root as far as the text follows a live pattern.
+            let mut node = root;
+            let mut pos = start + 3;
+            self.path.clear();
+            loop {
+                let n = self.nodes[node as usize];
+                if n.live == 0 {
+                    break;
+                }
+                let label = &self.bytes[n.label.0 as usize..n.label.1 as usize];
+                let same = label
                     .iter()
-                    .zip(rest)
+                    .zip(&text[pos..])
                     .take_while(|(p, t)| **p == LOWER[usize::from(**t)])
                     .count();
                 *budget = match budget.checked_sub(same + 1) {
                     Some(b) => b,
                     None => return false,
                 };
-                if same == tail.len() && found(id, start, start + 3 + same) {
-                    run.live -= 1;
-                    self.ids.swap(slot, (run.start + run.live) as usize);
-                    self.live -= 1;
-                    if self.live == 0 {
-                        return true;
-                    }
-                } else {
-                    k += 1;
+                if same < label.len() {
+                    break;
                 }
+                pos += same;
+                self.path.push(node);
+                let mut k = 0;
+                while k < self.nodes[node as usize].ends_live {
+                    let slot = (n.ends + k) as usize;
+                    let id = self.ends[slot] as usize;
+                    if found(id, start, pos) {
+                        let here = &mut self.nodes[node as usize];
+                        here.ends_live -= 1;
+                        self.ends.swap(slot, (n.ends + here.ends_live) as usize);
+                        for p in &self.path {
+                            self.nodes[*p as usize].live -= 1;
+                        }
+                        self.live -= 1;
+                        if self.live == 0 {
+                            return true;
+                        }
+                    } else {
+                        k += 1;
+                    }
+                }
+                let Some(b) = text.get(pos) else {
+                    break;
+                };
+                let b = LOWER[usize::from(*b)];
+                let from = n.keys as usize;
+                let keys = &self.keys[from..from + n.child_count as usize];
+                let Some(i) = keys.iter().position(|k| *k == b) else {
+                    break;
+                };
+                node = n.children + i as u32;
+                pos += 1;
             }
         }
     }
