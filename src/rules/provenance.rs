@@ -93,10 +93,111 @@ pub(crate) struct Provenance {
     digits: String,
     number: String,
     digit_scratch: DigitScratch,
-    /// Texts and leaf strings observed already: observing one again adds nothing (every part
+    /// Texts and leaf strings observed lately: observing one again adds nothing (every part
     /// of the index is a set), so it is skipped (keys and status words repeat in every result).
-    texts_seen: Fingerprints,
-    leaves_seen: Fingerprints,
+    texts_seen: Recent,
+    leaves_seen: Recent,
+    /// A planned index keeps only the scalars a value can ask about (`Edges`); an open one
+    /// keeps them all.
+    scalar_edges: Option<Box<Edges>>,
+}
+
+/// The fingerprints of strings observed lately, in a table of slots (a slot per fingerprint's
+/// low bits, the last one written wins): a string seen again soon after (a key, a status word)
+/// is told apart at the cost of one hash. The table starts small and grows with what is
+/// written to it up to `RECENT_MAX_SLOTS`, then stays that size however long the trace, so it
+/// stays in cache. A string evicted is observed again: more work, same answers.
+#[derive(Debug, Default)]
+struct Recent {
+    slots: Vec<u64>,
+    written: usize,
+}
+
+/// Slots of a new `Recent` table (8 KiB), and the most it grows to (128 KiB).
+const RECENT_MIN_SLOTS: usize = 1 << 10;
+const RECENT_MAX_SLOTS: usize = 1 << 14;
+
+impl Recent {
+    /// Note `s`; true when it was not noted lately.
+    fn insert(&mut self, s: &str) -> bool {
+        let fp = fingerprint(s);
+        if self.slots.len() < RECENT_MAX_SLOTS && self.written >= 4 * self.slots.len() {
+            // Many more strings than slots: a larger table (forgetting what the small one held).
+            let len = (self.slots.len() * 4).clamp(RECENT_MIN_SLOTS, RECENT_MAX_SLOTS);
+            self.slots = vec![0; len];
+            self.written = 0;
+        }
+        self.written += 1;
+        // Zero is the empty slot: a string whose fingerprint is zero is never deduplicated.
+        let len = self.slots.len();
+        let slot = &mut self.slots[fp as usize % len];
+        let fresh = *slot != fp || fp == 0;
+        *slot = fp;
+        fresh
+    }
+}
+
+/// The first and last bytes of every string a planned index's values can ask about as a
+/// scalar: a value (normalised), its number, and each part `a` or `b` of the value read as
+/// `a + sep + b`, that is each prefix and each suffix of a value. A scalar observed whose
+/// first bytes begin no value and whose last bytes end none can never be asked about, so it
+/// is not kept (most result leaves, in a long trace millions of them).
+#[derive(Debug)]
+struct Edges {
+    /// Bit per (first byte, second byte or 0 for a one-byte string).
+    starts: Box<[u64; 1024]>,
+    /// Bit per (last byte, 0 for a one-byte string, else the byte before it).
+    ends: Box<[u64; 1024]>,
+}
+
+impl Edges {
+    fn new() -> Self {
+        Edges {
+            starts: Box::new([0; 1024]),
+            ends: Box::new([0; 1024]),
+        }
+    }
+
+    /// Declare every prefix and suffix of `s` (and `s`) as wanted.
+    fn want(&mut self, s: &str) {
+        let b = s.as_bytes();
+        let (Some(first), Some(last)) = (b.first(), b.last()) else {
+            return;
+        };
+        set_bit(&mut self.starts, edge_key(*first, 0));
+        set_bit(&mut self.ends, edge_key(*last, 0));
+        if b.len() >= 2 {
+            set_bit(&mut self.starts, edge_key(b[0], b[1]));
+            set_bit(&mut self.ends, edge_key(b[b.len() - 1], b[b.len() - 2]));
+        }
+    }
+
+    /// Could `s` be a prefix or a suffix of a wanted string?
+    fn may_want(&self, s: &str) -> bool {
+        let b = s.as_bytes();
+        match b {
+            [] => false,
+            [one] => {
+                has_bit(&self.starts, edge_key(*one, 0)) || has_bit(&self.ends, edge_key(*one, 0))
+            }
+            [first, second, ..] => {
+                has_bit(&self.starts, edge_key(*first, *second))
+                    || has_bit(&self.ends, edge_key(b[b.len() - 1], b[b.len() - 2]))
+            }
+        }
+    }
+}
+
+fn edge_key(a: u8, b: u8) -> usize {
+    usize::from(a) << 8 | usize::from(b)
+}
+
+fn set_bit(bits: &mut [u64; 1024], key: usize) {
+    bits[key >> 6] |= 1 << (key & 63);
+}
+
+fn has_bit(bits: &[u64; 1024], key: usize) -> bool {
+    bits[key >> 6] & (1 << (key & 63)) != 0
 }
 
 /// How "inside an observed token" and "inside an observed number's digits" are answered.
@@ -153,6 +254,7 @@ impl Plan {
         values: impl IntoIterator<Item = &'v Value>,
         numbers: &mut Tracked,
         scalar_digits: &mut Tracked,
+        scalars: &mut Edges,
     ) -> Self {
         let mut plan = Plan::default();
         // The short digit strings by id, for their search.
@@ -163,6 +265,12 @@ impl Plan {
             let Some((norm, number)) = query_forms(v) else {
                 continue;
             };
+            // `derivable` asks the scalars about the value, its number and (`joined`) its
+            // prefixes and suffixes.
+            scalars.want(&norm);
+            if let Some(n) = &number {
+                scalars.want(n);
+            }
             let chars = norm.chars().count();
             if norm.contains(' ') {
                 plan.phrases = true;
@@ -505,8 +613,14 @@ impl Provenance {
     /// arguments).
     pub(crate) fn planned<'v>(values: impl IntoIterator<Item = &'v Value>) -> Self {
         let mut index = Self::default();
-        // Scalars are kept whole: `joined` asks about every half of a value.
-        let plan = Plan::new(values, &mut index.numbers, &mut index.scalar_digits);
+        let mut edges = Box::new(Edges::new());
+        let plan = Plan::new(
+            values,
+            &mut index.numbers,
+            &mut index.scalar_digits,
+            &mut edges,
+        );
+        index.scalar_edges = Some(edges);
         index.substrings = Substrings::Planned(Box::new(plan));
         index
     }
@@ -686,7 +800,9 @@ impl Provenance {
             self.scalar_digits.insert(&d);
             self.digits = d;
         }
-        self.scalars.insert(norm);
+        if self.scalar_edges.as_ref().is_none_or(|e| e.may_want(norm)) {
+            self.scalars.insert(norm);
+        }
     }
 
     /// A leaf string that is exactly one number, by its value.

@@ -115,6 +115,7 @@ fn a_planned_index_answers_as_an_open_one() {
             .collect()
     };
     let mut answers = HashMap::new();
+    let mut screened_out = 0;
     for round in 0..400 {
         let mut sources: Vec<(bool, String)> = Vec::new();
         for _ in 0..(1 + next() % 6) {
@@ -166,9 +167,15 @@ fn a_planned_index_answers_as_an_open_one() {
         }
         // What both keep apart from substrings is the same, entry for entry, but for the
         // numbers and digit strings the declared values cannot ask about, which the planned
-        // index leaves out.
+        // index leaves out; and for the scalars that begin and end no value's prefix or
+        // suffix, which it does not keep either.
+        let (open_scalars, planned_scalars) = (&open.scalars.seen.0, &planned.scalars.seen.0);
+        assert!(
+            planned_scalars.is_subset(open_scalars),
+            "round {round}: {sources:?}"
+        );
+        screened_out += open_scalars.len() - planned_scalars.len();
         for (open, planned) in [
-            (&open.scalars, &planned.scalars),
             (&open.scalar_digits, &planned.scalar_digits),
             (&open.numbers, &planned.numbers),
         ] {
@@ -193,11 +200,51 @@ fn a_planned_index_answers_as_an_open_one() {
             *answers.entry(format!("{answer:?}")).or_insert(0) += 1;
         }
     }
-    // Both answers were exercised, many times.
+    // Both answers were exercised, many times; and the planned index left scalars out.
     assert!(
         answers.values().all(|n| *n > 100) && answers.len() == 2,
         "{answers:?}"
     );
+    assert!(screened_out > 100, "{screened_out} scalars left out");
+}
+
+#[test]
+fn every_prefix_and_suffix_of_a_wanted_scalar_passes_the_edge_screen() {
+    // The screen may let through what is not wanted, never leave out what is: each prefix and
+    // each suffix (at char boundaries) of a declared string, itself included.
+    let mut next = xorshift(0x4544_4745_5331_0001);
+    let alphabet: Vec<char> = "ab1 -_/\0ßÉ".chars().collect();
+    let mut rejected = 0;
+    for _ in 0..300 {
+        let mut edges = Edges::new();
+        let wanted: Vec<String> = (0..1 + next() % 5)
+            .map(|_| {
+                (0..1 + next() % 10)
+                    .map(|_| alphabet[(next() % alphabet.len() as u64) as usize])
+                    .collect()
+            })
+            .collect();
+        for w in &wanted {
+            edges.want(w);
+        }
+        for w in &wanted {
+            for (i, _) in w.char_indices() {
+                let (before, after) = (&w[..i], &w[i..]);
+                assert!(
+                    before.is_empty() || edges.may_want(before),
+                    "{before:?} of {w:?}"
+                );
+                assert!(edges.may_want(after), "{after:?} of {w:?}");
+            }
+            assert!(edges.may_want(w));
+        }
+        let other: String = (0..1 + next() % 6)
+            .map(|_| alphabet[(next() % alphabet.len() as u64) as usize])
+            .collect();
+        rejected += usize::from(!edges.may_want(&other));
+    }
+    // It leaves something out too.
+    assert!(rejected > 30, "{rejected} rejected");
 }
 
 #[test]
@@ -218,4 +265,22 @@ fn the_shape_of_an_ascii_text_is_that_of_its_normalised_form() {
         };
         assert_eq!(ascii_shape(&text), (words, norm.len()), "{text:?}");
     }
+}
+
+#[test]
+fn the_recent_table_forgets_what_is_old_and_keeps_what_is_new() {
+    let mut recent = Recent::default();
+    assert!(recent.insert("status"));
+    assert!(!recent.insert("status"));
+    let strings: Vec<String> = (0..100_000).map(|i| format!("leaf {i}")).collect();
+    for s in &strings {
+        recent.insert(s);
+    }
+    // The last ones written are nearly all still there; the first ones nearly all gone.
+    let kept =
+        |range: &[String], recent: &mut Recent| range.iter().filter(|s| !recent.insert(s)).count();
+    let newest = kept(&strings[strings.len() - 1000..], &mut recent);
+    let oldest = kept(&strings[..1000], &mut recent);
+    assert!(newest > 900, "{newest} of the newest kept");
+    assert!(oldest < 100, "{oldest} of the oldest kept");
 }

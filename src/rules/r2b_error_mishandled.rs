@@ -94,9 +94,9 @@ impl Rule for ErrorMishandled {
             cx,
             clean: Provenance::new(),
             pending: Vec::new(),
-            taints: HashMap::new(),
+            taints: HashMap::default(),
             failures: Vec::new(),
-            awaiting_retry: HashMap::new(),
+            awaiting_retry: HashMap::default(),
         };
         for step in steps {
             walk.step(step, failed[step.index], out);
@@ -112,10 +112,10 @@ struct Walk<'a, 'c> {
     clean: Provenance,
     /// Clean sources (step indices) observed but not yet in `clean`, in trace order.
     pending: Vec<usize>,
-    taints: HashMap<String, Taint>,
+    taints: HashMap<String, Taint, foldhash::quality::RandomState>,
     failures: Vec<Failure>,
     /// Failures per tool whose tool has not been called again yet.
-    awaiting_retry: HashMap<String, Vec<usize>>,
+    awaiting_retry: HashMap<String, Vec<usize>, foldhash::quality::RandomState>,
 }
 
 impl Walk<'_, '_> {
