@@ -28,6 +28,9 @@ static LOWER: [u8; 256] = {
     t
 };
 
+/// No node (a root's parent).
+const NONE: u32 = u32::MAX;
+
 /// Patterns, filed by head, each head's patterns a radix tree.
 #[derive(Debug)]
 pub(crate) struct Heads {
@@ -45,8 +48,9 @@ pub(crate) struct Heads {
     bytes: Vec<u8>,
     /// Patterns not retired.
     live: usize,
-    /// The nodes a walk has entered (retiring a pattern updates their counts).
-    path: Vec<u32>,
+    /// By pattern id: retired, and the node it ends at.
+    retired: Vec<bool>,
+    node_of: Vec<u32>,
 }
 
 #[derive(Debug, Clone, Copy)]
@@ -57,9 +61,12 @@ struct Node {
     children: u32,
     keys: u32,
     child_count: u32,
-    /// The patterns that end here: `ends[self.ends..]`, `ends_live` of them not retired.
+    /// The patterns that end here: `ends[self.ends..]`, `ends_live` of them not yet taken out
+    /// (a pattern retired by `retire` is taken out when a search next passes here).
     ends: u32,
     ends_live: u32,
+    /// `NONE` for a root.
+    parent: u32,
     /// Patterns not retired here and below.
     live: u32,
 }
@@ -88,7 +95,8 @@ impl Heads {
             ends: Vec::with_capacity(patterns.len()),
             bytes: Vec::new(),
             live: patterns.len(),
-            path: Vec::new(),
+            retired: vec![false; patterns.len()],
+            node_of: vec![0; patterns.len()],
         };
         // (range of `order`, bytes every pattern of it shares, the node to build from it)
         let mut work: Vec<(usize, usize, usize, u32)> = Vec::new();
@@ -99,7 +107,7 @@ impl Heads {
             let head = head.iter().fold(0u32, |w, b| w << 8 | u32::from(*b));
             let h = hash(head);
             search.bits[h >> 6] |= 1 << (h & 63);
-            let root = search.new_node();
+            let root = search.new_node(NONE);
             search.roots.insert(head, root);
             work.push((i, j, 3, root));
             i = j;
@@ -122,15 +130,19 @@ impl Heads {
                 child_count: 0,
                 ends: search.ends.len() as u32,
                 ends_live: ends as u32,
+                parent: search.nodes[node as usize].parent,
                 live: (to - from) as u32,
             };
-            search.ends.extend(&order[from..from + ends]);
+            for id in &order[from..from + ends] {
+                search.ends.push(*id);
+                search.node_of[*id as usize] = node;
+            }
             let mut k = from + ends;
             while k < to {
                 let key = text(order[k])[common];
                 let end = k + order[k..to].partition_point(|id| text(*id)[common] == key);
                 // Children are made one after the other: they sit in a row.
-                let child = search.new_node();
+                let child = search.new_node(node);
                 debug_assert_eq!(child, n.children + n.child_count);
                 search.keys.push(key);
                 n.child_count += 1;
@@ -143,7 +155,7 @@ impl Heads {
         search
     }
 
-    fn new_node(&mut self) -> u32 {
+    fn new_node(&mut self, parent: u32) -> u32 {
         self.nodes.push(Node {
             label: (0, 0),
             children: 0,
@@ -151,9 +163,24 @@ impl Heads {
             child_count: 0,
             ends: 0,
             ends_live: 0,
+            parent,
             live: 0,
         });
         self.nodes.len() as u32 - 1
+    }
+
+    /// Retire pattern `id` (no search reports it again): the caller knows it no longer matters.
+    pub(crate) fn retire(&mut self, id: usize) {
+        if std::mem::replace(&mut self.retired[id], true) {
+            return;
+        }
+        self.live -= 1;
+        let mut node = self.node_of[id];
+        while node != NONE {
+            let n = &mut self.nodes[node as usize];
+            n.live -= 1;
+            node = n.parent;
+        }
     }
 
     /// The first offset from `at` whose window (the 3 bytes ending there, lower case, after
@@ -208,7 +235,6 @@ impl Heads {
             // Walk down from the head's root as far as the text follows a live pattern.
             let mut node = root;
             let mut pos = start + 3;
-            self.path.clear();
             loop {
                 let n = self.nodes[node as usize];
                 if n.live == 0 {
@@ -228,19 +254,17 @@ impl Heads {
                     break;
                 }
                 pos += same;
-                self.path.push(node);
                 let mut k = 0;
                 while k < self.nodes[node as usize].ends_live {
                     let slot = (n.ends + k) as usize;
                     let id = self.ends[slot] as usize;
-                    if found(id, start, pos) {
+                    if !self.retired[id] && found(id, start, pos) {
+                        self.retire(id);
+                    }
+                    if self.retired[id] {
                         let here = &mut self.nodes[node as usize];
                         here.ends_live -= 1;
                         self.ends.swap(slot, (n.ends + here.ends_live) as usize);
-                        for p in &self.path {
-                            self.nodes[*p as usize].live -= 1;
-                        }
-                        self.live -= 1;
                         if self.live == 0 {
                             return true;
                         }
@@ -310,22 +334,27 @@ mod tests {
             .collect()
     }
 
+    /// Every (pattern, start) a search reports, none retired, with no budget to run out.
+    fn every_match(heads: &mut Heads, patterns: &[String], text: &str) -> BTreeSet<(usize, usize)> {
+        let mut seen = BTreeSet::new();
+        let mut budget = usize::MAX;
+        assert!(
+            heads.search(text.as_bytes(), &mut budget, |id, start, end| {
+                assert_eq!(end - start, patterns[id].len());
+                seen.insert((id, start));
+                false
+            })
+        );
+        seen
+    }
+
     #[test]
     fn finds_every_occurrence_an_aho_corasick_search_finds() {
         let mut next = xorshift(0x4845_4144_5321_0001);
         let mut total = 0;
         for round in 0..500 {
             let (patterns, text) = random_case(&mut next);
-            let mut heads = heads_of(&patterns);
-            let mut seen = BTreeSet::new();
-            let mut budget = usize::MAX;
-            assert!(
-                heads.search(text.as_bytes(), &mut budget, |id, start, end| {
-                    assert_eq!(end - start, patterns[id].len());
-                    seen.insert((id, start));
-                    false
-                })
-            );
+            let seen = every_match(&mut heads_of(&patterns), &patterns, &text);
             assert_eq!(
                 seen,
                 oracle(&patterns, &text),
@@ -367,6 +396,35 @@ mod tests {
             assert_eq!(unique, want, "round {round}");
             assert_eq!(heads.done(), unique.len() == patterns.len());
         }
+    }
+
+    #[test]
+    fn a_pattern_retired_by_the_caller_is_never_reported() {
+        let mut next = xorshift(0x4845_4144_5321_0003);
+        let mut kept = 0;
+        for round in 0..300 {
+            let (patterns, text) = random_case(&mut next);
+            let mut heads = heads_of(&patterns);
+            let out: BTreeSet<usize> = (0..patterns.len())
+                .filter(|_| next().is_multiple_of(2))
+                .collect();
+            for id in &out {
+                heads.retire(*id);
+                heads.retire(*id);
+            }
+            let seen = every_match(&mut heads, &patterns, &text);
+            let want: BTreeSet<(usize, usize)> = oracle(&patterns, &text)
+                .into_iter()
+                .filter(|(id, _)| !out.contains(id))
+                .collect();
+            assert_eq!(
+                seen, want,
+                "round {round}: {out:?} of {patterns:?} in {text:?}"
+            );
+            assert_eq!(heads.done(), out.len() == patterns.len());
+            kept += seen.len();
+        }
+        assert!(kept > 300, "{kept} matches of patterns kept");
     }
 
     #[test]

@@ -19,9 +19,12 @@
 //! A rule that knows every value it will ask about before the walk (R3: the trace's arguments)
 //! uses a *planned* index instead (`Provenance::planned`): the values' single-token forms and
 //! digit strings go into one multi-pattern search (`heads`), and each observed text is searched for
-//! them once as it arrives (ASCII text as it is, ignoring case, without normalising it); nothing
-//! observed is kept for single-token values, so there is no per-trace cap on them, and the
-//! answers are the open index's (a test holds the two to each other).
+//! them once as it arrives (ASCII text as it is, ignoring case, without normalising it); the
+//! runs of a short digit stream are looked up among the values' short digit strings (a bitmap
+//! first). A value's string found is retired from the searches, and so is one whose answer is
+//! settled another way. Nothing observed is kept for single-token values, so there is no
+//! per-trace cap on them, and the answers are the open index's (a test holds the two to each
+//! other); only the scalars a value can ask about are kept.
 //!
 //! Memory is bounded: one source contributes at most `SOURCE_CAP` bytes, a trace at most
 //! `TRACE_CAP` bytes of distinct tokens and digit streams, and `WORD_CAP` words of phrase
@@ -241,8 +244,17 @@ struct Plan {
     /// inside a short digit stream (what `Open::digit_substrings` holds).
     short: HashMap<u64, u32, BuildHasherDefault<SymbolHasher>>,
     short_found: Vec<bool>,
-    /// Over the short digit strings; `None` when there are none.
-    short_searcher: Option<Heads>,
+    /// The short digit strings' packed forms, hashed (`short_bit`), and their lengths: a run
+    /// of a short digit stream is looked up in `short` only when both say it may be one (the
+    /// bitmap stays in cache however many values a trace has).
+    short_bits: Option<Box<[u64; 1 << (SHORT_BITS_LOG - 6)]>>,
+    short_lens: u32,
+    /// A short digit string's id among `patterns` (each is one of them too). Found in a short
+    /// digit stream, it is settled for the token search as well: `in_digits` asks either, and
+    /// a value that is only digits is derivable by its digits before `in_text` is asked. So
+    /// it is retired from the token search, where it would otherwise stay searched for (a
+    /// number's digits are found in a digit stream, and never in a token that is not a number).
+    short_to_pattern: Vec<u32>,
     /// Some value is several words: sources are kept for phrases (and only then).
     phrases: bool,
 }
@@ -257,8 +269,6 @@ impl Plan {
         scalars: &mut Edges,
     ) -> Self {
         let mut plan = Plan::default();
-        // The short digit strings by id, for their search.
-        let mut short_patterns: Vec<String> = Vec::new();
         numbers.wanted = Some(Fingerprints::default());
         scalar_digits.wanted = Some(Fingerprints::default());
         for v in values {
@@ -287,13 +297,20 @@ impl Plan {
                 }
             }
             if d.len() >= 3 {
-                plan.pattern(&d);
+                let pattern = plan.pattern(&d);
                 if d.len() <= SHORT_DIGITS {
                     let next = plan.short.len() as u32;
-                    plan.short.entry(pack_digits(&d)).or_insert_with(|| {
-                        short_patterns.push(d.clone());
+                    let packed = pack_digits(&d);
+                    plan.short.entry(packed).or_insert_with(|| {
+                        plan.short_to_pattern.push(pattern);
                         next
                     });
+                    let bits = plan
+                        .short_bits
+                        .get_or_insert_with(|| Box::new([0; 1 << (SHORT_BITS_LOG - 6)]));
+                    let h = short_bit(packed);
+                    bits[h >> 6] |= 1 << (h & 63);
+                    plan.short_lens |= 1 << d.len();
                 }
             }
         }
@@ -305,17 +322,14 @@ impl Plan {
             plan.searcher = Some(Heads::new(&by_id));
         }
         plan.in_text = vec![false; plan.patterns.len()];
-        if !short_patterns.is_empty() {
-            let by_id: Vec<&str> = short_patterns.iter().map(String::as_str).collect();
-            plan.short_searcher = Some(Heads::new(&by_id));
-        }
-        plan.short_found = vec![false; short_patterns.len()];
+        plan.short_found = vec![false; plan.short.len()];
         plan
     }
 
-    fn pattern(&mut self, p: &str) {
+    /// Declare `p`; its id.
+    fn pattern(&mut self, p: &str) -> u32 {
         let next = self.patterns.len() as u32;
-        self.patterns.entry(p.to_owned()).or_insert(next);
+        *self.patterns.entry(p.to_owned()).or_insert(next)
     }
 
     /// Mark the patterns inside the tokens of a text that are not numbers: a normalised text,
@@ -326,21 +340,41 @@ impl Plan {
         self.scan(text, true)
     }
 
-    /// Mark the patterns inside a digit stream: a long one is searched like a token, a short
-    /// one for the short digit strings. False as for `scan_tokens`.
+    /// Mark the patterns inside a digit stream: a long one is searched like a token (false as
+    /// for `scan_tokens`); in a short one, each run of a length some short digit string has is
+    /// looked up (at most 105 runs).
     fn scan_digits(&mut self, stream: &str) -> bool {
         if stream.len() > SHORT_DIGITS {
             return self.scan(stream, false);
         }
-        let Some(search) = &mut self.short_searcher else {
+        let Some(bits) = &self.short_bits else {
             return true;
         };
-        let found = &mut self.short_found;
-        let mut budget = search_budget(stream);
-        search.search(stream.as_bytes(), &mut budget, |id, _, _| {
-            found[id] = true;
-            true
-        })
+        // Every run of 3 digits or more (at most 16 · 15 / 2 of them), packed as it grows.
+        let digits = stream.as_bytes();
+        for from in 0..digits.len().saturating_sub(2) {
+            let mut value = 0u64;
+            for (len, d) in (1u32..).zip(&digits[from..]) {
+                value = value * 10 + u64::from(d - b'0');
+                if len < 3 || self.short_lens & (1 << len) == 0 {
+                    continue;
+                }
+                let packed = value | (u64::from(len) << 56);
+                let h = short_bit(packed);
+                if bits[h >> 6] & (1 << (h & 63)) == 0 {
+                    continue;
+                }
+                if let Some(id) = self.short.get(&packed) {
+                    let id = *id as usize;
+                    if !std::mem::replace(&mut self.short_found[id], true)
+                        && let Some(tokens) = &mut self.searcher
+                    {
+                        tokens.retire(self.short_to_pattern[id] as usize);
+                    }
+                }
+            }
+        }
+        true
     }
 
     /// Every match of a pattern in `text` (overlapping ones too), inside a token that is not a
@@ -1066,6 +1100,14 @@ fn query_forms(value: &Value) -> Option<(String, Option<String>)> {
 
 /// Digit streams up to this long are indexed as the set of their substrings.
 const SHORT_DIGITS: usize = 16;
+
+/// log2 of the bits of a planned index's bitmap of short digit strings (8 KiB).
+const SHORT_BITS_LOG: u32 = 16;
+
+/// Where a packed short digit string falls in that bitmap.
+fn short_bit(packed: u64) -> usize {
+    (packed.wrapping_mul(0x9E37_79B9_7F4A_7C15) >> (64 - SHORT_BITS_LOG)) as usize
+}
 
 /// A run of at most `SHORT_DIGITS` digits as one number: its value, and its length in the top
 /// byte (so `007` and `7` differ). Exact: 10^16 < 2^54.
