@@ -13,12 +13,15 @@ use serde_json::{Number, Value};
 /// the parsed value, as a walk of the tree that stops there would see it.
 pub const EVENTS_MAX_DEPTH: usize = 64;
 
+/// Most events room is made for before reading (a text with more grows its list as usual).
+const EVENTS_RESERVED: usize = 1 << 14;
+
 /// The events of one document, in document order.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct JsonEvents {
     events: Vec<Stored>,
-    /// Strings with escapes, unescaped.
-    owned: Vec<String>,
+    /// Strings with escapes, unescaped, back to back (one buffer, not one per string).
+    owned: String,
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -41,8 +44,8 @@ enum Stored {
 enum Text {
     /// A byte range of the document text.
     Span(usize, usize),
-    /// An index into `owned`.
-    Owned(usize),
+    /// A byte range of `owned`.
+    Owned(usize, usize),
 }
 
 /// One event, its strings borrowed from the document or the list.
@@ -78,10 +81,13 @@ impl JsonEvents {
             return None;
         }
         let base = text.as_ptr() as usize;
-        // Most results are a handful of members: room for them at once, not grown 4, 8, 16.
+        // Room for the events at once (not grown 4, 8, 16, …, each growth a copy): a string is
+        // an event, and two quotes; containers and numbers are rarer. Escaped quotes count
+        // too, so past `EVENTS_RESERVED` the list grows as it goes.
+        let quotes = memchr::memchr_iter(b'"', t.as_bytes()).count();
         let mut out = JsonEvents {
-            events: Vec::with_capacity(16),
-            owned: Vec::new(),
+            events: Vec::with_capacity((quotes / 2 + 16).min(EVENTS_RESERVED)),
+            owned: String::new(),
         };
         let mut de = serde_json::Deserializer::from_str(t);
         Reader {
@@ -139,7 +145,7 @@ impl JsonEvents {
     fn text<'a>(&'a self, text: &'a str, t: Text) -> &'a str {
         match t {
             Text::Span(start, end) => text.get(start..end).unwrap_or_default(),
-            Text::Owned(i) => &self.owned[i],
+            Text::Owned(start, end) => &self.owned[start..end],
         }
     }
 }
@@ -179,8 +185,9 @@ impl Reader<'_> {
             let start = s.as_ptr() as usize - self.base;
             Text::Span(start, start + s.len())
         } else {
-            self.out.owned.push(s.to_owned());
-            Text::Owned(self.out.owned.len() - 1)
+            let start = self.out.owned.len();
+            self.out.owned.push_str(s);
+            Text::Owned(start, self.out.owned.len())
         }
     }
 }
