@@ -8,7 +8,7 @@ use std::hash::{DefaultHasher, Hash, Hasher};
 use crate::model::{Args, Step, ToolCall, ToolResult};
 
 use super::TraceCx;
-use super::normalize::canonical_args;
+use super::normalize::canonical_args_into;
 
 /// A call's identity for repeats: tool name and canonical arguments, with its hash computed
 /// once (comparisons and maps look at the hash first).
@@ -20,7 +20,13 @@ pub(crate) struct CallKey {
 
 impl CallKey {
     fn new(name: &str, args: &serde_json::Value) -> Self {
-        let text = [name, "\0", &canonical_args(args)].concat();
+        // Written in one buffer, with room for most calls' arguments at once.
+        let mut out = Vec::with_capacity(name.len() + 128);
+        out.extend_from_slice(name.as_bytes());
+        out.push(0);
+        canonical_args_into(args, &mut out);
+        // The name and serde_json's output are UTF-8.
+        let text = String::from_utf8(out).unwrap_or_default();
         let mut h = DefaultHasher::new();
         text.hash(&mut h);
         Self {

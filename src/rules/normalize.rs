@@ -37,11 +37,17 @@ const WAITING_STATES: &[&str] = &[
 const MAX_DEPTH: usize = 64;
 
 /// Canonical JSON of call arguments: sorted keys (serde_json's map is ordered), volatile keys
-/// dropped at every level. Written straight into one buffer, without copying the value.
+/// dropped at every level. Appended straight to `out` (UTF-8: serde_json writes nothing else),
+/// without copying the value.
+pub(crate) fn canonical_args_into(args: &Value, out: &mut Vec<u8>) {
+    write_canonical(args, 0, out);
+}
+
+/// `canonical_args_into` as a string.
+#[cfg(test)]
 pub(crate) fn canonical_args(args: &Value) -> String {
     let mut out = Vec::new();
-    write_canonical(args, 0, &mut out);
-    // serde_json writes UTF-8 only.
+    canonical_args_into(args, &mut out);
     String::from_utf8(out).unwrap_or_default()
 }
 

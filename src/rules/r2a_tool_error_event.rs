@@ -250,13 +250,15 @@ fn first_in_tree_order<'a, T>(
         Key(&'a str),
         Index(usize),
     }
-    struct Frame<'a> {
+    struct Frame {
         next_index: Option<usize>,
-        /// Members of an object: key and the index of its key event.
-        members: Vec<(&'a str, usize)>,
+        /// Where the object's members begin in `members`.
+        members_from: usize,
     }
     let mut path: Vec<Step<'a>> = Vec::new();
-    let mut frames: Vec<Frame<'a>> = Vec::new();
+    let mut frames: Vec<Frame> = Vec::new();
+    // The open objects' members, innermost last: key and the index of its key event.
+    let mut members: Vec<(&'a str, usize)> = Vec::new();
     let mut paths: Vec<Vec<Step<'a>>> = Vec::with_capacity(found.len());
     let mut dead: Vec<(usize, usize)> = Vec::new();
     // An object's members as (key, first event, end), reused from object to object.
@@ -277,7 +279,7 @@ fn first_in_tree_order<'a, T>(
             JsonEvent::Open { object } => {
                 frames.push(Frame {
                     next_index: (!object).then_some(0),
-                    members: Vec::new(),
+                    members_from: members.len(),
                 });
                 path.push(Step::Index(0));
             }
@@ -287,11 +289,12 @@ fn first_in_tree_order<'a, T>(
                 // A member whose key comes again later in its object is dead. Each member's
                 // events end where the next one's begin (the last's here); sorted stably by
                 // key, every member but the last of a run of equal keys is dead.
-                let members = &frame.members;
+                let own = &members[frame.members_from..];
                 spans.clear();
-                spans.extend(members.iter().enumerate().map(|(m, (key, start))| {
-                    (*key, *start, members.get(m + 1).map_or(i, |(_, s)| *s))
+                spans.extend(own.iter().enumerate().map(|(m, (key, start))| {
+                    (*key, *start, own.get(m + 1).map_or(i, |(_, s)| *s))
                 }));
+                members.truncate(frame.members_from);
                 spans.sort_by(|a, b| a.0.cmp(b.0));
                 for pair in spans.windows(2) {
                     if pair[0].0 == pair[1].0 {
@@ -300,8 +303,8 @@ fn first_in_tree_order<'a, T>(
                 }
             }
             JsonEvent::Key(k) => {
-                if let Some(frame) = frames.last_mut() {
-                    frame.members.push((k, i));
+                if !frames.is_empty() {
+                    members.push((k, i));
                 }
                 if let Some(top) = path.last_mut() {
                     *top = Step::Key(k);
