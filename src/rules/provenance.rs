@@ -109,7 +109,10 @@ pub(crate) struct Provenance {
 /// low bits, the last one written wins): a string seen again soon after (a key, a status word)
 /// is told apart at the cost of one hash. The table starts small and grows with what is
 /// written to it up to `RECENT_MAX_SLOTS`, then stays that size however long the trace, so it
-/// stays in cache. A string evicted is observed again: more work, same answers.
+/// stays in cache. A string evicted is observed again: more work, and the same answers, but
+/// for the caps: a source observed again counts again against the phrase cap (`WORD_CAP`) and,
+/// when its search gave up, the overflow budget, so a trace past either reaches it sooner and
+/// discloses more values as not checked (never the reverse: nothing is reported that was not).
 #[derive(Debug, Default)]
 struct Recent {
     slots: Vec<u64>,
