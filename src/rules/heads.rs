@@ -14,6 +14,8 @@
 
 use std::collections::HashMap;
 
+use super::bitmap::Bitmap;
+
 /// log2 of the bits of the heads' bitmap: 8 KiB, one bit in 400 set for a trace of 160 values.
 const FILTER_LOG: u32 = 16;
 
@@ -35,12 +37,13 @@ const NONE: u32 = u32::MAX;
 #[derive(Debug)]
 pub(crate) struct Heads {
     /// One bit per hash of a head (`hash`).
-    bits: Box<[u64; 1 << (FILTER_LOG - 6)]>,
+    bits: Bitmap<{ 1 << (FILTER_LOG - 6) }>,
     /// A head → the root of its tree in `nodes`.
     roots: HashMap<u32, u32, foldhash::fast::RandomState>,
     nodes: Vec<Node>,
-    /// A node's children are `Node::child_count` nodes in a row from `Node::children`; the
-    /// byte that leads to each is in `keys` at the same offset from `Node::keys` (ascending).
+    /// By node: the byte that leads to it from its parent (0 for a root). A node's children
+    /// are `Node::child_count` nodes in a row from `Node::children`, so their bytes are too
+    /// (ascending).
     keys: Vec<u8>,
     /// Pattern ids, those ending at a node together (`Node::ends`), the ones not retired first.
     ends: Vec<u32>,
@@ -59,7 +62,6 @@ struct Node {
     /// that led here (a child): `bytes[label.0..label.1]`.
     label: (u32, u32),
     children: u32,
-    keys: u32,
     child_count: u32,
     /// The patterns that end here: `ends[self.ends..]`, `ends_live` of them not yet taken out
     /// (a pattern retired by `retire` is taken out when a search next passes here).
@@ -88,7 +90,7 @@ impl Heads {
         let mut order: Vec<u32> = (0u32..).take(patterns.len()).collect();
         order.sort_unstable_by(|a, b| text(*a).cmp(text(*b)).then(a.cmp(b)));
         let mut search = Heads {
-            bits: Box::new([0; 1 << (FILTER_LOG - 6)]),
+            bits: Bitmap::new(),
             roots: HashMap::default(),
             nodes: Vec::new(),
             keys: Vec::new(),
@@ -105,9 +107,8 @@ impl Heads {
             let head = &text(order[i])[..3];
             let j = i + order[i..].partition_point(|id| &text(*id)[..3] == head);
             let head = head.iter().fold(0u32, |w, b| w << 8 | u32::from(*b));
-            let h = hash(head);
-            search.bits[h >> 6] |= 1 << (h & 63);
-            let root = search.new_node(NONE);
+            search.bits.set(hash(head));
+            let root = search.new_node(NONE, 0);
             search.roots.insert(head, root);
             work.push((i, j, 3, root));
             i = j;
@@ -126,7 +127,6 @@ impl Heads {
             let mut n = Node {
                 label: ((at + depth) as u32, (at + common) as u32),
                 children: search.nodes.len() as u32,
-                keys: search.keys.len() as u32,
                 child_count: 0,
                 ends: search.ends.len() as u32,
                 ends_live: ends as u32,
@@ -142,9 +142,8 @@ impl Heads {
                 let key = text(order[k])[common];
                 let end = k + order[k..to].partition_point(|id| text(*id)[common] == key);
                 // Children are made one after the other: they sit in a row.
-                let child = search.new_node(node);
+                let child = search.new_node(node, key);
                 debug_assert_eq!(child, n.children + n.child_count);
-                search.keys.push(key);
                 n.child_count += 1;
                 work.push((k, end, common + 1, child));
                 k = end;
@@ -155,11 +154,11 @@ impl Heads {
         search
     }
 
-    fn new_node(&mut self, parent: u32) -> u32 {
+    fn new_node(&mut self, parent: u32, key: u8) -> u32 {
+        self.keys.push(key);
         self.nodes.push(Node {
             label: (0, 0),
             children: 0,
-            keys: 0,
             child_count: 0,
             ends: 0,
             ends_live: 0,
@@ -189,8 +188,7 @@ impl Heads {
     fn next_window(&self, text: &[u8], mut at: usize, mut window: u32) -> (usize, u32) {
         while let Some(b) = text.get(at) {
             window = window << 8 | u32::from(LOWER[usize::from(*b)]);
-            let h = hash(window);
-            if self.bits[h >> 6] & (1 << (h & 63)) != 0 {
+            if self.bits.has(hash(window)) {
                 return (at, window & 0x00FF_FFFF);
             }
             at += 1;
@@ -276,7 +274,7 @@ impl Heads {
                     break;
                 };
                 let b = LOWER[usize::from(*b)];
-                let from = n.keys as usize;
+                let from = n.children as usize;
                 let keys = &self.keys[from..from + n.child_count as usize];
                 let Some(i) = keys.iter().position(|k| *k == b) else {
                     break;

@@ -3,6 +3,7 @@
 //! Rules produce data (findings, suppressions, coverage); they never print.
 
 mod automaton;
+mod bitmap;
 mod calls;
 pub mod context;
 mod heads;

@@ -41,6 +41,7 @@ use crate::model::json_events::EVENTS_MAX_DEPTH;
 use crate::model::{JsonEvent, ToolResult};
 
 use super::automaton::{Automaton, SymbolHasher};
+use super::bitmap::Bitmap;
 use super::heads::Heads;
 use super::normalize::{
     DigitPart, DigitScratch, canonical_json_number, canonical_json_number_into,
@@ -100,9 +101,6 @@ pub(crate) struct Provenance {
     /// of the index is a set), so it is skipped (keys and status words repeat in every result).
     texts_seen: Recent,
     leaves_seen: Recent,
-    /// A planned index keeps only the scalars a value can ask about (`Edges`); an open one
-    /// keeps them all.
-    scalar_edges: Option<Box<Edges>>,
 }
 
 /// The fingerprints of strings observed lately, in a table of slots (a slot per fingerprint's
@@ -152,16 +150,16 @@ impl Recent {
 #[derive(Debug)]
 struct Edges {
     /// Bit per (first byte, second byte or 0 for a one-byte string).
-    starts: Box<[u64; 1024]>,
+    starts: Bitmap<1024>,
     /// Bit per (last byte, 0 for a one-byte string, else the byte before it).
-    ends: Box<[u64; 1024]>,
+    ends: Bitmap<1024>,
 }
 
 impl Edges {
     fn new() -> Self {
         Edges {
-            starts: Box::new([0; 1024]),
-            ends: Box::new([0; 1024]),
+            starts: Bitmap::new(),
+            ends: Bitmap::new(),
         }
     }
 
@@ -171,11 +169,11 @@ impl Edges {
         let (Some(first), Some(last)) = (b.first(), b.last()) else {
             return;
         };
-        set_bit(&mut self.starts, edge_key(*first, 0));
-        set_bit(&mut self.ends, edge_key(*last, 0));
+        self.starts.set(edge_key(*first, 0));
+        self.ends.set(edge_key(*last, 0));
         if b.len() >= 2 {
-            set_bit(&mut self.starts, edge_key(b[0], b[1]));
-            set_bit(&mut self.ends, edge_key(b[b.len() - 1], b[b.len() - 2]));
+            self.starts.set(edge_key(b[0], b[1]));
+            self.ends.set(edge_key(b[b.len() - 1], b[b.len() - 2]));
         }
     }
 
@@ -184,12 +182,10 @@ impl Edges {
         let b = s.as_bytes();
         match b {
             [] => false,
-            [one] => {
-                has_bit(&self.starts, edge_key(*one, 0)) || has_bit(&self.ends, edge_key(*one, 0))
-            }
+            [one] => self.starts.has(edge_key(*one, 0)) || self.ends.has(edge_key(*one, 0)),
             [first, second, ..] => {
-                has_bit(&self.starts, edge_key(*first, *second))
-                    || has_bit(&self.ends, edge_key(b[b.len() - 1], b[b.len() - 2]))
+                self.starts.has(edge_key(*first, *second))
+                    || self.ends.has(edge_key(b[b.len() - 1], b[b.len() - 2]))
             }
         }
     }
@@ -197,14 +193,6 @@ impl Edges {
 
 fn edge_key(a: u8, b: u8) -> usize {
     usize::from(a) << 8 | usize::from(b)
-}
-
-fn set_bit(bits: &mut [u64; 1024], key: usize) {
-    bits[key >> 6] |= 1 << (key & 63);
-}
-
-fn has_bit(bits: &[u64; 1024], key: usize) -> bool {
-    bits[key >> 6] & (1 << (key & 63)) != 0
 }
 
 /// How "inside an observed token" and "inside an observed number's digits" are answered.
@@ -251,7 +239,7 @@ struct Plan {
     /// The short digit strings' packed forms, hashed (`short_bit`), and their lengths: a run
     /// of a short digit stream is looked up in `short` only when both say it may be one (the
     /// bitmap stays in cache however many values a trace has).
-    short_bits: Option<Box<[u64; 1 << (SHORT_BITS_LOG - 6)]>>,
+    short_bits: Option<Bitmap<{ 1 << (SHORT_BITS_LOG - 6) }>>,
     short_lens: u32,
     /// A short digit string's id among `patterns` (each is one of them too). Found in a short
     /// digit stream, it is settled for the token search as well: `in_digits` asks either, and
@@ -309,11 +297,9 @@ impl Plan {
                         plan.short_to_pattern.push(pattern);
                         next
                     });
-                    let bits = plan
-                        .short_bits
-                        .get_or_insert_with(|| Box::new([0; 1 << (SHORT_BITS_LOG - 6)]));
-                    let h = short_bit(packed);
-                    bits[h >> 6] |= 1 << (h & 63);
+                    plan.short_bits
+                        .get_or_insert_with(Bitmap::new)
+                        .set(short_bit(packed));
                     plan.short_lens |= 1 << d.len();
                 }
             }
@@ -364,8 +350,7 @@ impl Plan {
                     continue;
                 }
                 let packed = value | (u64::from(len) << 56);
-                let h = short_bit(packed);
-                if bits[h >> 6] & (1 << (h & 63)) == 0 {
+                if !bits.has(short_bit(packed)) {
                     continue;
                 }
                 if let Some(id) = self.short.get(&packed) {
@@ -440,7 +425,7 @@ impl Plan {
 /// be there is `BeyondCap`.
 #[derive(Debug, Default)]
 struct Overflow {
-    bits: Option<Box<[u64]>>,
+    bits: Option<Bitmap<{ 1 << (OVERFLOW_BITS - 6) }>>,
     /// Bytes summarised so far; past `OVERFLOW_BUDGET` the filter stops summarising and answers
     /// "may contain" for everything, so time stays bounded too.
     summarised: usize,
@@ -464,12 +449,9 @@ impl Overflow {
             self.saturated = true;
             return;
         }
-        let bits = self
-            .bits
-            .get_or_insert_with(|| vec![0u64; 1 << (OVERFLOW_BITS - 6)].into_boxed_slice());
+        let bits = self.bits.get_or_insert_with(Bitmap::new);
         for w in norm.as_bytes().windows(4) {
-            let h = gram_hash(w);
-            bits[(h >> 6) as usize] |= 1 << (h & 63);
+            bits.set(gram_hash(w));
         }
     }
 
@@ -481,17 +463,13 @@ impl Overflow {
         let Some(bits) = &self.bits else {
             return false;
         };
-        norm.len() < 4
-            || norm.as_bytes().windows(4).all(|w| {
-                let h = gram_hash(w);
-                bits[(h >> 6) as usize] & (1 << (h & 63)) != 0
-            })
+        norm.len() < 4 || norm.as_bytes().windows(4).all(|w| bits.has(gram_hash(w)))
     }
 }
 
-fn gram_hash(w: &[u8]) -> u32 {
+fn gram_hash(w: &[u8]) -> usize {
     let x = u32::from_le_bytes([w[0], w[1], w[2], w[3]]);
-    x.wrapping_mul(0x9E37_79B1) >> (32 - OVERFLOW_BITS)
+    (x.wrapping_mul(0x9E37_79B1) >> (32 - OVERFLOW_BITS)) as usize
 }
 
 /// A set of strings kept as 64-bit fingerprints (foldhash's quality hash, fixed seed): a few bytes
@@ -501,12 +479,14 @@ fn gram_hash(w: &[u8]) -> u32 {
 struct Fingerprints(HashSet<u64, BuildHasherDefault<SymbolHasher>>);
 
 /// Scalars, digit strings or numbers observed, as fingerprints. A planned index keeps only the
-/// numbers and digit strings its declared values can ask about (`wanted`): the rest could never
-/// change an answer, and those sets stay as small as the values however long the trace.
+/// numbers and digit strings its declared values can ask about (`wanted`), and only the
+/// scalars that begin or end like one (`edges`): the rest could never change an answer, and
+/// those sets stay small however long the trace.
 #[derive(Debug, Default)]
 struct Tracked {
     seen: Fingerprints,
     wanted: Option<Fingerprints>,
+    edges: Option<Box<Edges>>,
     /// Bit `n` set when some wanted string is `n` bytes long (63: that long or longer): most
     /// strings observed are not wanted, and their length says so without hashing them.
     wanted_lens: u64,
@@ -514,7 +494,7 @@ struct Tracked {
 
 impl Tracked {
     fn insert(&mut self, s: &str) {
-        if !self.may_want(s.len()) {
+        if !self.may_want(s.len()) || self.edges.as_ref().is_some_and(|e| !e.may_want(s)) {
             return;
         }
         let fp = fingerprint(s);
@@ -658,7 +638,7 @@ impl Provenance {
             &mut index.scalar_digits,
             &mut edges,
         );
-        index.scalar_edges = Some(edges);
+        index.scalars.edges = Some(edges);
         index.substrings = Substrings::Planned(Box::new(plan));
         index
     }
@@ -838,9 +818,7 @@ impl Provenance {
             self.scalar_digits.insert(&d);
             self.digits = d;
         }
-        if self.scalar_edges.as_ref().is_none_or(|e| e.may_want(norm)) {
-            self.scalars.insert(norm);
-        }
+        self.scalars.insert(norm);
     }
 
     /// A leaf string that is exactly one number, by its value.
