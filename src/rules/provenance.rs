@@ -134,8 +134,9 @@ impl Recent {
         }
         self.written += 1;
         // Zero is the empty slot: a string whose fingerprint is zero is never deduplicated.
+        // A power of two: the low bits pick the slot.
         let len = self.slots.len();
-        let slot = &mut self.slots[fp as usize % len];
+        let slot = &mut self.slots[fp as usize & (len - 1)];
         let fresh = *slot != fp || fp == 0;
         *slot = fp;
         fresh
