@@ -80,7 +80,6 @@ impl JsonEvents {
         if !(t.starts_with('{') || t.starts_with('[')) {
             return None;
         }
-        let base = text.as_ptr() as usize;
         // Room for the events at once (not grown 4, 8, 16, …, each growth a copy): a string is
         // an event, and two quotes; containers and numbers are rarer. Escaped quotes count
         // too, so past `EVENTS_RESERVED` the list grows as it goes.
@@ -89,6 +88,17 @@ impl JsonEvents {
             events: Vec::with_capacity((quotes / 2 + 16).min(EVENTS_RESERVED)),
             owned: String::new(),
         };
+        let offset = text.len() - t.len();
+        if fast::read(t, offset, &mut out.events) {
+            return Some(out);
+        }
+        out.events.clear();
+        Self::read_parsed(text, t, out)
+    }
+
+    /// `read` by the JSON parser itself (`t` is `text` from its first non-whitespace char).
+    fn read_parsed(text: &str, t: &str, mut out: JsonEvents) -> Option<JsonEvents> {
+        let base = text.as_ptr() as usize;
         let mut de = serde_json::Deserializer::from_str(t);
         Reader {
             out: &mut out,
@@ -270,6 +280,217 @@ impl<'de> Visitor<'de> for Reader<'_> {
     }
 }
 
+/// The events of the usual document, read without the parser's machinery: strings without
+/// escapes, numbers, literals and containers no deeper than `EVENTS_MAX_DEPTH`. Anything else
+/// (an escape, a control char, invalid JSON, deep nesting) makes it give up, and the parser
+/// reads the document: it decides what is valid and how the rest reads. What it reads, it
+/// reads as the parser does (a test holds the two to each other).
+mod fast {
+    use super::{EVENTS_MAX_DEPTH, Number, Stored, Text};
+
+    /// The events of `t` (a document whose first byte is at `offset` in the text its spans
+    /// index) pushed to `events`; false when it gave up (`events` then holds a part).
+    pub(super) fn read(t: &str, offset: usize, events: &mut Vec<Stored>) -> bool {
+        let b = t.as_bytes();
+        let mut at = 0;
+        // Open containers: (index of their `Open`, is an object).
+        let mut open: Vec<(usize, bool)> = Vec::new();
+        loop {
+            // A value.
+            at = skip_space(b, at);
+            let Some(&c) = b.get(at) else { return false };
+            match c {
+                b'{' | b'[' => {
+                    if open.len() >= EVENTS_MAX_DEPTH {
+                        return false;
+                    }
+                    let object = c == b'{';
+                    open.push((events.len(), object));
+                    events.push(Stored::Open { object, close: 0 });
+                    at = skip_space(b, at + 1);
+                    let end = if object { b'}' } else { b']' };
+                    if b.get(at) == Some(&end) {
+                        at += 1;
+                        close(&mut open, events);
+                    } else if object {
+                        let Some(next) = key(b, at, offset, events) else {
+                            return false;
+                        };
+                        at = next;
+                        continue;
+                    } else {
+                        continue;
+                    }
+                }
+                b'"' => {
+                    let Some((span, next)) = string(b, at, offset) else {
+                        return false;
+                    };
+                    events.push(Stored::Str(span));
+                    at = next;
+                }
+                b't' if b[at..].starts_with(b"true") => {
+                    events.push(Stored::Bool(true));
+                    at += 4;
+                }
+                b'f' if b[at..].starts_with(b"false") => {
+                    events.push(Stored::Bool(false));
+                    at += 5;
+                }
+                b'n' if b[at..].starts_with(b"null") => {
+                    events.push(Stored::Null);
+                    at += 4;
+                }
+                b'-' | b'0'..=b'9' => {
+                    let Some((n, next)) = number(t, at) else {
+                        return false;
+                    };
+                    events.push(Stored::Number(n));
+                    at = next;
+                }
+                _ => return false,
+            }
+            // After a value: the next member or element, or the ends of containers.
+            loop {
+                at = skip_space(b, at);
+                let Some(&(_, object)) = open.last() else {
+                    // The root is read: only whitespace may follow.
+                    return at == b.len();
+                };
+                match b.get(at) {
+                    Some(b',') if object => {
+                        let Some(next) = key(b, skip_space(b, at + 1), offset, events) else {
+                            return false;
+                        };
+                        at = next;
+                        break;
+                    }
+                    Some(b',') => {
+                        at += 1;
+                        break;
+                    }
+                    Some(b'}') if object => {}
+                    Some(b']') if !object => {}
+                    _ => return false,
+                }
+                at += 1;
+                close(&mut open, events);
+            }
+        }
+    }
+
+    fn close(open: &mut Vec<(usize, bool)>, events: &mut Vec<Stored>) {
+        let (at, _) = open.pop().expect("a container is open");
+        let close = events.len();
+        events.push(Stored::Close);
+        if let Some(Stored::Open { close: c, .. }) = events.get_mut(at) {
+            *c = close;
+        }
+    }
+
+    fn skip_space(b: &[u8], mut at: usize) -> usize {
+        while let Some(b' ' | b'\t' | b'\n' | b'\r') = b.get(at) {
+            at += 1;
+        }
+        at
+    }
+
+    /// A member's key at `at` and its colon: where its value begins.
+    fn key(b: &[u8], at: usize, offset: usize, events: &mut Vec<Stored>) -> Option<usize> {
+        if b.get(at) != Some(&b'"') {
+            return None;
+        }
+        let (span, next) = string(b, at, offset)?;
+        events.push(Stored::Key(span));
+        let next = skip_space(b, next);
+        (b.get(next) == Some(&b':')).then_some(next + 1)
+    }
+
+    /// The string whose opening quote is at `at` (none with an escape or a control char), and
+    /// where it ends.
+    fn string(b: &[u8], at: usize, offset: usize) -> Option<(Text, usize)> {
+        let from = at + 1;
+        let mut end = from;
+        // Eight bytes at a time while none is a quote, a backslash or a control char.
+        while let Some(word) = b.get(end..end + 8) {
+            let w = u64::from_le_bytes(word.try_into().expect("eight bytes"));
+            if special(w) {
+                break;
+            }
+            end += 8;
+        }
+        loop {
+            match *b.get(end)? {
+                b'"' => break,
+                b'\\' | 0..=0x1f => return None,
+                _ => end += 1,
+            }
+        }
+        Some((Text::Span(offset + from, offset + end), end + 1))
+    }
+
+    /// Is some byte of `w` a quote, a backslash or below 0x20?
+    fn special(w: u64) -> bool {
+        const ONES: u64 = 0x0101_0101_0101_0101;
+        const HIGH: u64 = 0x8080_8080_8080_8080;
+        // Nonzero exactly when some byte of `v` is below `n` (`n` at most 0x80).
+        let below = |v: u64, n: u8| v.wrapping_sub(ONES * u64::from(n)) & !v & HIGH;
+        (below(w ^ (ONES * u64::from(b'"')), 1)
+            | below(w ^ (ONES * u64::from(b'\\')), 1)
+            | below(w, 0x20))
+            != 0
+    }
+
+    /// The number at `at` (JSON's grammar), valued as the parser values it.
+    fn number(t: &str, at: usize) -> Option<(Number, usize)> {
+        let b = t.as_bytes();
+        let mut end = at + usize::from(b[at] == b'-');
+        let int = end;
+        while b.get(end).is_some_and(u8::is_ascii_digit) {
+            end += 1;
+        }
+        // Digits, without a leading zero unless it is the only one.
+        if end == int || (b[int] == b'0' && end > int + 1) {
+            return None;
+        }
+        let integer = end;
+        if b.get(end) == Some(&b'.') {
+            end += 1;
+            let frac = end;
+            while b.get(end).is_some_and(u8::is_ascii_digit) {
+                end += 1;
+            }
+            if end == frac {
+                return None;
+            }
+        }
+        if let Some(b'e' | b'E') = b.get(end) {
+            end += 1;
+            if let Some(b'+' | b'-') = b.get(end) {
+                end += 1;
+            }
+            let exp = end;
+            while b.get(end).is_some_and(u8::is_ascii_digit) {
+                end += 1;
+            }
+            if end == exp {
+                return None;
+            }
+        }
+        // A plain non-negative integer of up to 19 digits is a `u64` as the parser makes it;
+        // anything else is valued by the parser.
+        let n = if int == at && integer == end && end - at <= 19 {
+            let v = b[at..end]
+                .iter()
+                .fold(0u64, |v, d| v * 10 + u64::from(d - b'0'));
+            Number::from(v)
+        } else {
+            t[at..end].parse::<Number>().ok()?
+        };
+        Some((n, end))
+    }
+}
+
 /// An object key.
 struct Key<'o>(Reader<'o>);
 
@@ -420,13 +641,6 @@ mod tests {
     fn random_documents_rebuild_the_parsed_structure() {
         let mut rng = xorshift(0x6a73_6f6e);
         const PIECES: &[&str] = &[
-            "{",
-            "}",
-            "[",
-            "]",
-            ",",
-            ":",
-            " ",
             "\"k\"",
             "\"k\"",
             "\"v w\"",
@@ -443,11 +657,7 @@ mod tests {
         ];
         let mut accepted = 0;
         for _ in 0..20_000 {
-            let n = 1 + (rng() % 24) as usize;
-            let mut text = String::from(if rng().is_multiple_of(2) { "{" } else { "[" });
-            for _ in 0..n {
-                text.push_str(PIECES[(rng() % PIECES.len() as u64) as usize]);
-            }
+            let text = pieces_document(&mut rng, PIECES, 24);
             agree(&text);
             accepted += usize::from(JsonEvents::read(&text).is_some());
         }
@@ -458,6 +668,128 @@ mod tests {
             accepted += usize::from(JsonEvents::read(&text).is_some());
         }
         assert!(accepted > 2_000, "{accepted}");
+    }
+
+    /// An object or array opened, then up to `max` pieces: structure (brackets, commas, colons,
+    /// spaces) or one of `pieces`; rarely JSON, often nearly.
+    fn pieces_document(rng: &mut impl FnMut() -> u64, pieces: &[&str], max: u64) -> String {
+        const STRUCTURE: &[&str] = &["{", "}", "[", "]", ",", ":", " "];
+        let mut text = String::from(if rng().is_multiple_of(2) { "{" } else { "[" });
+        for _ in 0..1 + rng() % max {
+            let i = (rng() % (STRUCTURE.len() + pieces.len()) as u64) as usize;
+            text.push_str(
+                STRUCTURE
+                    .get(i)
+                    .unwrap_or_else(|| &pieces[i - STRUCTURE.len()]),
+            );
+        }
+        text
+    }
+
+    /// Whether the fast reader read `text`; where it did, its events are the parser's exactly
+    /// (spans included).
+    fn fast_reads_as_parsed(text: &str) -> bool {
+        let t = text.trim_start();
+        let mut events = Vec::new();
+        let read = fast::read(t, text.len() - t.len(), &mut events);
+        if read {
+            let parsed = JsonEvents::read_parsed(text, t, JsonEvents::default());
+            assert_eq!(
+                Some(&events),
+                parsed.as_ref().map(|p| &p.events),
+                "{text:?}"
+            );
+        }
+        read
+    }
+
+    #[test]
+    fn the_fast_reader_reads_as_the_parser_or_gives_up() {
+        let mut rng = xorshift(0x6661_7374);
+        const PIECES: &[&str] = &[
+            "\r\n",
+            "\u{a0}",
+            "\"k\"",
+            "\"v w\"",
+            "\"\u{1}\"",
+            "\"a\\\"b\"",
+            "\"é\"",
+            "0",
+            "01",
+            "-",
+            "-0",
+            "-0.0e-0",
+            "1.",
+            ".5",
+            "1e",
+            "1e+",
+            "2.50",
+            "1E400",
+            "0.1e1",
+            "9999999999999999999",
+            "18446744073709551616",
+            "-9223372036854775809",
+            "123456789012345678901",
+            "true",
+            "tru",
+            "false",
+            "null",
+            "nul",
+        ];
+        let (mut read, mut declined) = (0, 0);
+        for _ in 0..30_000 {
+            let max = if rng().is_multiple_of(2) { 4 } else { 16 };
+            let text = pieces_document(&mut rng, PIECES, max);
+            if fast_reads_as_parsed(&text) {
+                read += 1;
+            }
+            // Every prefix too: most are cut mid-value.
+            let cut = (rng() as usize) % (text.len() + 1);
+            if text.is_char_boundary(cut) {
+                fast_reads_as_parsed(&text[..cut]);
+            }
+        }
+        for _ in 0..3_000 {
+            let text = format!(" [{}]\n", random_value(&mut rng, 0));
+            if fast_reads_as_parsed(&text) {
+                read += 1;
+            } else {
+                declined += 1;
+            }
+        }
+        // It reads most documents and leaves the escaped ones to the parser.
+        assert!(
+            read > 1_500 && declined > 100,
+            "{read} read, {declined} declined"
+        );
+        // Escapes, control chars and deep nesting go to the parser; so does what is not JSON.
+        for text in [
+            r#"{"a": "x\ny"}"#,
+            "[\"\u{1}\"]",
+            &format!("{}{}", "[".repeat(65), "]".repeat(65)),
+            "[01]",
+            "[-01]",
+            "[1.]",
+            "[-]",
+            "[.5]",
+            "[1e]",
+            "[1e+]",
+            "[tru]",
+            "[1,]",
+            "[1 2]",
+            r#"{"a":1,}"#,
+            r#"{"a" 1}"#,
+            "{1:2}",
+            "[1]x",
+            "[\u{a0}1]",
+        ] {
+            assert!(!fast_reads_as_parsed(text), "{text:?}");
+        }
+        assert!(fast_reads_as_parsed(&format!(
+            "{}{}",
+            "[".repeat(64),
+            "]".repeat(64)
+        )));
     }
 
     fn random_value(rng: &mut impl FnMut() -> u64, depth: usize) -> String {
