@@ -812,7 +812,13 @@ impl Provenance {
     }
 
     fn track_scalar(&mut self, norm: &str) {
-        let digits = norm.bytes().filter(u8::is_ascii_digit).count();
+        // Scalars are at most `SCALAR_MAX` bytes: a byte-wide count per block of 128 cannot
+        // wrap, and vectorises.
+        let digits: usize = norm
+            .as_bytes()
+            .chunks(128)
+            .map(|c| usize::from(c.iter().fold(0u8, |n, b| n + u8::from(b.is_ascii_digit()))))
+            .sum();
         if digits >= 2 && self.scalar_digits.may_want(digits) {
             let mut d = std::mem::take(&mut self.digits);
             digits_into(norm, &mut d);
