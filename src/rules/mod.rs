@@ -206,7 +206,27 @@ impl Excerpt {
 
 impl std::fmt::Write for Excerpt {
     fn write_str(&mut self, s: &str) -> std::fmt::Result {
-        for c in s.chars() {
+        let mut rest = s;
+        loop {
+            // Printable ASCII (most of any text) is copied a run at a time, as `push` would
+            // copy it char by char up to the limit.
+            let run = rest.bytes().take_while(u8::is_ascii_graphic).count();
+            if run > 0 {
+                if std::mem::take(&mut self.space) && self.chars > 0 {
+                    self.push(' ')?;
+                }
+                let n = run.min((EXCERPT_CHARS + 1).saturating_sub(self.chars));
+                self.text.push_str(&rest[..n]);
+                self.chars += n;
+                if n < run {
+                    return Err(std::fmt::Error);
+                }
+                rest = &rest[run..];
+            }
+            let Some(c) = rest.chars().next() else {
+                return Ok(());
+            };
+            rest = &rest[c.len_utf8()..];
             if c.is_whitespace() {
                 self.space = true;
                 continue;
@@ -216,7 +236,6 @@ impl std::fmt::Write for Excerpt {
             }
             self.push(c)?;
         }
-        Ok(())
     }
 }
 
