@@ -176,20 +176,6 @@ impl Reader<'_> {
         }
     }
 
-    /// Open a container; `close` patches in where it ends.
-    fn open(&mut self, object: bool) -> usize {
-        self.out.events.push(Stored::Open { object, close: 0 });
-        self.out.events.len() - 1
-    }
-
-    fn close(&mut self, open: usize) {
-        let close = self.out.events.len();
-        self.out.events.push(Stored::Close);
-        if let Some(Stored::Open { close: c, .. }) = self.out.events.get_mut(open) {
-            *c = close;
-        }
-    }
-
     fn text(&mut self, s: &str, borrowed: bool) -> Text {
         if borrowed {
             let start = s.as_ptr() as usize - self.base;
@@ -264,19 +250,34 @@ impl<'de> Visitor<'de> for Reader<'_> {
     }
 
     fn visit_seq<A: SeqAccess<'de>>(mut self, mut seq: A) -> Result<(), A::Error> {
-        let open = self.open(false);
+        let at = open(&mut self.out.events, false);
         while seq.next_element_seed(self.child())?.is_some() {}
-        self.close(open);
+        close(&mut self.out.events, at);
         Ok(())
     }
 
     fn visit_map<A: MapAccess<'de>>(mut self, mut map: A) -> Result<(), A::Error> {
-        let open = self.open(true);
+        let at = open(&mut self.out.events, true);
         while map.next_key_seed(Key(self.child()))?.is_some() {
             map.next_value_seed(self.child())?;
         }
-        self.close(open);
+        close(&mut self.out.events, at);
         Ok(())
+    }
+}
+
+/// Open a container in `events`; its index, for `close` to patch in where it ends.
+fn open(events: &mut Vec<Stored>, object: bool) -> usize {
+    events.push(Stored::Open { object, close: 0 });
+    events.len() - 1
+}
+
+/// Close the container opened at `open`.
+fn close(events: &mut Vec<Stored>, open: usize) {
+    let at = events.len();
+    events.push(Stored::Close);
+    if let Some(Stored::Open { close, .. }) = events.get_mut(open) {
+        *close = at;
     }
 }
 
@@ -286,7 +287,7 @@ impl<'de> Visitor<'de> for Reader<'_> {
 /// reads the document: it decides what is valid and how the rest reads. What it reads, it
 /// reads as the parser does (a test holds the two to each other).
 mod fast {
-    use super::{EVENTS_MAX_DEPTH, Number, Stored, Text};
+    use super::{EVENTS_MAX_DEPTH, Number, Stored, Text, close, open};
 
     /// The events of `t` (a document whose first byte is at `offset` in the text its spans
     /// index) pushed to `events`; false when it gave up (`events` then holds a part).
@@ -294,24 +295,23 @@ mod fast {
         let b = t.as_bytes();
         let mut at = 0;
         // Open containers: (index of their `Open`, is an object).
-        let mut open: Vec<(usize, bool)> = Vec::new();
+        let mut opened: Vec<(usize, bool)> = Vec::new();
         loop {
             // A value.
             at = skip_space(b, at);
             let Some(&c) = b.get(at) else { return false };
             match c {
                 b'{' | b'[' => {
-                    if open.len() >= EVENTS_MAX_DEPTH {
+                    if opened.len() >= EVENTS_MAX_DEPTH {
                         return false;
                     }
                     let object = c == b'{';
-                    open.push((events.len(), object));
-                    events.push(Stored::Open { object, close: 0 });
+                    opened.push((open(events, object), object));
                     at = skip_space(b, at + 1);
                     let end = if object { b'}' } else { b']' };
                     if b.get(at) == Some(&end) {
                         at += 1;
-                        close(&mut open, events);
+                        close(events, opened.pop().expect("just opened").0);
                     } else if object {
                         let Some(next) = key(b, at, offset, events) else {
                             return false;
@@ -353,7 +353,7 @@ mod fast {
             // After a value: the next member or element, or the ends of containers.
             loop {
                 at = skip_space(b, at);
-                let Some(&(_, object)) = open.last() else {
+                let Some(&(from, object)) = opened.last() else {
                     // The root is read: only whitespace may follow.
                     return at == b.len();
                 };
@@ -374,17 +374,9 @@ mod fast {
                     _ => return false,
                 }
                 at += 1;
-                close(&mut open, events);
+                opened.pop();
+                close(events, from);
             }
-        }
-    }
-
-    fn close(open: &mut Vec<(usize, bool)>, events: &mut Vec<Stored>) {
-        let (at, _) = open.pop().expect("a container is open");
-        let close = events.len();
-        events.push(Stored::Close);
-        if let Some(Stored::Open { close: c, .. }) = events.get_mut(at) {
-            *c = close;
         }
     }
 

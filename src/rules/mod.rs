@@ -194,6 +194,14 @@ impl Excerpt {
         Ok(())
     }
 
+    /// Whitespace seen before what comes next is one space (none at the start).
+    fn separate(&mut self) -> std::fmt::Result {
+        if std::mem::take(&mut self.space) && self.chars > 0 {
+            self.push(' ')?;
+        }
+        Ok(())
+    }
+
     fn finish(mut self) -> String {
         if self.chars > EXCERPT_CHARS {
             // One char past the limit: drop it and say the text goes on.
@@ -212,9 +220,7 @@ impl std::fmt::Write for Excerpt {
             // copy it char by char up to the limit.
             let run = rest.bytes().take_while(u8::is_ascii_graphic).count();
             if run > 0 {
-                if std::mem::take(&mut self.space) && self.chars > 0 {
-                    self.push(' ')?;
-                }
+                self.separate()?;
                 let n = run.min((EXCERPT_CHARS + 1).saturating_sub(self.chars));
                 self.text.push_str(&rest[..n]);
                 self.chars += n;
@@ -231,9 +237,7 @@ impl std::fmt::Write for Excerpt {
                 self.space = true;
                 continue;
             }
-            if std::mem::take(&mut self.space) && self.chars > 0 {
-                self.push(' ')?;
-            }
+            self.separate()?;
             self.push(c)?;
         }
     }

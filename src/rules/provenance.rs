@@ -812,13 +812,7 @@ impl Provenance {
     }
 
     fn track_scalar(&mut self, norm: &str) {
-        // Scalars are at most `SCALAR_MAX` bytes: a byte-wide count per block of 128 cannot
-        // wrap, and vectorises.
-        let digits: usize = norm
-            .as_bytes()
-            .chunks(128)
-            .map(|c| usize::from(c.iter().fold(0u8, |n, b| n + u8::from(b.is_ascii_digit()))))
-            .sum();
+        let digits = count_bytes(norm.as_bytes(), u8::is_ascii_digit);
         if digits >= 2 && self.scalar_digits.may_want(digits) {
             let mut d = std::mem::take(&mut self.digits);
             digits_into(norm, &mut d);
@@ -1054,7 +1048,7 @@ fn search_budget(text: &str) -> usize {
 fn ascii_shape(text: &str) -> (usize, usize) {
     // A word starts at a non-space after a space (or at the start); the normalised text is
     // the non-spaces, one space between words. Counted in blocks of 128 bytes with byte-wide
-    // counters, which the compiler vectorises.
+    // counters, which the compiler vectorises (`count_bytes`).
     const BLOCK: usize = 128;
     let bytes = text.as_bytes();
     let Some(first) = bytes.first() else {
@@ -1067,11 +1061,17 @@ fn ascii_shape(text: &str) -> (usize, usize) {
         });
         words += usize::from(starts);
     }
-    let len: usize = bytes
-        .chunks(BLOCK)
-        .map(|c| usize::from(c.iter().fold(0u8, |n, b| n + u8::from(!is_ascii_space(*b)))))
-        .sum();
+    let len = count_bytes(bytes, |b| !is_ascii_space(*b));
     (words, len + words.saturating_sub(1))
+}
+
+/// The bytes for which `pred` holds, counted in blocks of 128 with a byte-wide counter (it
+/// cannot wrap), which the compiler vectorises.
+fn count_bytes(bytes: &[u8], pred: impl Fn(&u8) -> bool) -> usize {
+    bytes
+        .chunks(128)
+        .map(|c| usize::from(c.iter().fold(0u8, |n, b| n + u8::from(pred(b)))))
+        .sum()
 }
 
 /// A value's normalised text and, when it reads as a number, its canonical value; `None` for
