@@ -49,6 +49,37 @@ pub struct Trace {
     /// `version`), as `(key, value)` pairs in a fixed order.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub attributes: Vec<(String, String)>,
+    /// What the agent was told about its environment outside the steps (Claude Code's `cwd`
+    /// and `gitBranch`, a Codex or Gemini session's working directory, a system prompt a
+    /// format records beside the messages). R3 counts each item as observed from the start of
+    /// the trace; a working directory is also the base of relative paths.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub context: Vec<Context>,
+}
+
+/// One item of what the agent was given before its first step (`Trace::context`).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Context {
+    /// What the item is.
+    pub kind: ContextKind,
+    /// Its text, as the input records it.
+    pub value: String,
+}
+
+/// The kinds of context an adapter records.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ContextKind {
+    /// The agent's working directory (absolute).
+    WorkingDirectory,
+    /// The user's home directory (to expand `~`).
+    HomeDirectory,
+    /// The git branch the session ran on.
+    GitBranch,
+    /// A system prompt or instructions recorded outside the steps.
+    Instructions,
+    /// Another fact the agent was given (a platform, a date, a model name).
+    Other,
 }
 
 impl Trace {
@@ -62,7 +93,22 @@ impl Trace {
             partial: false,
             embedded_tools: Vec::new(),
             attributes: Vec::new(),
+            context: Vec::new(),
         }
+    }
+
+    /// Record an item of context once (a value repeated on every line is kept once).
+    pub fn add_context(&mut self, kind: ContextKind, value: impl Into<String>) {
+        let value = value.into();
+        if value.is_empty()
+            || self
+                .context
+                .iter()
+                .any(|c| c.kind == kind && c.value == value)
+        {
+            return;
+        }
+        self.context.push(Context { kind, value });
     }
 
     /// Append a step, assigning its `index`.

@@ -26,14 +26,19 @@ pub enum ValueOrigin {
     Provided,
     /// The agent legitimately makes it up (an idempotency key); R3 skips it.
     Generated,
+    /// A value the tool's own definition offers (an enum of sub-agent types, a list of skill
+    /// names in its description): judged only against the values the definition lists, when
+    /// the registry carries them, never against observed text.
+    Choice,
 }
 
 impl ValueOrigin {
-    /// Parse `provided` / `generated`.
+    /// Parse `provided` / `generated` / `choice`.
     pub fn parse(s: &str) -> Option<Self> {
         match s {
             "provided" => Some(Self::Provided),
             "generated" => Some(Self::Generated),
+            "choice" => Some(Self::Choice),
             _ => None,
         }
     }
