@@ -190,6 +190,9 @@ pub struct Finding {
     pub details: Vec<String>,
     /// A legitimate pattern can trip this finding.
     pub possible_false_positive: bool,
+    /// Which check the finding failed, for rules with several (R3: `not_derivable_as_text`,
+    /// `not_derivable_as_path`, `not_derivable_as_number`): stable, for scripts and baselines.
+    pub signal: Option<&'static str>,
     /// Set when a configured `[[ignore]]` matched: the reason. Ignored findings stay visible and
     /// stop counting toward the exit code.
     pub ignored: Option<String>,
@@ -218,6 +221,7 @@ impl Finding {
             help: None,
             details: Vec::new(),
             possible_false_positive: false,
+            signal: None,
             ignored: None,
         }
     }

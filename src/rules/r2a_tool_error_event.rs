@@ -125,6 +125,10 @@ impl Rule for ToolErrorEvent {
                         "the result's content and status were not recorded: cannot tell whether the call failed",
                     );
                 }
+                // A sub-agent's report quotes errors as its findings: no text heuristics.
+                Outcome::Unknown { .. } if spec.is_some_and(|s| s.metadata.result_is_report) => {
+                    out.count(false);
+                }
                 Outcome::Unknown { declared_absent } => {
                     out.count(false);
                     heuristics(step, result, call, spec, declared_absent.as_deref(), out);
@@ -195,6 +199,15 @@ fn heuristics(
         ),
     };
     out.suppress(step, tool, reason);
+}
+
+/// Would an unknown-status result make an R2a candidate (a status in its body, a line that
+/// begins with an error report, or an empty result of a call that is not a search)? Other rules
+/// that build on "this call probably succeeded" ask it (R3's confirmation of a value).
+pub(super) fn suspected(result: &ToolResult, call: Option<&ToolCall>) -> bool {
+    result_body_status(result).is_some()
+        || result_error_line(result).is_some()
+        || (result_is_empty(result) && !call.is_some_and(is_search))
 }
 
 /// Keys of a result body that carry a status.
