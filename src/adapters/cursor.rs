@@ -56,46 +56,52 @@ impl<'t> Cursor<'t> {
         }
     }
 
-    /// The location where `raw` begins.
+    /// The location where `raw` begins (and where it ends).
     pub fn at(&self, raw: &RawValue, pointer: String) -> Location {
-        self.at_offset(offset_in(self.text, raw), pointer)
+        let start = offset_in(self.text, raw);
+        self.at_offset(start, start + raw.get().len(), pointer)
     }
 
     /// The location of a step whose JSON is `raw`: where it begins, unless it spans several lines
     /// and its first line holds none of `names`; then the first line inside it that holds one of
     /// them (the first name found wins), so the cited line shows which step it is.
+    /// The step's region runs from there to the end of its JSON.
     pub fn step(&self, raw: &RawValue, names: &[&str], pointer: String) -> Location {
         let start = offset_in(self.text, raw);
         let body = raw.get();
+        let end = start + body.len();
         let first_line = body.split('\n').next().unwrap_or(body);
         let wanted = || names.iter().filter(|n| !n.is_empty());
         if first_line.len() == body.len() || wanted().any(|n| first_line.contains(n)) {
-            return self.at_offset(start, pointer);
+            return self.at_offset(start, end, pointer);
         }
         match wanted().find_map(|n| body.find(n)) {
             // Cite the string that holds the name, from its opening quote.
             Some(at) if at > 0 && body.as_bytes()[at - 1] == b'"' => {
-                self.at_offset(start + at - 1, pointer)
+                self.at_offset(start + at - 1, end, pointer)
             }
-            Some(at) => self.at_offset(start + at, pointer),
-            None => self.at_offset(start, pointer),
+            Some(at) => self.at_offset(start + at, end, pointer),
+            None => self.at_offset(start, end, pointer),
         }
     }
 
-    fn at_offset(&self, offset: usize, pointer: String) -> Location {
+    /// The location of `offset`, ending at byte `end` (counted from `offset`, so the cached
+    /// column of the next value located is not disturbed).
+    fn at_offset(&self, offset: usize, end: usize, pointer: String) -> Location {
         match self.lines {
-            Lines::Document(index) => index.location(self.text, offset, pointer),
+            Lines::Document(index) => index.span(self.text, offset, end, pointer),
             Lines::Record(line) => {
                 // A record is one line: columns count from its start.
                 let column = self
                     .columns
                     .column(self.text, 0, offset)
                     .unwrap_or_else(|| self.text.chars().count());
-                Location::new(
-                    line,
-                    u32::try_from(column).unwrap_or(u32::MAX).saturating_add(1),
-                    pointer,
-                )
+                let column = u32::try_from(column).unwrap_or(u32::MAX).saturating_add(1);
+                let loc = Location::new(line, column, pointer);
+                match crate::model::location::end_of(self.text, offset, end, (line, column), None) {
+                    Some(e) => loc.ending(e),
+                    None => loc,
+                }
             }
         }
     }
@@ -123,6 +129,9 @@ mod tests {
         let loc = cur.at(map["b"], "/b".into());
         // `é` is two bytes but one column: `{"é": 1, "b": ` is 14 characters.
         assert_eq!((loc.line, loc.column, loc.pointer.as_str()), (7, 15, "/b"));
+        // `{"c": 2}` is 8 characters: the region ends before column 23.
+        let end = loc.end.unwrap();
+        assert_eq!((end.line, end.column), (7, 23));
     }
 
     #[test]
@@ -134,6 +143,9 @@ mod tests {
         let cur = Cursor::document(text, &index);
         let first = cur.step(items[0], &["call_1"], "/0".into());
         assert_eq!((first.line, first.column), (4, 11));
+        // The region runs to the step's closing brace, on line 5.
+        let end = first.end.unwrap();
+        assert_eq!((end.line, end.column), (5, 4));
         // Compact on one line: where the JSON begins.
         let second = cur.step(items[1], &["call_2"], "/1".into());
         assert_eq!((second.line, second.column), (6, 3));

@@ -17,9 +17,10 @@ pub fn offset_in(text: &str, raw: &RawValue) -> usize {
     at.saturating_sub(base).min(text.len())
 }
 
-/// The location of a borrowed raw value.
+/// The location of a borrowed raw value, with where it ends.
 pub fn locate(text: &str, index: &LineIndex, raw: &RawValue, pointer: String) -> Location {
-    index.location(text, offset_in(text, raw), pointer)
+    let start = offset_in(text, raw);
+    index.span(text, start, start + raw.get().len(), pointer)
 }
 
 /// Turn a serde_json error into (line, column) relative to a text that starts at `first_line`.

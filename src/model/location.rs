@@ -13,8 +13,10 @@ pub struct InputRef {
 }
 
 /// The position of a step (or any value) in its input file: 1-based line and column where its
-/// JSON begins, and the JSON Pointer to it from the record that holds it.
-#[derive(Debug, Clone, Default, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
+/// JSON begins, and the JSON Pointer to it from the record that holds it. Where the value's JSON
+/// ends is kept too when the adapter knew it (`end`), for reports that mark a region (SARIF); it
+/// takes no part in equality, order or serialisation, which stay those of the start.
+#[derive(Debug, Clone, Default, Serialize)]
 pub struct Location {
     /// 1-based line.
     pub line: u32,
@@ -22,6 +24,19 @@ pub struct Location {
     pub column: u32,
     /// RFC 6901 pointer to the value inside the document (for JSONL: inside the line's record).
     pub pointer: String,
+    /// Where the value's JSON ends, when known.
+    #[serde(skip)]
+    pub end: Option<End>,
+}
+
+/// The end of a located value: the 1-based line of its last character and the 1-based column
+/// just past it (SARIF's `endLine` / exclusive `endColumn`), in characters.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct End {
+    /// Line of the last character.
+    pub line: u32,
+    /// Column after the last character.
+    pub column: u32,
 }
 
 impl Location {
@@ -31,6 +46,86 @@ impl Location {
             line,
             column,
             pointer: pointer.into(),
+            end: None,
+        }
+    }
+
+    /// The same location, ending at `end`.
+    pub fn ending(mut self, end: End) -> Self {
+        self.end = Some(end);
+        self
+    }
+
+    fn key(&self) -> (u32, u32, &str) {
+        (self.line, self.column, &self.pointer)
+    }
+}
+
+impl PartialEq for Location {
+    fn eq(&self, other: &Self) -> bool {
+        self.key() == other.key()
+    }
+}
+
+impl Eq for Location {}
+
+impl PartialOrd for Location {
+    fn partial_cmp(&self, other: &Self) -> Option<std::cmp::Ordering> {
+        Some(self.cmp(other))
+    }
+}
+
+impl Ord for Location {
+    fn cmp(&self, other: &Self) -> std::cmp::Ordering {
+        self.key().cmp(&other.key())
+    }
+}
+
+impl std::hash::Hash for Location {
+    fn hash<H: std::hash::Hasher>(&self, state: &mut H) {
+        self.key().hash(state);
+    }
+}
+
+/// The end of the value spanning `text[start..end]`, whose first character is at
+/// `line:column`: counted from `start`, never from the start of a line, so locating the values of
+/// one long line in order stays linear. `None` for an empty or out-of-range span.
+pub fn end_of(
+    text: &str,
+    start: usize,
+    end: usize,
+    (line, column): (u32, u32),
+    index: Option<&LineIndex>,
+) -> Option<End> {
+    let span = text.get(start..end).filter(|s| !s.is_empty())?;
+    let count = |s: &str| u32::try_from(s.chars().count()).unwrap_or(u32::MAX);
+    match memchr::memrchr(b'\n', span.as_bytes()) {
+        None => Some(End {
+            line,
+            column: column.saturating_add(count(span)),
+        }),
+        Some(nl) => {
+            // Ends on a later line: its line from the index (or by counting line breaks), its
+            // column from that line's start.
+            let last_line = &span[nl + 1..];
+            let end_line = match index {
+                Some(index) => index.line_col_start(end.saturating_sub(last_line.len())),
+                None => line.saturating_add(
+                    u32::try_from(memchr::memchr_iter(b'\n', span.as_bytes()).count())
+                        .unwrap_or(u32::MAX),
+                ),
+            };
+            if last_line.is_empty() {
+                // The value ends with a line break: it ends after the previous line's last char.
+                return Some(End {
+                    line: end_line.saturating_sub(1).max(line),
+                    column: 1,
+                });
+            }
+            Some(End {
+                line: end_line,
+                column: count(last_line).saturating_add(1),
+            })
         }
     }
 }
@@ -120,6 +215,32 @@ impl LineIndex {
         let (line, column) = self.line_col(text, offset);
         Location::new(line, column, pointer)
     }
+
+    /// A `Location` for the value `text[offset..end]`, with its end.
+    pub fn span(
+        &self,
+        text: &str,
+        offset: usize,
+        end: usize,
+        pointer: impl Into<String>,
+    ) -> Location {
+        let (line, column) = self.line_col(text, offset);
+        let loc = Location::new(line, column, pointer);
+        match end_of(text, offset, end, (line, column), Some(self)) {
+            Some(e) => loc.ending(e),
+            None => loc,
+        }
+    }
+
+    /// The 1-based line of a byte offset that starts a line (no column counted).
+    fn line_col_start(&self, offset: usize) -> u32 {
+        let line = match self.starts.binary_search(&offset) {
+            Ok(i) => i,
+            Err(i) => i.saturating_sub(1),
+        };
+        self.first_line
+            .saturating_add(u32::try_from(line).unwrap_or(u32::MAX))
+    }
 }
 
 /// Escape one reference token for a JSON Pointer (RFC 6901: `~` → `~0`, `/` → `~1`).
@@ -152,6 +273,37 @@ mod tests {
         let text = "{}\n  {}";
         let idx = LineIndex::starting_at(text, 41);
         assert_eq!(idx.line_col(text, 5), (42, 3));
+    }
+
+    #[test]
+    fn spans_end_after_their_last_character() {
+        let text = "{\"a\": [1,\n  2], \"é\": \"x\"}";
+        let idx = LineIndex::new(text);
+        // `[1,\n  2]` begins at 1:7 and ends on line 2 before column 5.
+        let start = text.find('[').unwrap();
+        let end = text.find(']').unwrap() + 1;
+        let loc = idx.span(text, start, end, "/a");
+        assert_eq!((loc.line, loc.column), (1, 7));
+        assert_eq!(loc.end, Some(End { line: 2, column: 5 }));
+        // One line, with a two-byte character: columns count characters.
+        let start = text.find("\"é\"").unwrap();
+        let loc = idx.span(text, start, start + "\"é\"".len(), "");
+        assert_eq!((loc.line, loc.column), (2, 7));
+        assert_eq!(
+            loc.end,
+            Some(End {
+                line: 2,
+                column: 10
+            })
+        );
+        // The end takes no part in equality.
+        assert_eq!(loc, Location::new(2, 7, ""));
+        assert_eq!(end_of(text, 3, 3, (1, 4), Some(&idx)), None);
+        // Without an index (a JSON Lines record is one line): counted from the start.
+        assert_eq!(
+            end_of("ab\ncde", 0, 6, (7, 1), None),
+            Some(End { line: 8, column: 4 })
+        );
     }
 
     #[test]
