@@ -42,6 +42,9 @@ pub enum Command {
     /// Run the keyless validation suite and the recovery scorecard (start here).
     #[command(after_help = DEMO_AFTER_HELP)]
     Demo(DemoArgs),
+    /// Render one report from JSON Lines shards (`check --output-format json-lines` on several machines).
+    #[command(after_help = REPORT_AFTER_HELP)]
+    Report(ReportArgs),
     /// Recovery scorecard: inject faults into a built-in task and measure recovery.
     #[command(after_help = SCORECARD_AFTER_HELP)]
     Scorecard(ScorecardArgs),
@@ -193,7 +196,7 @@ pub struct CheckArgs {
     pub max_record_size: Option<usize>,
 
     /// What goes to stdout: text, json, json-lines, sarif, html or github. `--format native|openai|openinference|otel|langfuse` (seed 002's spelling) sets the input format instead.
-    #[arg(long, alias = "format", value_name = "FORMAT", help_heading = "Output")]
+    #[arg(long, alias = "format", value_name = "FORMAT", help_heading = "Output", value_parser = Listed::output_formats(true), hide_possible_values = true)]
     pub output_format: Option<String>,
 
     /// Also write the JSON report to FILE.
@@ -211,6 +214,10 @@ pub struct CheckArgs {
     /// The directory SARIF URIs and GitHub annotation paths are relative to (default: the git top level, else the working directory).
     #[arg(long, value_name = "DIR", help_heading = "Output")]
     pub sarif_root: Option<PathBuf>,
+
+    /// Most results in a SARIF log [default: 5000, what GitHub code scanning keeps per run]; past it candidates are left out first, then hard events, never a hard defect (said in the log and on stderr). 0: no cap.
+    #[arg(long, value_name = "N", help_heading = "Output")]
+    pub sarif_max_results: Option<usize>,
 
     /// Show candidates in text output (JSON always carries them).
     #[arg(long, help_heading = "Output")]
@@ -321,6 +328,7 @@ pub struct RulesArgs {
 #[derive(Debug, Args)]
 pub struct ExplainArgs {
     /// The rule id (R1, R2a, …), or `builtin:claude-code` for the built-in schemas.
+    #[arg(value_parser = Listed::rules(), hide_possible_values = true)]
     pub rule: String,
 }
 
@@ -360,6 +368,131 @@ pub struct CompletionsArgs {
     pub shell: clap_complete::Shell,
 }
 
+const REPORT_AFTER_HELP: &str = "\
+Examples:
+  tracelint check shard-a/ --output-format json-lines > a.jsonl   # on one machine
+  tracelint check shard-b/ --output-format json-lines > b.jsonl   # on another
+  tracelint report a.jsonl b.jsonl --sarif tracelint.sarif --html report.html
+
+The report is the one a single `check` over every shard's inputs would have written, in the order
+the shards are given, and so is the exit code. Each shard must be a whole run (it ends with a `run`
+record; one cut short is an input error), made with the same config, and hold whole sessions: a
+sub-agent's file with its parent session, every file of a split OpenTelemetry trace together.
+
+Exit codes (highest wins): as `check`: 0, 1 (a --fail-on gate), 2 (a hard_defect), 3 (an input
+error in a shard's run, or a shard that cannot be read)";
+
+/// `report` arguments.
+#[derive(Debug, Args, Clone)]
+pub struct ReportArgs {
+    /// JSON Lines shards written by `check --output-format json-lines`, or `-` for stdin; their inputs are reported in this order.
+    #[arg(required = true, value_name = "SHARD")]
+    pub shards: Vec<String>,
+
+    /// What goes to stdout: text, json, json-lines, sarif, html or github.
+    #[arg(long, alias = "format", value_name = "FORMAT", default_value = "text", help_heading = "Output", value_parser = Listed::output_formats(false), hide_possible_values = true)]
+    pub output_format: String,
+
+    /// Also write the JSON report to FILE.
+    #[arg(long, value_name = "FILE", help_heading = "Output")]
+    pub json: Option<PathBuf>,
+
+    /// Also write a SARIF 2.1.0 log to FILE (GitHub code scanning).
+    #[arg(long, value_name = "FILE", help_heading = "Output")]
+    pub sarif: Option<PathBuf>,
+
+    /// Also write a self-contained HTML report to FILE.
+    #[arg(long, value_name = "FILE", help_heading = "Output")]
+    pub html: Option<PathBuf>,
+
+    /// The directory SARIF URIs and GitHub annotation paths are relative to (default: the git top level, else the working directory).
+    #[arg(long, value_name = "DIR", help_heading = "Output")]
+    pub sarif_root: Option<PathBuf>,
+
+    /// Most results in a SARIF log [default: 5000]; 0: no cap.
+    #[arg(long, value_name = "N", help_heading = "Output")]
+    pub sarif_max_results: Option<usize>,
+
+    /// Show candidates in text output.
+    #[arg(long, help_heading = "Output")]
+    pub include_candidates: bool,
+
+    /// List every suppression with its reason.
+    #[arg(long, help_heading = "Output")]
+    pub show_suppressions: bool,
+
+    /// Print findings and input errors only, no footer.
+    #[arg(long, short = 'q', help_heading = "Output")]
+    pub quiet: bool,
+
+    /// When to use colour (honours NO_COLOR; never colours a pipe in `auto`).
+    #[arg(long, value_enum, default_value_t = ColorArg::Auto, value_name = "WHEN", help_heading = "Output")]
+    pub color: ColorArg,
+
+    /// The lowest tier that fails the run (default: the one the shards were checked with).
+    #[arg(long, value_enum, value_name = "TIER")]
+    pub fail_on: Option<FailOn>,
+}
+
+/// A value parser that accepts any string (the command checks it and says what is allowed) but
+/// lists the usual values, so shell completions offer them instead of file names.
+#[derive(Debug, Clone)]
+pub struct Listed(Vec<clap::builder::PossibleValue>);
+
+/// Output format names (`reporters::OutputFormat::NAMES`; a test holds the two together).
+pub const OUTPUT_FORMATS: &[&str] = &["text", "json", "json-lines", "sarif", "html", "github"];
+
+impl Listed {
+    /// The output formats; with `legacy`, also (hidden from completion) the input format names
+    /// `--format` accepts in seed 002's spelling.
+    fn output_formats(legacy: bool) -> Self {
+        use clap::builder::PossibleValue;
+        let mut values: Vec<PossibleValue> = OUTPUT_FORMATS
+            .iter()
+            .map(|n| PossibleValue::new(*n))
+            .collect();
+        values.push(PossibleValue::new("jsonl").hide(true));
+        if legacy {
+            // Seed 002's input names for `--format` (a fixed list: newer input formats have no
+            // legacy spelling).
+            for name in ["native", "openai", "openinference", "otel", "langfuse"] {
+                values.push(PossibleValue::new(name).hide(true));
+            }
+        }
+        Listed(values)
+    }
+
+    /// The rule ids (and `builtin:claude-code`), for `explain`.
+    fn rules() -> Self {
+        use clap::builder::PossibleValue;
+        let mut values: Vec<PossibleValue> = crate::finding::RuleId::ALL
+            .iter()
+            .map(|r| PossibleValue::new(r.as_str()))
+            .collect();
+        values.push(PossibleValue::new("builtin:claude-code"));
+        Listed(values)
+    }
+}
+
+impl clap::builder::TypedValueParser for Listed {
+    type Value = String;
+
+    fn parse_ref(
+        &self,
+        cmd: &clap::Command,
+        arg: Option<&clap::Arg>,
+        value: &std::ffi::OsStr,
+    ) -> Result<String, clap::Error> {
+        clap::builder::StringValueParser::new().parse_ref(cmd, arg, value)
+    }
+
+    fn possible_values(
+        &self,
+    ) -> Option<Box<dyn Iterator<Item = clap::builder::PossibleValue> + '_>> {
+        Some(Box::new(self.0.iter().cloned()))
+    }
+}
+
 /// A positive duration: seconds (`30`, `2.5`, `30s`) or milliseconds (`500ms`), at most a day.
 fn parse_seconds(s: &str) -> Result<std::time::Duration, String> {
     let t = s.trim();
@@ -389,6 +522,7 @@ pub const SUBCOMMANDS: &[&str] = &[
     "completions",
     "demo",
     "scorecard",
+    "report",
     "help",
 ];
 

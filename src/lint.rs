@@ -9,9 +9,11 @@ use crate::config::Ignore;
 use crate::exit::ExitStatus;
 use crate::finding::{Coverage, Finding, InputIssue, RuleId, Tier};
 use crate::model::{ATTR_CLAUDE_CODE_VERSION, SchemaSource, ToolRegistry, Trace};
-use crate::reporters::{InputSummary, Report, RuleCoverage, Summary};
+use crate::reporters::{ExcerptCut, InputSummary, Outline, Report, RuleCoverage, Summary};
 use crate::rules::{self, RuleSettings, RunCx, Selection, TraceCx, TraceOutcome};
 use crate::sources::builtin::ClaudeCodeTools;
+
+mod outline;
 
 /// When Claude Code's built-in schemas apply.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
@@ -37,6 +39,8 @@ pub struct Linter {
     pub run: RunCx,
     /// Built-in registries by capture index, built once per run.
     builtin_cache: Mutex<HashMap<usize, Arc<ToolRegistry>>>,
+    /// Outline each trace with findings (the HTML timeline, JSON Lines).
+    pub outlines: bool,
 }
 
 /// One linted trace.
@@ -60,6 +64,8 @@ pub struct TraceLint {
     /// The trace's adapter emits traces one after another, each past the last one's lines
     /// (native traces): its findings can be written as soon as it is linted.
     pub ordered: bool,
+    /// The trace's outline, when asked for and it has findings.
+    pub outline: Option<Outline>,
 }
 
 impl TraceLint {
@@ -88,6 +94,7 @@ impl Linter {
                 ..RunCx::default()
             },
             builtin_cache: Mutex::default(),
+            outlines: false,
         }
     }
 
@@ -172,10 +179,17 @@ impl Linter {
                 registry.sources.clone()
             };
         let cx = TraceCx::new(trace, registry, &self.run);
+        let outcome = rules::run(&cx, &self.selection);
+        let outline = if self.outlines {
+            outline::outline(trace, &outcome.findings)
+        } else {
+            None
+        };
         TraceLint {
-            outcome: rules::run(&cx, &self.selection),
+            outcome,
             schemas,
             notes,
+            outline,
             ..TraceLint::of(trace)
         }
     }
@@ -229,7 +243,12 @@ pub struct Settle<'i> {
     used: Vec<bool>,
     budget: usize,
     spent: usize,
-    cut_inputs: std::collections::BTreeSet<usize>,
+    /// Per input, where its first excerpt was left out (finding ordinal, evidence).
+    cut: BTreeMap<usize, (usize, usize)>,
+    /// Findings settled so far, per input (the ordinal of the next one).
+    seen: Vec<usize>,
+    /// `report`: where each shard's excerpts ran out, past which the budget is spent.
+    spent_at: BTreeMap<usize, (usize, usize)>,
     fail_on: Tier,
     counts: [usize; 3],
     ignored: usize,
@@ -244,7 +263,9 @@ impl<'i> Settle<'i> {
             used: vec![false; ignores.len()],
             budget,
             spent: 0,
-            cut_inputs: std::collections::BTreeSet::new(),
+            cut: BTreeMap::new(),
+            seen: Vec::new(),
+            spent_at: BTreeMap::new(),
             fail_on,
             counts: [0; 3],
             ignored: 0,
@@ -252,14 +273,35 @@ impl<'i> Settle<'i> {
         }
     }
 
-    /// Settle the next finding in report order; `path` is its input's.
+    /// Re-settling findings that were settled once already, by shards (`report`): where each
+    /// input's excerpts ran out in its shard, the budget counts as spent (those excerpts are gone,
+    /// and the union could only have run out earlier).
+    pub fn spent_at(&mut self, input: usize, at: ExcerptCut) {
+        self.spent_at.insert(input, (at.finding, at.evidence));
+    }
+
+    /// Settle the next finding in report order; `path` is its input's. A finding that arrives
+    /// ignored already (re-settled by `report`) stays ignored.
     pub fn finding(&mut self, f: &mut Finding, path: &str) {
-        for e in &mut f.evidence {
+        if self.seen.len() <= f.input {
+            self.seen.resize(f.input + 1, 0);
+        }
+        let ordinal = self.seen[f.input];
+        self.seen[f.input] += 1;
+        for (k, e) in f.evidence.iter_mut().enumerate() {
+            if self.spent_at.get(&f.input) == Some(&(ordinal, k)) {
+                self.spent = self.spent.max(self.budget.saturating_add(1));
+                self.cut.entry(f.input).or_insert((ordinal, k));
+            }
             self.spent = self.spent.saturating_add(e.excerpt.len());
             if self.spent > self.budget && !e.excerpt.is_empty() {
                 e.excerpt.clear();
-                self.cut_inputs.insert(f.input);
+                self.cut.entry(f.input).or_insert((ordinal, k));
             }
+        }
+        if f.ignored.is_some() {
+            self.ignored += 1;
+            return;
         }
         if let Some((i, ig)) = self
             .ignores
@@ -366,11 +408,61 @@ impl ReportBuilder {
                 self.report.suppressions.push(s);
             }
         }
+        if let Some(mut o) = lint.outline {
+            o.input = input;
+            self.report.outlines.push(o);
+        }
         let mut findings = lint.outcome.findings;
         for f in &mut findings {
             f.input = input;
         }
         findings
+    }
+
+    /// `report`: an input as a shard recorded it (its excerpt budget note left out: settling
+    /// adds it back where the union runs out); returns its index.
+    pub fn restored_input(&mut self, summary: InputSummary) -> usize {
+        self.report.inputs.push(summary);
+        self.report.inputs.len() - 1
+    }
+
+    /// `report`: a finding, suppression, outline and coverage as a shard recorded them.
+    pub fn restored(
+        &mut self,
+        findings: Vec<Finding>,
+        suppressions: Vec<crate::finding::Suppression>,
+        outlines: Vec<Outline>,
+        coverage: Vec<RuleCoverage>,
+    ) {
+        self.report.findings.extend(findings);
+        self.report.suppressions.extend(suppressions);
+        self.report.outlines.extend(outlines);
+        for c in coverage {
+            self.coverage
+                .entry(c.rule)
+                .or_insert((c.unit, Coverage::default()))
+                .1
+                .add(c.coverage);
+        }
+    }
+
+    /// `report`: sort and settle findings that shards settled once (ignores applied there, the
+    /// excerpt budget re-applied over the union) and decide the exit status as `check` would.
+    pub fn finish_restored(mut self, fail_on: Tier, budget: usize) -> Report {
+        let r = &mut self.report;
+        r.findings.sort_by(|a, b| a.sort_key().cmp(&b.sort_key()));
+        let mut settle = Settle::new(&[], fail_on, budget);
+        for (i, input) in r.inputs.iter_mut().enumerate() {
+            if let Some(cut) = input.excerpts_cut.take() {
+                settle.spent_at(i, cut);
+            }
+        }
+        let mut findings = std::mem::take(&mut r.findings);
+        for f in &mut findings {
+            settle.finding(f, "");
+        }
+        r.findings = findings;
+        self.finish_settled(settle)
     }
 
     /// The path of input `input`.
@@ -429,12 +521,14 @@ impl ReportBuilder {
         });
         r.issues.sort();
         r.issues.dedup();
-        for input in &settle.cut_inputs {
+        for (input, (finding, evidence)) in &settle.cut {
             if let Some(i) = r.inputs.get_mut(*input) {
-                i.notes.push(format!(
-                    "evidence excerpts past the report's limit of {} bytes are left out",
-                    settle.budget
-                ));
+                i.notes.push(ExcerptCut::note(settle.budget));
+                i.excerpts_cut = Some(ExcerptCut {
+                    budget: settle.budget,
+                    finding: *finding,
+                    evidence: *evidence,
+                });
             }
         }
         r.unmatched_ignores = settle

@@ -197,13 +197,14 @@ fn demo_page_opens_in_chromium_with_every_case_and_scorecard() {
     let suite = tracelint::demo::suite().unwrap();
     for case in &suite.cases {
         assert!(
-            dom.contains(&format!("<td>{}</td>", case.name)),
+            dom.contains(&format!(r#"<td data-label="case">{}</td>"#, case.name)),
             "case {} missing from the page",
             case.name
         );
     }
     assert_eq!(
-        dom.matches(r#"<td class="pass">PASS</td>"#).count(),
+        dom.matches(r#"<td data-label="result" class="pass">PASS</td>"#)
+            .count(),
         suite.cases.len()
     );
     for agent in ["robust", "buggy"] {
@@ -223,7 +224,8 @@ fn demo_page_opens_in_chromium_with_every_case_and_scorecard() {
         "denied",
     ] {
         assert_eq!(
-            dom.matches(&format!("<td>{fault}</td>")).count(),
+            dom.matches(&format!(r#"<td data-label="fault">{fault}</td>"#))
+                .count(),
             2,
             "fault {fault} not in both scorecards"
         );

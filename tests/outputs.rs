@@ -293,17 +293,34 @@ fn side_outputs_are_written_together_before_the_exit_code() {
     assert_eq!(results(&log).len(), findings);
     let html = std::fs::read_to_string(&h).unwrap();
     assert!(html.starts_with("<!DOCTYPE html>") && html.contains("cancel_order"));
-    // Stdout carried JSON Lines meanwhile: one record per finding.
+    // Stdout carried JSON Lines meanwhile: one record per finding, then the input, the trace's
+    // outline and the closing run record.
     let lines: Vec<Value> = String::from_utf8(out.stdout)
         .unwrap()
         .lines()
         .map(|l| json(l.as_bytes()))
         .collect();
-    assert_eq!(lines.len(), findings);
+    let records: Vec<&Value> = lines
+        .iter()
+        .filter(|l| l.get("finding").is_some())
+        .collect();
+    assert_eq!(records.len(), findings);
     for l in &lines {
         assert_eq!(l["tool"]["name"], "tracelint");
+    }
+    for l in &records {
         assert_eq!(l["finding"]["file"], "fixtures/quickstart/transcript.json");
     }
+    let tail: Vec<&str> = lines[findings..]
+        .iter()
+        .map(|l| {
+            ["input", "trace", "run"]
+                .into_iter()
+                .find(|k| l.get(*k).is_some())
+                .unwrap_or("?")
+        })
+        .collect();
+    assert_eq!(tail, ["input", "trace", "run"]);
 }
 
 #[test]

@@ -21,7 +21,6 @@ use crate::inputs::{self, InputSpec};
 use crate::lint::{Linter, ReportBuilder, Settle, TraceLint};
 use crate::model::{ToolRegistry, Trace};
 use crate::reporters::paths::PathBase;
-use crate::reporters::text::TextStream;
 use crate::reporters::{self, OutputFormat, RenderOptions, TextOptions};
 use crate::rules::{RuleSettings, Selection, parse_rule_list};
 use crate::sources::{self, LoadOptions, SourceSpec};
@@ -129,13 +128,7 @@ fn resolve(args: &CheckArgs) -> anyhow::Result<Settings> {
         headers,
         ..LoadOptions::default()
     };
-    let color = match args.color {
-        ColorArg::Always => true,
-        ColorArg::Never => false,
-        ColorArg::Auto => {
-            anstream::AutoStream::choice(&std::io::stdout()) != anstream::ColorChoice::Never
-        }
-    };
+    let color = color_on(args.color);
     Ok(Settings {
         inputs: args.inputs.clone(),
         tools,
@@ -513,6 +506,12 @@ pub fn run(args: &CheckArgs) -> anyhow::Result<ExitStatus> {
     if follow_builtin {
         linter.builtin_claude = crate::lint::BuiltinClaude::Follow;
     }
+    // The HTML timeline and JSON Lines (which `report` re-renders HTML from) show the steps
+    // around each finding.
+    linter.outlines = matches!(
+        settings.output,
+        OutputFormat::Html | OutputFormat::JsonLines
+    ) || args.html.is_some();
     let (specs, expand_issues) = inputs::expand(&settings.inputs);
     let pool = rayon::ThreadPoolBuilder::new()
         .num_threads(settings.jobs.unwrap_or(0))
@@ -595,47 +594,109 @@ pub fn run(args: &CheckArgs) -> anyhow::Result<ExitStatus> {
             Some(root) => PathBase::new(&cwd, root),
             None => PathBase::discover(&cwd),
         },
+        sarif_max_results: sarif_cap(args.sarif_max_results),
     };
-    // Side outputs first, so a CI upload step finds them whatever the exit code.
-    let side = [
-        (&args.json, OutputFormat::Json),
-        (&args.sarif, OutputFormat::Sarif),
-        (&args.html, OutputFormat::Html),
-    ];
-    for (path, format) in side {
-        if let Some(path) = path {
-            write_file(path, |out| reporters::render(format, &report, &opts, out))?;
-        }
-    }
-    if settings.output == OutputFormat::Github
-        && let Some(path) = std::env::var_os("GITHUB_STEP_SUMMARY").filter(|p| !p.is_empty())
-    {
-        let path = Path::new(&path);
-        let context = || {
-            format!(
-                "cannot append to `{}` (GITHUB_STEP_SUMMARY)",
-                path.display()
-            )
-        };
-        let file = std::fs::OpenOptions::new()
-            .append(true)
-            .create(true)
-            .open(path)
-            .with_context(context)?;
-        let mut out = std::io::BufWriter::new(file);
-        reporters::github::step_summary(&report, &opts.base, &mut out)
-            .and_then(|()| out.flush())
-            .with_context(context)?;
-    }
-    let stdout = std::io::stdout();
-    let mut out = std::io::BufWriter::new(stdout.lock());
-    reporters::render(settings.output, &report, &opts, &mut out)?;
-    out.flush()?;
+    let side = Side {
+        json: args.json.as_deref(),
+        sarif: args.sarif.as_deref(),
+        html: args.html.as_deref(),
+    };
+    write_reports(&report, &opts, settings.output, &side)?;
     Ok(report.exit)
 }
 
+/// The side outputs asked for (`--json`, `--sarif`, `--html`).
+pub(crate) struct Side<'a> {
+    pub(crate) json: Option<&'a Path>,
+    pub(crate) sarif: Option<&'a Path>,
+    pub(crate) html: Option<&'a Path>,
+}
+
+/// Warn about what the SARIF log or annotations leave out, write the side outputs (first, so a
+/// CI upload step finds them whatever the exit code), the job summary for GitHub output, then
+/// `output` to stdout.
+#[allow(clippy::print_stderr)]
+pub(crate) fn write_reports(
+    report: &reporters::Report,
+    opts: &RenderOptions,
+    output: OutputFormat,
+    side: &Side<'_>,
+) -> anyhow::Result<()> {
+    let mut formats = vec![output];
+    if side.sarif.is_some() {
+        formats.push(OutputFormat::Sarif);
+    }
+    for n in opts.notices(report, &formats) {
+        eprintln!("warning: {n}");
+    }
+    let files = [
+        (side.json, OutputFormat::Json),
+        (side.sarif, OutputFormat::Sarif),
+        (side.html, OutputFormat::Html),
+    ];
+    for (path, format) in files {
+        if let Some(path) = path {
+            write_file(path, |out| reporters::render(format, report, opts, out))?;
+        }
+    }
+    if output == OutputFormat::Github {
+        append_step_summary(report, opts)?;
+    }
+    let stdout = std::io::stdout();
+    let mut out = std::io::BufWriter::new(stdout.lock());
+    reporters::render(output, report, opts, &mut out)?;
+    out.flush()?;
+    Ok(())
+}
+
+/// `--color`: whether stdout gets ANSI colours.
+pub(crate) fn color_on(arg: ColorArg) -> bool {
+    match arg {
+        ColorArg::Always => true,
+        ColorArg::Never => false,
+        ColorArg::Auto => {
+            anstream::AutoStream::choice(&std::io::stdout()) != anstream::ColorChoice::Never
+        }
+    }
+}
+
+/// The SARIF cap from `--sarif-max-results` (0: none; default: what code scanning keeps).
+pub(crate) fn sarif_cap(flag: Option<usize>) -> Option<usize> {
+    match flag {
+        None => Some(reporters::sarif::GITHUB_RESULTS_KEPT),
+        Some(0) => None,
+        Some(n) => Some(n),
+    }
+}
+
+/// Append the job summary to `$GITHUB_STEP_SUMMARY`, when it is set.
+pub(crate) fn append_step_summary(
+    report: &reporters::Report,
+    opts: &RenderOptions,
+) -> anyhow::Result<()> {
+    let Some(path) = std::env::var_os("GITHUB_STEP_SUMMARY").filter(|p| !p.is_empty()) else {
+        return Ok(());
+    };
+    let path = Path::new(&path);
+    let context = || {
+        format!(
+            "cannot append to `{}` (GITHUB_STEP_SUMMARY)",
+            path.display()
+        )
+    };
+    let file = std::fs::OpenOptions::new()
+        .append(true)
+        .create(true)
+        .open(path)
+        .with_context(context)?;
+    let mut out = std::io::BufWriter::new(file);
+    reporters::github::step_summary(report, &opts.base, &mut out)
+        .and_then(|()| out.flush())
+        .with_context(context)
+}
+
 /// Write one side output, whole, to `path`.
-fn write_file(
+pub(crate) fn write_file(
     path: &Path,
     render: impl FnOnce(&mut dyn Write) -> std::io::Result<()>,
 ) -> anyhow::Result<()> {
@@ -647,10 +708,12 @@ fn write_file(
         .with_context(|| format!("cannot write `{}`", path.display()))
 }
 
-/// A streaming `check` (text output, no side reports): findings are written input by input as
-/// inputs finish — trace by trace for inputs whose traces follow one another (native) — so a
-/// run never holds more findings than one input's, however large the corpus. The output is the
-/// same as the whole-report path's: inputs in the order given, findings in line order.
+/// A streaming `check` (text output, no side reports): traces are linted as they are read and
+/// freed at once, and their findings settled input by input as inputs finish — trace by trace
+/// for inputs whose traces follow one another (native) — so memory follows the largest input,
+/// not the corpus. Only the findings the text shows are kept (hidden candidates are counted and
+/// dropped), since the text lists them in reading order (hard defects first) once all are in.
+/// The output is the same as the whole-report path's.
 struct Run<'a> {
     args: &'a CheckArgs,
     settings: &'a Settings,
@@ -669,45 +732,35 @@ struct Pending {
     early: BTreeMap<usize, TraceLint>,
     /// The place of the next trace `traces` takes.
     next_seq: usize,
-    /// Input errors not written yet (streamed traces write those at or before their lines).
-    issues: Vec<InputIssue>,
     /// Some issue points into the input (it was read in part).
     partial: bool,
     done: Option<InputResult>,
 }
 
-/// The writing side of a streaming run.
-struct Writer<'w, 'o> {
+/// The settling side of a streaming run.
+struct Writer<'w> {
     builder: ReportBuilder,
     settle: Settle<'w>,
-    text: TextStream,
-    out: &'o mut dyn Write,
+    /// Settled findings the text shows, in report order.
+    shown: Vec<crate::finding::Finding>,
+    /// Show candidates.
+    include_candidates: bool,
     /// Run ids of traces that are not `agent_progress` mirrors, over every input so far.
     originals: HashSet<String>,
 }
 
-impl Writer<'_, '_> {
-    /// Settle and write one batch of an input's findings (any order) with the input errors at
-    /// or before their lines; the errors past the last written finding stay in `issues`.
-    fn write(
-        &mut self,
-        input: usize,
-        mut findings: Vec<crate::finding::Finding>,
-        issues: &mut Vec<InputIssue>,
-    ) -> std::io::Result<()> {
+impl Writer<'_> {
+    /// Settle one batch of an input's findings (any order) in report order and keep those the
+    /// text shows.
+    fn write(&mut self, input: usize, mut findings: Vec<crate::finding::Finding>) {
         findings.sort_by(|a, b| a.sort_key().cmp(&b.sort_key()));
         let path = self.builder.path_of(input).to_owned();
-        for f in &mut findings {
-            self.settle.finding(f, &path);
+        for mut f in findings {
+            self.settle.finding(&mut f, &path);
+            if self.include_candidates || f.tier != Tier::Candidate {
+                self.shown.push(f);
+            }
         }
-        issues.sort();
-        issues.dedup();
-        let mut pending = issues.iter().peekable();
-        self.text
-            .findings(&path, &findings, &mut pending, &mut *self.out)?;
-        let rest: Vec<InputIssue> = pending.cloned().collect();
-        *issues = rest;
-        Ok(())
     }
 
     /// Everything left of a finished input: its outcome, its unwritten traces (plus `merged`
@@ -718,7 +771,7 @@ impl Writer<'_, '_> {
         outcome: ReadOutcome,
         mut pending: Pending,
         merged: Vec<TraceLint>,
-    ) -> std::io::Result<()> {
+    ) {
         record_outcome(&mut self.builder, input, outcome, pending.partial);
         let mut findings = Vec::new();
         for t in pending.traces.drain(..) {
@@ -729,11 +782,7 @@ impl Writer<'_, '_> {
         for t in merged {
             findings.extend(self.builder.trace_streamed(input, t));
         }
-        self.write(input, findings, &mut pending.issues)?;
-        for i in &pending.issues {
-            self.text.issue(i, &mut *self.out)?;
-        }
-        Ok(())
+        self.write(input, findings);
     }
 }
 
@@ -753,17 +802,10 @@ impl Run<'_> {
         let mut w = Writer {
             builder,
             settle,
-            text: TextStream::new(self.settings.text),
-            out: &mut out,
+            shown: Vec::new(),
+            include_candidates: self.settings.text.include_candidates,
             originals: HashSet::new(),
         };
-        // Input errors about paths that never became inputs (a missing file) come first.
-        let mut early = expand_issues.clone();
-        early.sort();
-        early.dedup();
-        for i in &early {
-            w.text.issue(i, &mut *w.out)?;
-        }
         for issue in expand_issues {
             w.builder.issue(issue);
         }
@@ -816,8 +858,7 @@ impl Run<'_> {
                     }
                     Event::Issue(i, issue) => {
                         pending[i].partial |= issue.line > 0;
-                        w.builder.issue(issue.clone());
-                        pending[i].issues.push(issue);
+                        w.builder.issue(issue);
                     }
                     Event::Done(i, result) => pending[i].done = Some(result),
                 }
@@ -826,7 +867,7 @@ impl Run<'_> {
                     if p.traces.iter().all(|t| t.ordered && !t.mirror) {
                         for t in std::mem::take(&mut p.traces) {
                             let findings = w.builder.trace_streamed(next, t);
-                            w.write(next, findings, &mut p.issues)?;
+                            w.write(next, findings);
                         }
                     }
                     let Some(done) = &p.done else { break };
@@ -838,7 +879,7 @@ impl Run<'_> {
                         break;
                     }
                     let outcome = done.outcome;
-                    w.finish_input(next, outcome, std::mem::take(p), Vec::new())?;
+                    w.finish_input(next, outcome, std::mem::take(p), Vec::new());
                     next += 1;
                 }
             }
@@ -863,18 +904,18 @@ impl Run<'_> {
         for (offset, lints) in merged_lints.into_iter().enumerate() {
             let input = next + offset;
             let p = std::mem::take(&mut pending[input]);
-            w.finish_input(input, held[offset].outcome, p, lints)?;
+            w.finish_input(input, held[offset].outcome, p, lints);
         }
         let Writer {
             builder,
             settle,
-            mut text,
-            out: o,
+            shown,
             ..
         } = w;
-        let report = builder.finish_settled(settle);
-        text.tail(&report, &mut *o)?;
-        o.flush()?;
+        let mut report = builder.finish_settled(settle);
+        report.findings = shown;
+        reporters::text::render(&report, self.settings.text, &mut out)?;
+        out.flush()?;
         Ok(report.exit)
     }
 }

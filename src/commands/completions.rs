@@ -20,7 +20,39 @@ pub fn run(args: &CompletionsArgs) -> anyhow::Result<ExitStatus> {
 pub fn write(shell: clap_complete::Shell, out: &mut dyn Write) -> std::io::Result<()> {
     let mut buf = Vec::new();
     clap_complete::generate(shell, &mut Cli::command(), "tracelint", &mut buf);
+    if shell == clap_complete::Shell::Fish {
+        fish_positionals(&mut buf);
+    }
     out.write_all(&buf)
+}
+
+/// clap_complete's fish script completes options only ("the fish generator currently only
+/// supports named options"): a subcommand's positional argument with listed values (`completions
+/// SHELL`, `explain RULE`) would complete file names. One `complete` line per such subcommand
+/// offers its values instead, using the script's own `__fish_tracelint_using_subcommand`.
+fn fish_positionals(buf: &mut Vec<u8>) {
+    let cmd = Cli::command();
+    for sub in cmd.get_subcommands() {
+        for arg in sub.get_positionals() {
+            let values: Vec<String> = arg
+                .get_possible_values()
+                .iter()
+                .filter(|v| !v.is_hide_set())
+                .map(|v| v.get_name().to_owned())
+                .collect();
+            if values.is_empty() {
+                continue;
+            }
+            buf.extend_from_slice(
+                format!(
+                    "complete -c tracelint -n \"__fish_tracelint_using_subcommand {}\" -f -a \"{}\"\n",
+                    sub.get_name(),
+                    values.join(" ")
+                )
+                .as_bytes(),
+            );
+        }
+    }
 }
 
 #[cfg(test)]

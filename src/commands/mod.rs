@@ -5,6 +5,7 @@ pub mod check;
 pub mod completions;
 pub mod demo;
 pub mod infer;
+pub mod report;
 pub mod rules;
 pub mod scorecard;
 
@@ -21,5 +22,6 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitStatus> {
         Command::Completions(args) => completions::run(&args),
         Command::Demo(args) => demo::run(&args),
         Command::Scorecard(args) => scorecard::run(&args),
+        Command::Report(args) => report::run(&args),
     }
 }

@@ -1,7 +1,10 @@
 //! The JSON report, version 1: frozen wire structs built from a `Report`, so internal changes
 //! never change the output silently. Its contract is `report.schema.json` (validated in tests).
 //! Also JSON Lines: the same finding, suppression and input-error objects, one per line, each
-//! self-describing (report version, tool name and version, file) so shards can be concatenated.
+//! self-describing (report version, tool name and version, file) so shards can be concatenated;
+//! then what `tracelint report` needs to render the run again from shards: one record per input,
+//! one per outlined trace, and a closing `run` record (coverage, ignores that matched nothing, the
+//! tier that fails), whose absence marks a shard cut short.
 
 use std::io::{self, Write};
 
@@ -66,6 +69,11 @@ struct V1Evidence<'a> {
     step: usize,
     line: u32,
     column: u32,
+    /// JSON Lines only: where the step's JSON ends, when known (SARIF regions from shards).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    end_line: Option<u32>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    end_column: Option<u32>,
     pointer: &'a str,
     note: &'a str,
     excerpt: &'a str,
@@ -99,18 +107,43 @@ struct V1Input<'a> {
     tool_calls: usize,
     partial: bool,
     schemas: &'a [String],
-    notes: &'a [String],
+    notes: Vec<&'a str>,
+}
+
+/// An input's wire form; `for_shard` replaces the excerpt budget's note by where the budget ran
+/// out in it (JSON Lines).
+fn input(i: &super::InputSummary, for_shard: bool) -> V1Input<'_> {
+    let budget_note = i
+        .excerpts_cut
+        .filter(|_| for_shard)
+        .map(|c| super::ExcerptCut::note(c.budget));
+    V1Input {
+        path: &i.path,
+        format: i.format.as_deref(),
+        traces: i.traces,
+        tool_calls: i.tool_calls,
+        partial: i.partial,
+        schemas: &i.schemas,
+        notes: i
+            .notes
+            .iter()
+            .map(String::as_str)
+            .filter(|n| budget_note.as_deref() != Some(*n))
+            .collect(),
+    }
 }
 
 #[derive(Serialize)]
 struct V1Issue<'a> {
     file: &'a str,
-    line: u32,
-    column: u32,
+    /// `null` when the error concerns the whole file, as for a suppression without a place.
+    line: Option<u32>,
+    column: Option<u32>,
     message: &'a str,
 }
 
-fn finding<'a>(report: &'a Report, f: &'a Finding) -> V1Finding<'a> {
+/// A finding's wire form; `extent` adds where each evidence step ends (JSON Lines).
+fn finding<'a>(report: &'a Report, f: &'a Finding, extent: bool) -> V1Finding<'a> {
     let at = f.at();
     V1Finding {
         rule: f.rule.as_str(),
@@ -136,6 +169,8 @@ fn finding<'a>(report: &'a Report, f: &'a Finding) -> V1Finding<'a> {
                 step: e.step,
                 line: e.at.line,
                 column: e.at.column,
+                end_line: e.at.end.filter(|_| extent).map(|x| x.line),
+                end_column: e.at.end.filter(|_| extent).map(|x| x.column),
                 pointer: &e.at.pointer,
                 note: &e.note,
                 excerpt: &e.excerpt,
@@ -170,10 +205,27 @@ fn suppression<'a>(report: &'a Report, s: &'a crate::finding::Suppression) -> V1
 fn issue(i: &crate::finding::InputIssue) -> V1Issue<'_> {
     V1Issue {
         file: &i.path,
-        line: i.line,
-        column: i.column,
+        line: Some(i.line).filter(|l| *l > 0),
+        column: Some(i.column).filter(|c| *c > 0 && i.line > 0),
         message: &i.message,
     }
+}
+
+fn coverage(report: &Report) -> Vec<V1Coverage<'_>> {
+    report
+        .coverage
+        .iter()
+        .map(|c| V1Coverage {
+            rule: c.rule.as_str(),
+            unit: c.unit,
+            decided: c.coverage.decided,
+            total: c.coverage.total,
+        })
+        .collect()
+}
+
+fn fail_on(report: &Report) -> &'static str {
+    report.fail_on.map_or("hard_defect", |t| t.as_str())
 }
 
 fn build(report: &Report) -> V1Report<'_> {
@@ -182,48 +234,27 @@ fn build(report: &Report) -> V1Report<'_> {
         tool: TOOL,
         ok: report.exit.code() == 0,
         exit_code: report.exit.code(),
-        fail_on: report.fail_on.map_or("hard_defect", |t| t.as_str()),
+        fail_on: fail_on(report),
         summary: &report.summary,
         findings: report
             .findings
             .iter()
             .filter(|f| f.ignored.is_none())
-            .map(|f| finding(report, f))
+            .map(|f| finding(report, f, false))
             .collect(),
         ignored: report
             .findings
             .iter()
             .filter(|f| f.ignored.is_some())
-            .map(|f| finding(report, f))
+            .map(|f| finding(report, f, false))
             .collect(),
         suppressions: report
             .suppressions
             .iter()
             .map(|s| suppression(report, s))
             .collect(),
-        coverage: report
-            .coverage
-            .iter()
-            .map(|c| V1Coverage {
-                rule: c.rule.as_str(),
-                unit: c.unit,
-                decided: c.coverage.decided,
-                total: c.coverage.total,
-            })
-            .collect(),
-        inputs: report
-            .inputs
-            .iter()
-            .map(|i| V1Input {
-                path: &i.path,
-                format: i.format.as_deref(),
-                traces: i.traces,
-                tool_calls: i.tool_calls,
-                partial: i.partial,
-                schemas: &i.schemas,
-                notes: &i.notes,
-            })
-            .collect(),
+        coverage: coverage(report),
+        inputs: report.inputs.iter().map(|i| input(i, false)).collect(),
         input_errors: report.issues.iter().map(issue).collect(),
         unmatched_ignores: &report.unmatched_ignores,
     }
@@ -245,22 +276,115 @@ enum V1Record<'a> {
     Finding(V1Finding<'a>),
     Suppression(V1Suppression<'a>),
     InputError(V1Issue<'a>),
+    Input(V1LineInput<'a>),
+    Trace(V1Outline<'a>),
+    Run(V1Run<'a>),
 }
 
-/// Render JSON Lines: every finding (ignored ones carry `ignore_reason`), then suppressions, then
-/// input errors, one compact object per line.
+/// An input as a shard records it: the report's input, with the excerpt budget's note replaced by
+/// where the budget ran out in it.
+#[derive(Serialize)]
+struct V1LineInput<'a> {
+    #[serde(flatten)]
+    input: V1Input<'a>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    excerpts_cut: Option<V1Cut>,
+}
+
+#[derive(Serialize)]
+struct V1Cut {
+    budget: usize,
+    finding: usize,
+    evidence: usize,
+}
+
+/// The outline of a trace with findings.
+#[derive(Serialize)]
+struct V1Outline<'a> {
+    file: &'a str,
+    run_id: &'a str,
+    steps: usize,
+    outline: Vec<V1Step<'a>>,
+}
+
+#[derive(Serialize)]
+struct V1Step<'a> {
+    step: usize,
+    kind: &'static str,
+    tool: Option<&'a str>,
+    line: u32,
+    text: &'a str,
+}
+
+/// The closing record of a shard.
+#[derive(Serialize)]
+struct V1Run<'a> {
+    fail_on: &'a str,
+    exit_code: u8,
+    inputs: usize,
+    coverage: Vec<V1Coverage<'a>>,
+    unmatched_ignores: &'a [String],
+}
+
+fn line_input(i: &super::InputSummary) -> V1LineInput<'_> {
+    V1LineInput {
+        input: input(i, true),
+        excerpts_cut: i.excerpts_cut.map(|c| V1Cut {
+            budget: c.budget,
+            finding: c.finding,
+            evidence: c.evidence,
+        }),
+    }
+}
+
+fn outline<'a>(report: &'a Report, o: &'a super::Outline) -> V1Outline<'a> {
+    V1Outline {
+        file: report.path_of(o.input),
+        run_id: &o.run_id,
+        steps: o.total,
+        outline: o
+            .steps
+            .iter()
+            .map(|s| V1Step {
+                step: s.index,
+                kind: s.kind.as_str(),
+                tool: s.tool.as_deref(),
+                line: s.line,
+                text: &s.text,
+            })
+            .collect(),
+    }
+}
+
+/// Render JSON Lines: every finding (ignored ones carry `ignore_reason`), then suppressions, input
+/// errors, inputs and trace outlines, then the closing `run` record; one compact object per line.
 pub fn render_lines(report: &Report, out: &mut dyn Write) -> io::Result<()> {
+    let run = V1Run {
+        fail_on: fail_on(report),
+        exit_code: report.exit.code(),
+        inputs: report.inputs.len(),
+        coverage: coverage(report),
+        unmatched_ignores: &report.unmatched_ignores,
+    };
     let records = report
         .findings
         .iter()
-        .map(|f| V1Record::Finding(finding(report, f)))
+        .map(|f| V1Record::Finding(finding(report, f, true)))
         .chain(
             report
                 .suppressions
                 .iter()
                 .map(|s| V1Record::Suppression(suppression(report, s))),
         )
-        .chain(report.issues.iter().map(|i| V1Record::InputError(issue(i))));
+        .chain(report.issues.iter().map(|i| V1Record::InputError(issue(i))))
+        .chain(report.inputs.iter().map(|i| V1Record::Input(line_input(i))))
+        .chain(
+            report
+                .outlines
+                .iter()
+                .map(|o| V1Record::Trace(outline(report, o))),
+        )
+        .chain(std::iter::once(V1Record::Run(run)));
     for record in records {
         serde_json::to_writer(
             &mut *out,
@@ -309,16 +433,23 @@ mod tests {
             let errors: Vec<String> = validator.iter_errors(&v).map(|e| e.to_string()).collect();
             assert!(errors.is_empty(), "{line}: {errors:?}");
             assert_eq!(v["tool"]["version"], env!("CARGO_PKG_VERSION"));
-            let kind = ["finding", "suppression", "input_error"]
-                .into_iter()
-                .find(|k| v.get(*k).is_some())
-                .unwrap();
+            let kind = [
+                "finding",
+                "suppression",
+                "input_error",
+                "input",
+                "trace",
+                "run",
+            ]
+            .into_iter()
+            .find(|k| v.get(*k).is_some())
+            .unwrap();
             kinds.push(kind);
-            if kind != "input_error" {
+            if matches!(kind, "finding" | "suppression" | "trace") {
                 assert!(v[kind]["file"].as_str().is_some_and(|f| !f.is_empty()));
             }
         }
-        // 4 findings (one ignored), 1 suppression, 2 input errors.
+        // 4 findings (one ignored), 1 suppression, 2 input errors, 2 inputs, 1 outline, the run.
         assert_eq!(
             kinds,
             [
@@ -328,8 +459,25 @@ mod tests {
                 "finding",
                 "suppression",
                 "input_error",
-                "input_error"
+                "input_error",
+                "input",
+                "input",
+                "trace",
+                "run"
             ]
+        );
+        // An input error about a whole file has no line or column (`null`, as a suppression
+        // without a place); one at a line has both.
+        let errors: Vec<serde_json::Value> = text
+            .lines()
+            .map(|l| serde_json::from_str::<serde_json::Value>(l).unwrap())
+            .filter_map(|v| v.get("input_error").cloned())
+            .collect();
+        assert_eq!(errors[0]["file"], "missing.json");
+        assert!(errors[0]["line"].is_null() && errors[0]["column"].is_null());
+        assert_eq!(
+            (errors[1]["line"].as_u64(), errors[1]["column"].as_u64()),
+            (Some(2), Some(3))
         );
         // The validator is not vacuous: a line with two records, or none, fails.
         let mut bad: serde_json::Value =

@@ -22,6 +22,10 @@ use crate::finding::{Coverage, Finding, InputIssue, RuleId, RuleMeta, Suppressio
 /// One input as the report shows it.
 #[derive(Debug, Clone, Default, Serialize)]
 pub struct InputSummary {
+    /// Where the report's excerpt budget ran out in this input, if it did (its note is in
+    /// `notes`): `report` needs it to re-apply the budget over the union of shards.
+    #[serde(skip)]
+    pub excerpts_cut: Option<ExcerptCut>,
     /// The path as given (or found).
     pub path: String,
     /// The format it was read as, when it could be read.
@@ -36,6 +40,101 @@ pub struct InputSummary {
     pub schemas: Vec<String>,
     /// Notes about how it was read (e.g. which built-in schema version was used).
     pub notes: Vec<String>,
+}
+
+/// The first evidence excerpt of an input that the report's excerpt budget left out.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ExcerptCut {
+    /// The report's budget in bytes.
+    pub budget: usize,
+    /// The finding, counted among the input's findings in report order.
+    pub finding: usize,
+    /// Its evidence.
+    pub evidence: usize,
+}
+
+impl ExcerptCut {
+    /// The note an input whose excerpts were cut carries.
+    pub fn note(budget: usize) -> String {
+        format!("evidence excerpts past the report's limit of {budget} bytes are left out")
+    }
+}
+
+/// The steps of one trace with findings, around the steps they cite: what the HTML report's step
+/// timeline shows. Untrusted text (tool names, excerpts) is escaped by each reporter.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Outline {
+    /// Index into the report's inputs.
+    pub input: usize,
+    /// The trace's run id.
+    pub run_id: String,
+    /// Steps in the whole trace.
+    pub total: usize,
+    /// The steps shown, in trace order (gaps between them are steps left out).
+    pub steps: Vec<OutlineStep>,
+}
+
+/// One step of an outline.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct OutlineStep {
+    /// Step index in the trace.
+    pub index: usize,
+    /// What the step is.
+    pub kind: StepKind,
+    /// The tool called or answering.
+    pub tool: Option<String>,
+    /// Line of the step in its input.
+    pub line: u32,
+    /// A short excerpt.
+    pub text: String,
+}
+
+/// The kinds of step an outline tells apart.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum StepKind {
+    /// A tool call.
+    Call,
+    /// A result the input says succeeded.
+    Ok,
+    /// A result the input says failed.
+    Error,
+    /// A result whose status the input does not give.
+    Result,
+    /// A user message.
+    User,
+    /// An assistant message.
+    Assistant,
+    /// A system message.
+    System,
+    /// A tool's free-text message.
+    Tool,
+}
+
+impl StepKind {
+    /// Every kind, with its name.
+    pub const NAMES: &'static [(&'static str, StepKind)] = &[
+        ("call", StepKind::Call),
+        ("ok", StepKind::Ok),
+        ("error", StepKind::Error),
+        ("result", StepKind::Result),
+        ("user", StepKind::User),
+        ("assistant", StepKind::Assistant),
+        ("system", StepKind::System),
+        ("tool", StepKind::Tool),
+    ];
+
+    /// The name (`call`, `error`, …).
+    pub fn as_str(self) -> &'static str {
+        Self::NAMES
+            .iter()
+            .find(|(_, k)| *k == self)
+            .map_or("call", |(n, _)| n)
+    }
+
+    /// Parse a name.
+    pub fn parse(s: &str) -> Option<StepKind> {
+        Self::NAMES.iter().find(|(n, _)| *n == s).map(|(_, k)| *k)
+    }
 }
 
 /// Coverage of one rule over the whole run.
@@ -95,6 +194,9 @@ pub struct Report {
     pub exit: ExitStatus,
     /// The tier at which the run fails.
     pub fail_on: Option<Tier>,
+    /// Outlines of the traces with findings (for the HTML timeline and JSON Lines), when the
+    /// run asked for them.
+    pub outlines: Vec<Outline>,
 }
 
 impl Report {
@@ -103,10 +205,93 @@ impl Report {
         self.findings.iter().filter(|f| f.ignored.is_none())
     }
 
+    /// The findings in the order a person reads them (text, HTML, job summary, annotations):
+    /// hard defects, then hard events, then candidates, each tier by rule then location; ignored
+    /// findings after every active one, in the same order. Wire formats (JSON, SARIF) keep the
+    /// report's own order (file, line, column).
+    pub fn reading_order(&self) -> Vec<&Finding> {
+        let mut all: Vec<&Finding> = self.findings.iter().collect();
+        all.sort_by(|a, b| reading_key(a).cmp(&reading_key(b)));
+        all
+    }
+
+    /// Counts by tier for every rule with a finding, in rule order (`report.rules` first, then any
+    /// other rule a finding names).
+    pub fn rule_counts(&self) -> Vec<RuleCounts> {
+        let mut rows: Vec<RuleCounts> = Vec::new();
+        let row_of = |rule: RuleId, rows: &mut Vec<RuleCounts>| -> usize {
+            match rows.iter().position(|r| r.rule == rule) {
+                Some(i) => i,
+                None => {
+                    rows.push(RuleCounts {
+                        rule,
+                        summary: self
+                            .rules
+                            .iter()
+                            .find(|m| m.id == rule)
+                            .map_or("", |m| m.summary),
+                        hard_defect: 0,
+                        hard_event: 0,
+                        candidate: 0,
+                        ignored: 0,
+                    });
+                    rows.len() - 1
+                }
+            }
+        };
+        for f in &self.findings {
+            let i = row_of(f.rule, &mut rows);
+            let row = &mut rows[i];
+            if f.ignored.is_some() {
+                row.ignored += 1;
+            } else {
+                match f.tier {
+                    Tier::HardDefect => row.hard_defect += 1,
+                    Tier::HardEvent => row.hard_event += 1,
+                    Tier::Candidate => row.candidate += 1,
+                }
+            }
+        }
+        rows.sort_by_key(|r| r.rule);
+        rows
+    }
+
     /// The path of a finding's input.
     pub fn path_of(&self, input: usize) -> &str {
         self.inputs.get(input).map_or("-", |i| i.path.as_str())
     }
+}
+
+/// The sort key of `Report::reading_order`.
+fn reading_key(f: &Finding) -> impl Ord + '_ {
+    let at = f.at();
+    (
+        f.ignored.is_some(),
+        std::cmp::Reverse(f.tier),
+        f.rule,
+        f.input,
+        at.line,
+        at.column,
+        f.run_id.as_str(),
+        f.message.as_str(),
+    )
+}
+
+/// One rule's findings counted by tier (active findings) and ignored.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RuleCounts {
+    /// The rule.
+    pub rule: RuleId,
+    /// Its one-line summary.
+    pub summary: &'static str,
+    /// Active hard defects.
+    pub hard_defect: usize,
+    /// Active hard events.
+    pub hard_event: usize,
+    /// Active candidates.
+    pub candidate: usize,
+    /// Findings ignored with a reason.
+    pub ignored: usize,
 }
 
 /// What goes to stdout.
@@ -167,6 +352,36 @@ pub struct RenderOptions {
     pub text: TextOptions,
     /// The root SARIF URIs and GitHub annotation paths are relative to.
     pub base: paths::PathBase,
+    /// Most results a SARIF log holds (`None`: no cap); default `sarif::GITHUB_RESULTS_KEPT`.
+    pub sarif_max_results: Option<usize>,
+}
+
+impl RenderOptions {
+    /// What the SARIF log or the annotations leave out or cannot place, for stderr (`warning:`
+    /// lines), when `formats` holds SARIF or GitHub output.
+    pub fn notices(&self, report: &Report, formats: &[OutputFormat]) -> Vec<String> {
+        let mut out = Vec::new();
+        let sarif = formats.contains(&OutputFormat::Sarif);
+        if sarif {
+            let selection = sarif::select(report, self.sarif_max_results);
+            out.extend(
+                selection
+                    .notices()
+                    .into_iter()
+                    .map(|n| format!("sarif: {n}")),
+            );
+        }
+        if sarif || formats.contains(&OutputFormat::Github) {
+            let outside: Vec<&str> = report
+                .inputs
+                .iter()
+                .map(|i| i.path.as_str())
+                .filter(|p| matches!(self.base.place(p), paths::Place::Outside(_)))
+                .collect();
+            out.extend(sarif::outside_notice(&outside, &self.base));
+        }
+        out
+    }
 }
 
 /// Render a report to `out`.
@@ -180,7 +395,7 @@ pub fn render(
         OutputFormat::Text => text::render(report, opts.text, out),
         OutputFormat::Json => json::render(report, out),
         OutputFormat::JsonLines => json::render_lines(report, out),
-        OutputFormat::Sarif => sarif::render(report, &opts.base, out),
+        OutputFormat::Sarif => sarif::render(report, &opts.base, opts.sarif_max_results, out),
         OutputFormat::Html => html::render(report, out),
         OutputFormat::Github => github::render(report, &opts.base, out),
     }

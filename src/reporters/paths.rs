@@ -48,19 +48,62 @@ impl PathBase {
     /// Never empty: stdin stays `-`; a path that cannot be related to the root keeps its
     /// normalised form.
     pub fn relative(&self, display: &str) -> String {
+        match self.place(display) {
+            Place::Inside(rel) => rel,
+            Place::Outside(abs) => relate(&self.root, Path::new(&abs)).unwrap_or(abs),
+        }
+    }
+
+    /// Where `display` is relative to the root: inside it (the `/`-separated relative path;
+    /// stdin is `-`), or outside it (the absolute path, `/`-separated), where a relative
+    /// reference would have to climb out with `..` (or cannot be written at all, on another
+    /// drive) and no code-scanning or annotation consumer can place it.
+    pub fn place(&self, display: &str) -> Place {
         if display == "-" || display.is_empty() {
-            return "-".to_owned();
+            return Place::Inside("-".to_owned());
         }
         let target = normalize(&self.cwd.join(display));
         let related = match (&self.canonical_root, std::fs::canonicalize(&target)) {
             // Both exist: compare them resolved, so a symlinked checkout still relates.
-            (Some(root), Ok(target)) => relate(root, &target),
+            (Some(root), Ok(target)) => relate(root, &target).filter(|r| !climbs(r)),
             _ => None,
         }
         .or_else(|| relate(&self.root, &target));
-        let rel = related.unwrap_or_else(|| slash_path(&target));
-        if rel.is_empty() { "-".to_owned() } else { rel }
+        match related {
+            Some(rel) if climbs(&rel) => Place::Outside(slash_path(&target)),
+            Some(rel) if rel.is_empty() => Place::Inside("-".to_owned()),
+            Some(rel) => Place::Inside(rel),
+            None => Place::Outside(slash_path(&target)),
+        }
     }
+}
+
+/// Where an input is relative to the report root.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Place {
+    /// Under the root: the relative path.
+    Inside(String),
+    /// Not under the root: the absolute path.
+    Outside(String),
+}
+
+/// A relative path that starts by leaving its base.
+fn climbs(rel: &str) -> bool {
+    rel == ".." || rel.starts_with("../")
+}
+
+/// An absolute `/`-separated path as a `file:` URI (RFC 8089), percent-encoded like
+/// `uri_reference` (a Windows drive's colon kept).
+pub fn file_uri(abs: &str) -> String {
+    let path = abs.trim_start_matches('/');
+    let mut out = String::from("file:///");
+    let (drive, rest) = match path.as_bytes() {
+        [d, b':', ..] if d.is_ascii_alphabetic() => path.split_at(2),
+        _ => ("", path),
+    };
+    out.push_str(drive);
+    out.push_str(&uri_reference(rest));
+    out
 }
 
 /// Lexically normalise: drop `.`, fold `..` into its parent (never above the root).
@@ -166,6 +209,27 @@ mod tests {
         assert_eq!(base.root(), dir.path());
         std::fs::write(deep.join("t.json"), "{}").unwrap();
         assert_eq!(base.relative("t.json"), "a/b/t.json");
+    }
+
+    #[test]
+    fn paths_outside_the_root_are_told_apart() {
+        let base = PathBase::new(Path::new("/repo/sub"), Path::new("/repo"));
+        assert_eq!(base.place("t.json"), Place::Inside("sub/t.json".into()));
+        assert_eq!(base.place("-"), Place::Inside("-".into()));
+        assert_eq!(
+            base.place("../../elsewhere/d.json"),
+            Place::Outside("/elsewhere/d.json".into())
+        );
+        // A name that merely starts with two dots is inside.
+        assert_eq!(
+            base.place("..x/d.json"),
+            Place::Inside("sub/..x/d.json".into())
+        );
+        assert_eq!(
+            file_uri("/elsewhere/a b/ü.json"),
+            "file:///elsewhere/a%20b/%C3%BC.json"
+        );
+        assert_eq!(file_uri("C:/t/x.json"), "file:///C:/t/x.json");
     }
 
     #[test]

@@ -13,7 +13,7 @@ use crate::finding::{
 use crate::model::Location;
 
 use super::paths::PathBase;
-use super::{InputSummary, Report, RuleCoverage, Summary};
+use super::{InputSummary, Outline, OutlineStep, Report, RuleCoverage, StepKind, Summary};
 
 /// A rule doc with the fixed headings.
 macro_rules! doc {
@@ -172,6 +172,7 @@ pub(crate) fn report() -> Report {
             partial: false,
             schemas: vec!["tools.json".into()],
             notes: Vec::new(),
+            excerpts_cut: None,
         },
         InputSummary {
             path: "traces/odd name ü.json".into(),
@@ -181,6 +182,7 @@ pub(crate) fn report() -> Report {
             partial: true,
             schemas: vec!["tools.json".into()],
             notes: vec!["read as JSON Lines".into()],
+            excerpts_cut: None,
         },
     ];
     let findings = vec![r1, r7, r2a, r6];
@@ -242,5 +244,48 @@ pub(crate) fn report() -> Report {
         rules,
         exit: ExitStatus::InputError,
         fail_on: Some(Tier::HardDefect),
+        outlines: vec![outline()],
+    }
+}
+
+/// The outline of `run-1`: steps 0–6, each finding's step among them.
+fn outline() -> Outline {
+    let step = |index, kind, tool: Option<&str>, line, text: &str| OutlineStep {
+        index,
+        kind,
+        tool: tool.map(str::to_owned),
+        line,
+        text: text.to_owned(),
+    };
+    Outline {
+        input: 0,
+        run_id: "run-1".into(),
+        total: 9,
+        steps: vec![
+            step(0, StepKind::User, None, 1, "user: cancel order 4521"),
+            step(
+                1,
+                StepKind::Call,
+                Some("cancel_order"),
+                1,
+                r#"cancel_order {"order_id":4521}"#,
+            ),
+            step(2, StepKind::Ok, Some("cancel_order"), 1, "[ok] cancelled"),
+            step(
+                3,
+                StepKind::Call,
+                Some("ns:get,order"),
+                2,
+                &format!("ns:get,order {PAYLOAD}"),
+            ),
+            step(5, StepKind::Call, Some("charge_card"), 2, "charge_card {}"),
+            step(
+                6,
+                StepKind::Error,
+                Some("charge_card"),
+                3,
+                "[error] upstream timed out",
+            ),
+        ],
     }
 }

@@ -45,32 +45,17 @@ fn position(path: &str, line: u32, col: u32) -> String {
     }
 }
 
-/// Render the text report.
+/// Render the text report: input errors first (those about paths that never became inputs,
+/// then input by input, in line order), then the findings in reading order (hard defects, hard
+/// events, candidates; each by rule then location), then suppressions and the footer.
 pub fn render(report: &Report, opts: TextOptions, out: &mut dyn Write) -> io::Result<()> {
     let mut stream = TextStream::new(opts);
-    // Input errors about paths that never became inputs (a missing file) come first; then, input
-    // by input, its errors and findings in line order.
-    let is_input = |path: &str| report.inputs.iter().any(|i| i.path == path);
-    for issue in report.issues.iter().filter(|i| !is_input(&i.path)) {
-        stream.issue(issue, out)?;
-    }
-    for (idx, input) in report.inputs.iter().enumerate() {
-        let mut issues = report
-            .issues
-            .iter()
-            .filter(|i| i.path == input.path)
-            .peekable();
-        let findings = report.findings.iter().filter(|f| f.input == idx);
-        stream.findings(&input.path, findings, &mut issues, out)?;
-        for i in issues {
-            stream.issue(i, out)?;
-        }
-    }
+    stream.issues(report, out)?;
+    stream.findings(report, report.reading_order(), out)?;
     stream.tail(report, out)
 }
 
-/// The text report written a piece at a time, in report order: `check` streams findings this
-/// way as inputs finish, so a run holds no more findings than one input's (or one trace's).
+/// The text report written a piece at a time: input errors, findings, then the tail.
 #[derive(Debug)]
 pub struct TextStream {
     opts: TextOptions,
@@ -95,24 +80,34 @@ impl TextStream {
         input_error(issue, &self.p, out)
     }
 
-    /// Findings of one input (all at `path`) in report order, each preceded by the input
-    /// errors of `issues` at or before its line. Hidden candidates print nothing.
-    pub fn findings<'f, 'i>(
+    /// Every input error of the report: those about paths that never became inputs (a missing
+    /// file) first, then input by input.
+    pub fn issues(&mut self, report: &Report, out: &mut dyn Write) -> io::Result<()> {
+        let is_input = |path: &str| report.inputs.iter().any(|i| i.path == path);
+        for issue in report.issues.iter().filter(|i| !is_input(&i.path)) {
+            self.issue(issue, out)?;
+        }
+        for input in &report.inputs {
+            for issue in report.issues.iter().filter(|i| i.path == input.path) {
+                self.issue(issue, out)?;
+            }
+        }
+        Ok(())
+    }
+
+    /// Findings in the order given (their paths from `report`). Hidden candidates print nothing.
+    pub fn findings<'f>(
         &mut self,
-        path: &str,
+        report: &Report,
         findings: impl IntoIterator<Item = &'f Finding>,
-        issues: &mut std::iter::Peekable<impl Iterator<Item = &'i InputIssue>>,
         out: &mut dyn Write,
     ) -> io::Result<()> {
         for f in findings {
             if f.tier == Tier::Candidate && !self.opts.include_candidates {
                 continue;
             }
-            while let Some(i) = issues.next_if(|i| i.line <= f.at().line) {
-                self.issue(i, out)?;
-            }
             self.printed = true;
-            finding(path, f, &self.p, out)?;
+            finding(report.path_of(f.input), f, &self.p, out)?;
         }
         Ok(())
     }
@@ -313,4 +308,45 @@ fn footer(
         )?;
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::reporters::sample;
+
+    #[test]
+    fn input_errors_then_findings_in_reading_order() {
+        let mut report = sample::report();
+        // A second hard defect in the other input, on an earlier line than the hard event.
+        let mut r1 = report.findings[0].clone();
+        r1.input = 1;
+        r1.evidence[0].at.line = 1;
+        report.findings.push(r1);
+        let opts = TextOptions {
+            include_candidates: true,
+            quiet: true,
+            ..TextOptions::default()
+        };
+        let mut out = Vec::new();
+        render(&report, opts, &mut out).unwrap();
+        let heads: Vec<String> = String::from_utf8(out)
+            .unwrap()
+            .lines()
+            .filter(|l| !l.starts_with(' '))
+            .map(|l| l.split(": ").take(2).collect::<Vec<_>>().join(": "))
+            .collect();
+        assert_eq!(
+            heads,
+            [
+                "missing.json: input_error",
+                "traces/odd name ü.json:2:3: input_error",
+                "traces/sub/run.jsonl:1:31: hard_defect R1 cancel_order",
+                "traces/odd name ü.json:1:31: hard_defect R1 cancel_order",
+                "traces/sub/run.jsonl:3:5: hard_event R2a charge_card",
+                r"traces/sub/run.jsonl:2:5: candidate R7 ns:get,order",
+                "traces/sub/run.jsonl:4:31: hard_defect R6 send_email",
+            ]
+        );
+    }
 }

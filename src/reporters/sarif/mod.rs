@@ -4,23 +4,44 @@
 //! `partialFingerprints`, suppressions for ignored findings and notifications for input errors
 //! and undecided checks. It never reads inputs or runs rules.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, VecDeque};
 use std::io::{self, Write};
 
-use crate::finding::{Finding, RuleMeta, Tier};
+use crate::finding::{Finding, RuleId, RuleMeta, Tier};
 use crate::model::Location as SpanAt;
 
 mod wire;
 
 use wire::{
     Artifact, Configuration, CoverageProperty, Descriptor, DescriptorProperties, Driver,
-    Fingerprints, Help, Invocation, Loc, Log, Notification, Physical, Region, ResultProperties,
-    RuleRef, Run, RunProperties, SarifResult, SarifSuppression, Text, Tool,
+    Fingerprints, Help, Invocation, Loc, Log, Notification, Omitted, Physical, Region,
+    ResultProperties, RuleRef, Run, RunProperties, SarifResult, SarifSuppression, Text, Tool,
 };
 
 use super::Report;
 use super::escape::{terminal, truncate};
-use super::paths::{PathBase, uri_reference};
+use super::paths::{PathBase, Place, file_uri, uri_reference};
+
+// GitHub code scanning's documented limits on an uploaded SARIF file ("SARIF support for code
+// scanning", docs.github.com/en/code-security/code-scanning/integrating-with-code-scanning/
+// sarif-support-for-code-scanning, the table of maximum values; and "SARIF results exceed one or
+// more limits", .../troubleshooting-sarif-uploads/results-exceed-limit):
+//   runs per file 20 (we write 1); rules per run 25,000 (we write one per rule); tags per rule 20,
+//   10 shown (we write 2);
+//   results per run 25,000 — a file with more is rejected — and "only the top 5,000 results will
+//   be included" (stored and shown; the rest are silently dropped);
+//   locations per result 1,000, of which 100 are included;
+//   the gzip-compressed file at most 10 MB (".../troubleshooting-sarif-uploads/file-too-large").
+// So by default a log holds at most 5,000 results, chosen here rather than by GitHub: candidates
+// are the first to go, then hard events; a hard defect never is. `--sarif-max-results` changes
+// the cap.
+
+/// Results per run GitHub code scanning stores and shows: the default cap.
+pub const GITHUB_RESULTS_KEPT: usize = 5_000;
+/// Results per run past which GitHub code scanning rejects the whole file.
+pub const GITHUB_RESULTS_ACCEPTED: usize = 25_000;
+/// Related locations kept per result (GitHub includes 100 locations of a result).
+const MAX_RELATED: usize = 99;
 
 /// The schema a SARIF log names (the OASIS errata 01 copy).
 const SCHEMA_URI: &str =
@@ -87,17 +108,205 @@ fn descriptor(meta: &'static RuleMeta) -> Descriptor<'static> {
     }
 }
 
-fn physical(uri: &str, at: Option<&SpanAt>) -> Physical {
+/// An input's artifact URI: relative to `%SRCROOT%` when it is under the root, else an absolute
+/// `file:` URI (no base), never a `../` reference that no consumer could place.
+#[derive(Debug, Clone)]
+struct Uri {
+    uri: String,
+    relative: bool,
+}
+
+fn uri_for(base: &PathBase, path: &str) -> Uri {
+    match base.place(path) {
+        Place::Inside(rel) => Uri {
+            uri: uri_reference(&rel),
+            relative: true,
+        },
+        Place::Outside(abs) => Uri {
+            uri: file_uri(&abs),
+            relative: false,
+        },
+    }
+}
+
+/// Where a result or notification points; only a result's region marks the step's extent.
+fn physical(uri: &Uri, at: Option<&SpanAt>) -> Physical {
+    physical_at(uri, at, false)
+}
+
+fn physical_at(uri: &Uri, at: Option<&SpanAt>, extent: bool) -> Physical {
     Physical {
         artifact_location: Artifact {
-            uri: uri.to_owned(),
-            uri_base_id: SRCROOT,
+            uri: uri.uri.clone(),
+            uri_base_id: uri.relative.then_some(SRCROOT),
         },
         // Line 0 means "the whole file": no region then, never a region at line 0.
-        region: at.filter(|a| a.line > 0).map(|a| Region {
-            start_line: a.line,
-            start_column: a.column.max(1),
+        region: at.filter(|a| a.line > 0).map(|a| {
+            let start_column = a.column.max(1);
+            // The step's extent, when the adapter knew it (and it is a real, forward one).
+            let end = a
+                .end
+                .filter(|_| extent)
+                .filter(|e| e.line > a.line || (e.line == a.line && e.column > start_column));
+            Region {
+                start_line: a.line,
+                start_column,
+                end_line: end.map(|e| e.line),
+                end_column: end.map(|e| e.column),
+            }
         }),
+    }
+}
+
+/// Which findings become results, and what was left out.
+#[derive(Debug, Clone)]
+pub struct Selection {
+    /// Per finding of the report: kept.
+    keep: Vec<bool>,
+    /// Left out, by class (see `class`) and rule.
+    omitted: BTreeMap<(usize, RuleId), usize>,
+    /// Active hard defects (all kept).
+    hard_defects: usize,
+    /// The cap in force (`None`: no cap).
+    cap: Option<usize>,
+}
+
+/// The order results are given up in: 0 active hard defects (never), 1 active hard events,
+/// 2 active candidates, 3 ignored findings (accepted with a reason), last kept first to go.
+fn class(f: &Finding) -> usize {
+    if f.ignored.is_some() {
+        return 3;
+    }
+    match f.tier {
+        Tier::HardDefect => 0,
+        Tier::HardEvent => 1,
+        Tier::Candidate => 2,
+    }
+}
+
+/// Choose at most `cap` results (every hard defect even past it): whole classes while they fit,
+/// then the class that does not fit shared out round-robin by rule in report order, so one noisy
+/// rule cannot crowd the others out.
+pub fn select(report: &Report, cap: Option<usize>) -> Selection {
+    let mut keep = vec![false; report.findings.len()];
+    let mut by_class: [Vec<usize>; 4] = Default::default();
+    for (i, f) in report.findings.iter().enumerate() {
+        by_class[class(f)].push(i);
+    }
+    let mut slots = cap.map_or(usize::MAX, |c| c.saturating_sub(by_class[0].len()));
+    let mut omitted = BTreeMap::new();
+    for &i in &by_class[0] {
+        keep[i] = true;
+    }
+    for (c, members) in by_class.iter().enumerate().skip(1) {
+        if members.len() <= slots {
+            slots -= members.len();
+            for &i in members {
+                keep[i] = true;
+            }
+            continue;
+        }
+        let mut by_rule: BTreeMap<RuleId, VecDeque<usize>> = BTreeMap::new();
+        for &i in members {
+            by_rule
+                .entry(report.findings[i].rule)
+                .or_default()
+                .push_back(i);
+        }
+        while slots > 0 && by_rule.values().any(|q| !q.is_empty()) {
+            for q in by_rule.values_mut() {
+                if slots == 0 {
+                    break;
+                }
+                if let Some(i) = q.pop_front() {
+                    keep[i] = true;
+                    slots -= 1;
+                }
+            }
+        }
+        for (rule, q) in by_rule {
+            if !q.is_empty() {
+                omitted.insert((c, rule), q.len());
+            }
+        }
+    }
+    Selection {
+        keep,
+        omitted,
+        hard_defects: by_class[0].len(),
+        cap,
+    }
+}
+
+impl Selection {
+    /// Results left out, by tier.
+    fn omitted_counts(&self) -> Omitted {
+        let mut o = Omitted::default();
+        for ((c, _), n) in &self.omitted {
+            match c {
+                1 => o.hard_event += n,
+                2 => o.candidate += n,
+                _ => o.ignored += n,
+            }
+        }
+        o
+    }
+
+    /// Results kept.
+    pub fn kept(&self) -> usize {
+        self.keep.iter().filter(|k| **k).count()
+    }
+
+    /// What the log leaves out and why, or what GitHub will refuse; empty when neither.
+    pub fn notices(&self) -> Vec<String> {
+        let mut out = Vec::new();
+        let left: usize = self.omitted.values().sum();
+        if left > 0 {
+            let mut parts = Vec::new();
+            for (c, one, many) in [
+                (2, "candidate", "candidates"),
+                (1, "hard event", "hard events"),
+                (3, "ignored finding", "ignored findings"),
+            ] {
+                let rules: Vec<String> = self
+                    .omitted
+                    .iter()
+                    .filter(|((k, _), _)| *k == c)
+                    .map(|((_, r), n)| format!("{r} {n}"))
+                    .collect();
+                let n: usize = self
+                    .omitted
+                    .iter()
+                    .filter(|((k, _), _)| *k == c)
+                    .map(|(_, n)| n)
+                    .sum();
+                if n > 0 {
+                    parts.push(format!(
+                        "{n} {} ({})",
+                        if n == 1 { one } else { many },
+                        rules.join(", ")
+                    ));
+                }
+            }
+            out.push(format!(
+                "left out {left} of {} results to stay within {} results per run (GitHub code scanning keeps only the first {GITHUB_RESULTS_KEPT} and refuses a file with more than {GITHUB_RESULTS_ACCEPTED}): {}; every hard defect is kept; --sarif-max-results N changes the cap (0: none), and the JSON report lists every finding",
+                self.keep.len(),
+                self.cap.unwrap_or(0),
+                parts.join(", ")
+            ));
+        }
+        let kept = self.kept();
+        if kept > GITHUB_RESULTS_ACCEPTED {
+            let why = if self.hard_defects > GITHUB_RESULTS_ACCEPTED {
+                format!("{} hard defects, all kept", self.hard_defects)
+            } else {
+                "no cap".to_owned()
+            };
+            out.push(format!(
+                "the log holds {kept} results ({why}): GitHub code scanning refuses a run with more than {GITHUB_RESULTS_ACCEPTED}; lint fewer traces per upload"
+            ));
+        }
+        out
     }
 }
 
@@ -145,28 +354,46 @@ fn message(f: &Finding) -> String {
         text.push_str("\nhelp: ");
         text.push_str(&terminal(help));
     }
+    let related = f.evidence.len().saturating_sub(1);
+    if related > MAX_RELATED {
+        text.push_str(&format!(
+            "\n({} more evidence steps are in the JSON report)",
+            related - MAX_RELATED
+        ));
+    }
     truncate(&text, MAX_MESSAGE).into_owned()
 }
 
-fn build<'a>(report: &'a Report, base: &PathBase) -> Log<'a> {
-    let uris: Vec<String> = report
+fn build<'a>(report: &'a Report, base: &PathBase, selection: &Selection) -> Log<'a> {
+    let uris: Vec<Uri> = report
         .inputs
         .iter()
-        .map(|i| uri_reference(&base.relative(&i.path)))
+        .map(|i| uri_for(base, &i.path))
         .collect();
-    let uri_of = |input: usize| uris.get(input).cloned().unwrap_or_else(|| "-".into());
+    let uri_of = |input: usize| {
+        uris.get(input).cloned().unwrap_or_else(|| Uri {
+            uri: "-".into(),
+            relative: true,
+        })
+    };
     let rule_index = |id| report.rules.iter().position(|m| m.id == id);
-    // Occurrences of each (file, hash), in the report's deterministic order.
+    // Occurrences of each (file, hash), in the report's deterministic order, over every finding
+    // (kept or not), so a result's fingerprint does not depend on the cap.
     let mut seen: BTreeMap<(usize, u64), usize> = BTreeMap::new();
     let results = report
         .findings
         .iter()
-        .map(|f| {
+        .enumerate()
+        .filter_map(|(i, f)| {
             let hash = line_hash(f);
             let n = seen.entry((f.input, hash)).or_default();
             *n += 1;
+            let n = *n;
+            if !selection.keep.get(i).copied().unwrap_or(true) {
+                return None;
+            }
             let uri = uri_of(f.input);
-            SarifResult {
+            Some(SarifResult {
                 rule_id: f.rule.as_str(),
                 rule_index: rule_index(f.rule),
                 level: level(f.tier),
@@ -175,7 +402,7 @@ fn build<'a>(report: &'a Report, base: &PathBase) -> Log<'a> {
                 },
                 locations: [Loc {
                     id: None,
-                    physical_location: physical(&uri, Some(f.at())),
+                    physical_location: physical_at(&uri, Some(f.at()), true),
                     message: None,
                 }],
                 related_locations: f
@@ -183,9 +410,10 @@ fn build<'a>(report: &'a Report, base: &PathBase) -> Log<'a> {
                     .iter()
                     .enumerate()
                     .skip(1)
+                    .take(MAX_RELATED)
                     .map(|(i, e)| Loc {
                         id: Some(i),
-                        physical_location: physical(&uri, Some(&e.at)),
+                        physical_location: physical_at(&uri, Some(&e.at), true),
                         message: Some(Text {
                             text: format!("step {} ({}): {}", e.step, e.note, terminal(&e.excerpt))
                                 .into(),
@@ -195,25 +423,27 @@ fn build<'a>(report: &'a Report, base: &PathBase) -> Log<'a> {
                 partial_fingerprints: Fingerprints {
                     primary_location_line_hash: format!("{hash:016x}:{n}"),
                 },
+                // Invisible and control characters made visible here as in messages: viewers
+                // render properties and justifications too.
                 suppressions: f
                     .ignored
                     .as_deref()
                     .map(|reason| SarifSuppression {
                         kind: "external",
                         status: "accepted",
-                        justification: reason,
+                        justification: terminal(reason),
                     })
                     .into_iter()
                     .collect(),
                 properties: ResultProperties {
                     tier: f.tier.as_str(),
                     kind: f.kind.as_str(),
-                    run_id: &f.run_id,
-                    pointer: &f.at().pointer,
-                    tool: f.tool.as_deref(),
+                    run_id: terminal(&f.run_id),
+                    pointer: terminal(&f.at().pointer),
+                    tool: f.tool.as_deref().map(terminal),
                     possible_false_positive: f.possible_false_positive,
                 },
-            }
+            })
         })
         .collect();
     let mut notes = Vec::new();
@@ -222,13 +452,36 @@ fn build<'a>(report: &'a Report, base: &PathBase) -> Log<'a> {
         notes.push(Notification {
             level: "error",
             message: Text {
-                text: format!("input error: {}", issue.message).into(),
+                text: format!("input error: {}", terminal(&issue.message)).into(),
             },
             locations: vec![Loc {
                 id: None,
-                physical_location: physical(&uri_reference(&base.relative(&issue.path)), Some(&at)),
+                physical_location: physical(&uri_for(base, &issue.path), Some(&at)),
                 message: None,
             }],
+            associated_rule: None,
+        });
+    }
+    for n in selection.notices() {
+        notes.push(Notification {
+            level: "warning",
+            message: Text { text: n.into() },
+            locations: Vec::new(),
+            associated_rule: None,
+        });
+    }
+    let outside: Vec<&str> = report
+        .inputs
+        .iter()
+        .zip(&uris)
+        .filter(|(_, u)| !u.relative)
+        .map(|(i, _)| i.path.as_str())
+        .collect();
+    if let Some(n) = outside_notice(&outside, base) {
+        notes.push(Notification {
+            level: "warning",
+            message: Text { text: n.into() },
+            locations: Vec::new(),
             associated_rule: None,
         });
     }
@@ -241,10 +494,10 @@ fn build<'a>(report: &'a Report, base: &PathBase) -> Log<'a> {
                     s.rule,
                     s.tool
                         .as_deref()
-                        .map(|t| format!(" a call to `{t}`"))
+                        .map(|t| format!(" a call to `{}`", terminal(t)))
                         .unwrap_or_default(),
-                    s.run_id,
-                    s.reason
+                    terminal(&s.run_id),
+                    terminal(&s.reason)
                 )
                 .into(),
             },
@@ -263,7 +516,7 @@ fn build<'a>(report: &'a Report, base: &PathBase) -> Log<'a> {
         notes.push(Notification {
             level: "warning",
             message: Text {
-                text: format!("ignore matched nothing: {u}").into(),
+                text: format!("ignore matched nothing: {}", terminal(u)).into(),
             },
             locations: Vec::new(),
             associated_rule: None,
@@ -301,19 +554,47 @@ fn build<'a>(report: &'a Report, base: &PathBase) -> Log<'a> {
                         total: c.coverage.total,
                     })
                     .collect(),
+                omitted: Some(selection.omitted_counts()).filter(|o| *o != Omitted::default()),
             },
         }],
     }
 }
 
-/// The SARIF log as a JSON value (tests validate it against the official schema).
-pub fn to_value(report: &Report, base: &PathBase) -> serde_json::Value {
-    serde_json::to_value(build(report, base)).expect("plain data serialises")
+/// What to say about inputs outside the root, if any.
+pub fn outside_notice(outside: &[&str], base: &PathBase) -> Option<String> {
+    let first = outside.first()?;
+    let more = match outside.len() {
+        1 => String::new(),
+        n => format!(" and {} more", n - 1),
+    };
+    Some(format!(
+        "`{}`{more} {} outside the root `{}`: SARIF names {} by absolute `file:` URI and annotations carry no file, since code scanning cannot place a path outside the repository; pass --sarif-root to relate them to another directory",
+        terminal(first),
+        if outside.len() == 1 { "is" } else { "are" },
+        terminal(&base.root().to_string_lossy()),
+        if outside.len() == 1 { "it" } else { "them" },
+    ))
 }
 
-/// Render the SARIF log (pretty, with a trailing newline).
-pub fn render(report: &Report, base: &PathBase, out: &mut dyn Write) -> io::Result<()> {
-    serde_json::to_writer_pretty(&mut *out, &build(report, base))?;
+/// The SARIF log as a JSON value with the default cap (tests validate it against the official
+/// schema).
+pub fn to_value(report: &Report, base: &PathBase) -> serde_json::Value {
+    to_value_capped(report, base, Some(GITHUB_RESULTS_KEPT))
+}
+
+/// The SARIF log as a JSON value with the given cap.
+pub fn to_value_capped(report: &Report, base: &PathBase, cap: Option<usize>) -> serde_json::Value {
+    serde_json::to_value(build(report, base, &select(report, cap))).expect("plain data serialises")
+}
+
+/// Render the SARIF log with at most `cap` results (pretty, with a trailing newline).
+pub fn render(
+    report: &Report,
+    base: &PathBase,
+    cap: Option<usize>,
+    out: &mut dyn Write,
+) -> io::Result<()> {
+    serde_json::to_writer_pretty(&mut *out, &build(report, base, &select(report, cap)))?;
     writeln!(out)
 }
 

@@ -2,6 +2,8 @@
 //! private serde structs. Names follow the specification (camelCase on the wire); nothing here
 //! knows about findings.
 
+use std::borrow::Cow;
+
 use serde::Serialize;
 
 #[derive(Serialize)]
@@ -109,7 +111,9 @@ pub(super) struct Physical {
 #[serde(rename_all = "camelCase")]
 pub(super) struct Artifact {
     pub(super) uri: String,
-    pub(super) uri_base_id: &'static str,
+    /// Absent for an absolute `file:` URI (an input outside the root).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub(super) uri_base_id: Option<&'static str>,
 }
 
 #[derive(Serialize)]
@@ -117,6 +121,10 @@ pub(super) struct Artifact {
 pub(super) struct Region {
     pub(super) start_line: u32,
     pub(super) start_column: u32,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub(super) end_line: Option<u32>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub(super) end_column: Option<u32>,
 }
 
 #[derive(Serialize)]
@@ -129,7 +137,7 @@ pub(super) struct Fingerprints {
 pub(super) struct SarifSuppression<'a> {
     pub(super) kind: &'static str,
     pub(super) status: &'static str,
-    pub(super) justification: &'a str,
+    pub(super) justification: Cow<'a, str>,
 }
 
 #[derive(Serialize)]
@@ -137,10 +145,10 @@ pub(super) struct ResultProperties<'a> {
     pub(super) tier: &'static str,
     #[serde(rename = "type")]
     pub(super) kind: &'static str,
-    pub(super) run_id: &'a str,
-    pub(super) pointer: &'a str,
+    pub(super) run_id: Cow<'a, str>,
+    pub(super) pointer: Cow<'a, str>,
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub(super) tool: Option<&'a str>,
+    pub(super) tool: Option<Cow<'a, str>>,
     pub(super) possible_false_positive: bool,
 }
 
@@ -175,6 +183,16 @@ pub(super) struct RuleRef {
 pub(super) struct RunProperties<'a> {
     pub(super) fail_on: &'static str,
     pub(super) coverage: Vec<CoverageProperty<'a>>,
+    /// Findings left out of `results` to stay within code scanning's limits, by tier.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub(super) omitted: Option<Omitted>,
+}
+
+#[derive(Serialize, Default, Clone, Copy, PartialEq, Eq, Debug)]
+pub(super) struct Omitted {
+    pub(super) hard_event: usize,
+    pub(super) candidate: usize,
+    pub(super) ignored: usize,
 }
 
 #[derive(Serialize)]

@@ -1,0 +1,217 @@
+//! `tracelint report SHARD…`: one report from JSON Lines shards — what `check --output-format
+//! json-lines` wrote on several machines or CI jobs — rendered in any output format, with the
+//! exit code `check` would have decided over the union of their inputs. Glue only: shards are read
+//! by `shards`, the report is assembled by `lint::ReportBuilder` (the same settling as `check`)
+//! and rendered by the reporters.
+
+mod shards;
+
+use std::collections::BTreeMap;
+
+use anyhow::{Context, bail};
+
+use crate::adapters::json_pos::LineReader;
+use crate::cli::{FailOn, ReportArgs};
+use crate::exit::ExitStatus;
+use crate::finding::{InputIssue, RuleMeta, Tier};
+use crate::lint::{EXCERPT_BUDGET, ReportBuilder};
+use crate::reporters::paths::PathBase;
+use crate::reporters::{self, OutputFormat, RenderOptions, Report, TextOptions};
+
+use super::check;
+
+use shards::{ByPath, Shards};
+
+/// Longest line read from a shard (one record; a finding with its excerpts is a few KB).
+const MAX_LINE: usize = 64 << 20;
+
+/// `tracelint report`.
+#[allow(clippy::print_stderr)]
+pub fn run(args: &ReportArgs) -> anyhow::Result<ExitStatus> {
+    let output = OutputFormat::parse(&args.output_format).with_context(|| {
+        format!(
+            "unknown output format `{}`: text, json, json-lines, sarif, html or github",
+            args.output_format
+        )
+    })?;
+    let rules: Vec<&'static RuleMeta> = crate::rules::RULES.iter().map(|r| r.meta()).collect();
+    let mut shards = Shards::default();
+    for path in &args.shards {
+        read_shard(&mut shards, path, &rules);
+    }
+    for v in &shards.versions {
+        eprintln!(
+            "warning: some records were written by tracelint {v}, this is {}: rule texts and checks may differ",
+            env!("CARGO_PKG_VERSION")
+        );
+    }
+    let report = assemble(shards, args.fail_on.map(tier_of))?;
+    let cwd = std::env::current_dir().context("cannot read the working directory")?;
+    let opts = RenderOptions {
+        text: TextOptions {
+            include_candidates: args.include_candidates,
+            show_suppressions: args.show_suppressions,
+            quiet: args.quiet,
+            color: check::color_on(args.color),
+        },
+        base: match &args.sarif_root {
+            Some(root) => PathBase::new(&cwd, root),
+            None => PathBase::discover(&cwd),
+        },
+        sarif_max_results: check::sarif_cap(args.sarif_max_results),
+    };
+    let side = check::Side {
+        json: args.json.as_deref(),
+        sarif: args.sarif.as_deref(),
+        html: args.html.as_deref(),
+    };
+    check::write_reports(&report, &opts, output, &side)?;
+    Ok(report.exit)
+}
+
+fn tier_of(f: FailOn) -> Tier {
+    match f {
+        FailOn::HardDefect => Tier::HardDefect,
+        FailOn::HardEvent => Tier::HardEvent,
+        FailOn::Candidate => Tier::Candidate,
+    }
+}
+
+/// Read one shard (a file or `-`); what cannot be read is an input error of the report.
+fn read_shard(shards: &mut Shards, path: &str, rules: &[&'static RuleMeta]) {
+    if path == "-" {
+        let stdin = std::io::stdin();
+        let lines = LineReader::new(stdin.lock(), "-", MAX_LINE);
+        shards.read(lines, "-", rules);
+        return;
+    }
+    match std::fs::File::open(path) {
+        Ok(file) if file.metadata().is_ok_and(|m| m.is_dir()) => {
+            shards
+                .issues
+                .push(InputIssue::file(path, "cannot read: it is a directory"));
+        }
+        Ok(file) => {
+            let lines = LineReader::new(std::io::BufReader::new(file), path, MAX_LINE);
+            shards.read(lines, path, rules);
+        }
+        Err(e) => shards
+            .issues
+            .push(InputIssue::file(path, format!("cannot read: {e}"))),
+    }
+}
+
+/// The report of the union: inputs in the order read, every record attached to its input by
+/// path, the tier that fails from the shards (or `fail_on`), then settled as `check` settles.
+fn assemble(mut shards: Shards, fail_on: Option<Tier>) -> anyhow::Result<Report> {
+    let fail_on = match fail_on {
+        Some(t) => t,
+        None => {
+            let mut tiers: Vec<Tier> = shards.runs.iter().map(|(t, _)| *t).collect();
+            tiers.sort();
+            tiers.dedup();
+            match tiers.as_slice() {
+                [] => Tier::HardDefect,
+                [t] => *t,
+                _ => bail!(
+                    "the shards were checked with different --fail-on tiers ({}): pass --fail-on",
+                    tiers
+                        .iter()
+                        .map(|t| t.as_str())
+                        .collect::<Vec<_>>()
+                        .join(", ")
+                ),
+            }
+        }
+    };
+    let mut builder = ReportBuilder::new();
+    let mut index: BTreeMap<String, usize> = BTreeMap::new();
+    for (input, (shard, line)) in std::mem::take(&mut shards.inputs) {
+        if index.contains_key(&input.path) {
+            shards.issues.push(InputIssue::at(
+                &shard,
+                line,
+                1,
+                format!(
+                    "input `{}` is in another shard too: each input must be linted in one shard only (its findings are reported once)",
+                    input.path
+                ),
+            ));
+            continue;
+        }
+        let path = input.path.clone();
+        let i = builder.restored_input(input);
+        index.insert(path, i);
+    }
+    // Records of a file no `input` record names: the shard is incomplete; the input is reported
+    // anyway (with what is known of it) so nothing found is dropped.
+    let mut unnamed: BTreeMap<String, (String, u32)> = BTreeMap::new();
+    let mut resolve = |file: &str, at: &(String, u32), builder: &mut ReportBuilder| {
+        if let Some(i) = index.get(file) {
+            return *i;
+        }
+        unnamed.entry(file.to_owned()).or_insert_with(|| at.clone());
+        let i = builder.restored_input(reporters::InputSummary {
+            path: file.to_owned(),
+            ..Default::default()
+        });
+        index.insert(file.to_owned(), i);
+        i
+    };
+    let findings = attach(shards.findings, &mut builder, &mut resolve, |f, i| {
+        f.input = i;
+    });
+    let suppressions = attach(shards.suppressions, &mut builder, &mut resolve, |s, i| {
+        s.input = i;
+    });
+    let outlines = attach(shards.outlines, &mut builder, &mut resolve, |o, i| {
+        o.input = i;
+    });
+    for (file, (shard, line)) in unnamed {
+        shards.issues.push(InputIssue::at(
+            &shard,
+            line,
+            1,
+            format!(
+                "no `input` record names `{file}`: the shard was written by an older tracelint or is incomplete"
+            ),
+        ));
+    }
+    builder.restored(findings, suppressions, outlines, shards.coverage);
+    for issue in shards.issues {
+        builder.issue(issue);
+    }
+    let mut report = builder.finish_restored(fail_on, shards.budget.unwrap_or(EXCERPT_BUDGET));
+    report.unmatched_ignores = unmatched(&shards.runs);
+    Ok(report)
+}
+
+/// Give each item its input index.
+fn attach<T>(
+    items: Vec<ByPath<T>>,
+    builder: &mut ReportBuilder,
+    resolve: &mut impl FnMut(&str, &(String, u32), &mut ReportBuilder) -> usize,
+    set: impl Fn(&mut T, usize),
+) -> Vec<T> {
+    items
+        .into_iter()
+        .map(|mut b| {
+            let i = resolve(&b.file, &b.at, builder);
+            set(&mut b.item, i);
+            b.item
+        })
+        .collect()
+}
+
+/// Ignores that matched nothing in the union: those every shard's run reports unmatched (an
+/// ignore one shard matched did match), in the first shard's order.
+fn unmatched(runs: &[(Tier, Vec<String>)]) -> Vec<String> {
+    let Some((_, first)) = runs.first() else {
+        return Vec::new();
+    };
+    first
+        .iter()
+        .filter(|u| runs.iter().all(|(_, r)| r.contains(u)))
+        .cloned()
+        .collect()
+}
