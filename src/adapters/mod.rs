@@ -10,11 +10,13 @@ pub mod claude;
 pub mod clock;
 pub mod content;
 pub mod cursor;
+pub mod inspect;
 pub mod json_pos;
 pub mod langfuse;
 pub mod native;
 pub mod openai;
 pub mod otel;
+pub mod raw;
 pub mod record;
 #[cfg(test)]
 mod snapshot;
@@ -43,6 +45,8 @@ pub enum InputFormat {
     Langfuse,
     /// OpenTelemetry spans: OpenInference, OTLP JSON, GenAI semantic conventions.
     Otel,
+    /// Inspect AI eval logs (`.json`, and `.eval` zip archives).
+    Inspect,
 }
 
 impl InputFormat {
@@ -53,6 +57,7 @@ impl InputFormat {
         InputFormat::OpenAi,
         InputFormat::Langfuse,
         InputFormat::Otel,
+        InputFormat::Inspect,
     ];
 
     /// The name used on the command line and in reports.
@@ -63,6 +68,7 @@ impl InputFormat {
             InputFormat::OpenAi => "openai",
             InputFormat::Langfuse => "langfuse",
             InputFormat::Otel => "otel",
+            InputFormat::Inspect => "inspect",
         }
     }
 
@@ -74,6 +80,7 @@ impl InputFormat {
             "openai" => Some(InputFormat::OpenAi),
             "langfuse" => Some(InputFormat::Langfuse),
             "otel" | "openinference" | "opentelemetry" => Some(InputFormat::Otel),
+            "inspect" | "inspect-ai" | "inspect_ai" => Some(InputFormat::Inspect),
             _ => None,
         }
     }
@@ -85,6 +92,7 @@ impl InputFormat {
             InputFormat::OpenAi => openai::sniff(record),
             InputFormat::Langfuse => langfuse::sniff(record),
             InputFormat::Otel => otel::sniff(record),
+            InputFormat::Inspect => inspect::sniff(record),
         }
     }
 }
@@ -232,6 +240,8 @@ pub fn parse_body(format: InputFormat, body: Body<'_>, input: &InputRef, out: &m
         (InputFormat::Langfuse, Body::Lines(lines)) => langfuse::parse_lines(lines, input, out),
         (InputFormat::Otel, Body::Document(text)) => otel::parse_document(text, input, out),
         (InputFormat::Otel, Body::Lines(lines)) => otel::parse_lines(lines, input, out),
+        (InputFormat::Inspect, Body::Document(text)) => inspect::parse_document(text, input, out),
+        (InputFormat::Inspect, Body::Lines(lines)) => inspect::parse_lines(lines, input, out),
     }
 }
 
@@ -337,6 +347,26 @@ pub fn parse_reader<R: BufRead>(
             out.issue(InputIssue::file(path, format!("cannot read: {e}")));
             return ReadOutcome::Failed;
         }
+    }
+    if inspect::is_zip(&first) && format.is_none_or(|f| f == InputFormat::Inspect) {
+        // A zip archive (an Inspect `.eval` log) read from a stream: held in memory, bounded.
+        let mut bytes = first;
+        let cap = (limits.max_record as u64).saturating_mul(4);
+        if let Err(e) = reader
+            .take(cap.saturating_sub(bytes.len() as u64) + 1)
+            .read_to_end(&mut bytes)
+        {
+            out.issue(InputIssue::file(path, format!("cannot read: {e}")));
+            return ReadOutcome::Failed;
+        }
+        if bytes.len() as u64 > cap {
+            out.issue(InputIssue::file(
+                path,
+                format!("the archive is larger than the limit of {cap} bytes"),
+            ));
+            return ReadOutcome::Failed;
+        }
+        return read_zip(std::io::Cursor::new(bytes), path, opts, out);
     }
     let bom_len = if first.starts_with(b"\xEF\xBB\xBF") {
         3
@@ -590,6 +620,9 @@ pub fn parse_file<R: Read + Seek>(
         out.issue(InputIssue::file(path, format!("cannot read: {e}")));
         return ReadOutcome::Failed;
     }
+    if inspect::is_zip(&head[..filled]) && opts.format.is_none_or(|f| f == InputFormat::Inspect) {
+        return read_zip(file, path, opts, out);
+    }
     if !stream {
         return parse_reader(BufReader::with_capacity(256 << 10, file), path, opts, out);
     }
@@ -599,6 +632,21 @@ pub fn parse_file<R: Read + Seek>(
     };
     otel::parse_seekable(file, &input, opts.limits, out);
     ReadOutcome::Read(InputFormat::Otel)
+}
+
+/// A zip archive: an Inspect `.eval` log.
+fn read_zip<R: Read + Seek>(
+    file: R,
+    path: &str,
+    opts: &ReadOptions,
+    out: &mut dyn Emit,
+) -> ReadOutcome {
+    let input = InputRef {
+        path: path.to_owned(),
+        format: InputFormat::Inspect.name().to_owned(),
+    };
+    inspect::parse_zip(file, &input, opts.limits, out);
+    ReadOutcome::Read(InputFormat::Inspect)
 }
 
 /// Parse a whole input held in memory (library API and tests).
