@@ -5,6 +5,7 @@
 
 pub mod args;
 pub mod assemble;
+pub mod atif;
 pub mod chat;
 pub mod claude;
 pub mod clock;
@@ -47,6 +48,8 @@ pub enum InputFormat {
     Otel,
     /// Inspect AI eval logs (`.json`, and `.eval` zip archives).
     Inspect,
+    /// Harbor ATIF trajectories (`agent/trajectory.json`).
+    Atif,
 }
 
 impl InputFormat {
@@ -58,6 +61,7 @@ impl InputFormat {
         InputFormat::Langfuse,
         InputFormat::Otel,
         InputFormat::Inspect,
+        InputFormat::Atif,
     ];
 
     /// The name used on the command line and in reports.
@@ -69,6 +73,7 @@ impl InputFormat {
             InputFormat::Langfuse => "langfuse",
             InputFormat::Otel => "otel",
             InputFormat::Inspect => "inspect",
+            InputFormat::Atif => "atif",
         }
     }
 
@@ -81,6 +86,7 @@ impl InputFormat {
             "langfuse" => Some(InputFormat::Langfuse),
             "otel" | "openinference" | "opentelemetry" => Some(InputFormat::Otel),
             "inspect" | "inspect-ai" | "inspect_ai" => Some(InputFormat::Inspect),
+            "atif" | "harbor" => Some(InputFormat::Atif),
             _ => None,
         }
     }
@@ -93,6 +99,7 @@ impl InputFormat {
             InputFormat::Langfuse => langfuse::sniff(record),
             InputFormat::Otel => otel::sniff(record),
             InputFormat::Inspect => inspect::sniff(record),
+            InputFormat::Atif => atif::sniff(record),
         }
     }
 }
@@ -242,6 +249,8 @@ pub fn parse_body(format: InputFormat, body: Body<'_>, input: &InputRef, out: &m
         (InputFormat::Otel, Body::Lines(lines)) => otel::parse_lines(lines, input, out),
         (InputFormat::Inspect, Body::Document(text)) => inspect::parse_document(text, input, out),
         (InputFormat::Inspect, Body::Lines(lines)) => inspect::parse_lines(lines, input, out),
+        (InputFormat::Atif, Body::Document(text)) => atif::parse_document(text, input, out),
+        (InputFormat::Atif, Body::Lines(lines)) => atif::parse_lines(lines, input, out),
     }
 }
 

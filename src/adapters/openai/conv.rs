@@ -215,7 +215,7 @@ fn signature(got: &Collected) -> String {
 }
 
 /// A tool definition in any provider's request shape → (name, schema, source).
-fn tool_definition(
+pub fn tool_definition(
     tool: Value,
     legacy_functions: bool,
 ) -> Option<(String, Option<Value>, &'static str)> {
