@@ -11,16 +11,20 @@ pub mod claude;
 pub mod clock;
 pub mod content;
 pub mod cursor;
+pub mod history;
 pub mod inspect;
 pub mod json_pos;
 pub mod langfuse;
+pub mod miniswe;
 pub mod native;
 pub mod openai;
+pub mod openhands;
 pub mod otel;
 pub mod raw;
 pub mod record;
 #[cfg(test)]
 mod snapshot;
+pub mod sweagent;
 #[cfg(test)]
 mod testing;
 
@@ -50,6 +54,12 @@ pub enum InputFormat {
     Inspect,
     /// Harbor ATIF trajectories (`agent/trajectory.json`).
     Atif,
+    /// SWE-agent `.traj` trajectories.
+    SweAgent,
+    /// mini-swe-agent trajectories (current, and legacy bash blocks in text).
+    MiniSwe,
+    /// OpenHands trajectories (an array of events).
+    OpenHands,
 }
 
 impl InputFormat {
@@ -62,6 +72,9 @@ impl InputFormat {
         InputFormat::Otel,
         InputFormat::Inspect,
         InputFormat::Atif,
+        InputFormat::SweAgent,
+        InputFormat::MiniSwe,
+        InputFormat::OpenHands,
     ];
 
     /// The name used on the command line and in reports.
@@ -74,6 +87,9 @@ impl InputFormat {
             InputFormat::Otel => "otel",
             InputFormat::Inspect => "inspect",
             InputFormat::Atif => "atif",
+            InputFormat::SweAgent => "swe-agent",
+            InputFormat::MiniSwe => "mini-swe-agent",
+            InputFormat::OpenHands => "openhands",
         }
     }
 
@@ -87,6 +103,9 @@ impl InputFormat {
             "otel" | "openinference" | "opentelemetry" => Some(InputFormat::Otel),
             "inspect" | "inspect-ai" | "inspect_ai" => Some(InputFormat::Inspect),
             "atif" | "harbor" => Some(InputFormat::Atif),
+            "swe-agent" | "swe_agent" | "sweagent" => Some(InputFormat::SweAgent),
+            "mini-swe-agent" | "mini_swe_agent" | "mini" => Some(InputFormat::MiniSwe),
+            "openhands" => Some(InputFormat::OpenHands),
             _ => None,
         }
     }
@@ -100,6 +119,9 @@ impl InputFormat {
             InputFormat::Otel => otel::sniff(record),
             InputFormat::Inspect => inspect::sniff(record),
             InputFormat::Atif => atif::sniff(record),
+            InputFormat::SweAgent => sweagent::sniff(record),
+            InputFormat::MiniSwe => miniswe::sniff(record),
+            InputFormat::OpenHands => openhands::sniff(record),
         }
     }
 }
@@ -251,7 +273,46 @@ pub fn parse_body(format: InputFormat, body: Body<'_>, input: &InputRef, out: &m
         (InputFormat::Inspect, Body::Lines(lines)) => inspect::parse_lines(lines, input, out),
         (InputFormat::Atif, Body::Document(text)) => atif::parse_document(text, input, out),
         (InputFormat::Atif, Body::Lines(lines)) => atif::parse_lines(lines, input, out),
+        (InputFormat::SweAgent, Body::Document(text)) => sweagent::parse_document(text, input, out),
+        (InputFormat::SweAgent, Body::Lines(lines)) => sweagent::parse_lines(lines, input, out),
+        (InputFormat::MiniSwe, Body::Document(text)) => miniswe::parse_document(text, input, out),
+        (InputFormat::MiniSwe, Body::Lines(lines)) => miniswe::parse_lines(lines, input, out),
+        (InputFormat::OpenHands, Body::Document(text)) => {
+            openhands::parse_document(text, input, out)
+        }
+        (InputFormat::OpenHands, Body::Lines(lines)) => {
+            let mut events = Vec::new();
+            for l in lines {
+                events.push(l);
+            }
+            openhands_lines(events, input, out);
+        }
     }
+}
+
+/// OpenHands events one a line: one trajectory.
+fn openhands_lines(lines: Vec<Result<Line, InputIssue>>, input: &InputRef, out: &mut dyn Emit) {
+    let mut trace = Trace::new(input.path.clone(), input.clone());
+    let mut calls = openhands::Calls::default();
+    for line in lines {
+        match line {
+            Err(issue) => {
+                trace.partial = true;
+                out.issue(issue);
+            }
+            Ok(line) => match serde_json::from_str::<&serde_json::value::RawValue>(&line.text) {
+                Ok(raw) => {
+                    let cur = cursor::Cursor::record(&line.text, line.number);
+                    openhands::event(raw, &cur, String::new(), &mut calls, &mut trace);
+                }
+                Err(e) => {
+                    trace.partial = true;
+                    json_pos::json_issue(&e, line.number, &input.path, out);
+                }
+            },
+        }
+    }
+    out.trace(trace);
 }
 
 /// How to read one input.

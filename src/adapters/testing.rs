@@ -185,26 +185,43 @@ pub(crate) fn misplaced_steps(text: &str, traces: &[Trace]) -> Vec<String> {
                     step_line(t, s.index)
                 ));
             }
+            let prefix = |text: &str| -> String {
+                text.trim_start()
+                    .chars()
+                    .take_while(|c| {
+                        c.is_ascii()
+                            && !c.is_ascii_control()
+                            && !matches!(c, '"' | '\\' | '<' | '>' | '&' | '\'')
+                    })
+                    .take(12)
+                    .collect()
+            };
             let wanted: Vec<String> = match &s.kind {
                 StepKind::ToolCall(c) => {
                     c.call_id.iter().cloned().chain([c.name.clone()]).collect()
                 }
-                StepKind::ToolResult(r) => match &r.call_id {
-                    Some(id) => vec![id.clone()],
-                    None => vec![String::new()],
+                // A result names its call, or (answering a call parsed from text, whose id is
+                // ours) starts with its content.
+                StepKind::ToolResult(r) => match (&r.call_id, &r.content) {
+                    (Some(id), Value::String(t)) => {
+                        let start = t
+                            .trim_start()
+                            .trim_start_matches(|c: char| !c.is_ascii_alphanumeric());
+                        let p = prefix(start);
+                        let mut w = vec![id.clone()];
+                        if p.len() >= 3 {
+                            w.push(p);
+                        } else if t.trim().is_empty() {
+                            // An empty result is cited at its (empty) content.
+                            w.push("\"content\"".into());
+                        }
+                        w
+                    }
+                    (Some(id), _) => vec![id.clone()],
+                    (None, _) => vec![String::new()],
                 },
                 StepKind::Message(m) => {
-                    let prefix: String = m
-                        .content
-                        .trim_start()
-                        .chars()
-                        .take_while(|c| {
-                            c.is_ascii()
-                                && !c.is_ascii_control()
-                                && !matches!(c, '"' | '\\' | '<' | '>' | '&' | '\'')
-                        })
-                        .take(12)
-                        .collect();
+                    let prefix = prefix(&m.content);
                     if prefix.len() < 3 {
                         continue;
                     }
