@@ -15,6 +15,7 @@ pub mod history;
 pub mod inspect;
 pub mod json_pos;
 pub mod langfuse;
+pub mod langsmith;
 pub mod miniswe;
 pub mod native;
 pub mod openai;
@@ -60,6 +61,8 @@ pub enum InputFormat {
     MiniSwe,
     /// OpenHands trajectories (an array of events).
     OpenHands,
+    /// LangSmith run trees (`child_runs` nested).
+    LangSmith,
 }
 
 impl InputFormat {
@@ -75,6 +78,7 @@ impl InputFormat {
         InputFormat::SweAgent,
         InputFormat::MiniSwe,
         InputFormat::OpenHands,
+        InputFormat::LangSmith,
     ];
 
     /// The name used on the command line and in reports.
@@ -90,6 +94,7 @@ impl InputFormat {
             InputFormat::SweAgent => "swe-agent",
             InputFormat::MiniSwe => "mini-swe-agent",
             InputFormat::OpenHands => "openhands",
+            InputFormat::LangSmith => "langsmith",
         }
     }
 
@@ -106,6 +111,7 @@ impl InputFormat {
             "swe-agent" | "swe_agent" | "sweagent" => Some(InputFormat::SweAgent),
             "mini-swe-agent" | "mini_swe_agent" | "mini" => Some(InputFormat::MiniSwe),
             "openhands" => Some(InputFormat::OpenHands),
+            "langsmith" => Some(InputFormat::LangSmith),
             _ => None,
         }
     }
@@ -122,6 +128,7 @@ impl InputFormat {
             InputFormat::SweAgent => sweagent::sniff(record),
             InputFormat::MiniSwe => miniswe::sniff(record),
             InputFormat::OpenHands => openhands::sniff(record),
+            InputFormat::LangSmith => langsmith::sniff(record),
         }
     }
 }
@@ -280,6 +287,10 @@ pub fn parse_body(format: InputFormat, body: Body<'_>, input: &InputRef, out: &m
         (InputFormat::OpenHands, Body::Document(text)) => {
             openhands::parse_document(text, input, out)
         }
+        (InputFormat::LangSmith, Body::Document(text)) => {
+            langsmith::parse_document(text, input, out);
+        }
+        (InputFormat::LangSmith, Body::Lines(lines)) => langsmith::parse_lines(lines, input, out),
         (InputFormat::OpenHands, Body::Lines(lines)) => {
             let mut events = Vec::new();
             for l in lines {
