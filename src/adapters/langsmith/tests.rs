@@ -4,7 +4,7 @@
 
 use std::path::Path;
 
-use crate::adapters::testing::{counts, misplaced_steps, summary};
+use crate::adapters::testing::{counts, summary};
 use crate::adapters::{InputFormat, Parsed, parse_bytes};
 use crate::model::{Args, ResultStatus};
 
@@ -42,8 +42,18 @@ fn real_run_tree() {
         Some("TimeoutError('forecast service timed out for Paris')")
     );
     assert_eq!(p.traces[0].embedded_tools.len(), 2);
-    let bad = misplaced_steps(&text, &p.traces);
-    assert!(bad.is_empty(), "{}", bad.join("\n"));
+    // Every step is cited at the run that records it (a model run's messages and calls, a tool
+    // run's call and result): the line naming the run's type.
+    let lines: Vec<&str> = text.lines().collect();
+    for s in &p.traces[0].steps {
+        let line = lines[s.at.line as usize - 1];
+        assert!(
+            line.contains("\"run_type\""),
+            "step {} at {}: {line}",
+            s.index,
+            s.at.line
+        );
+    }
     insta::assert_json_snapshot!(summary(&p));
 }
 
