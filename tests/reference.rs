@@ -8,6 +8,9 @@
 //! says so and passes, except under `TRACELINT_FULL_TEST=1` (`./scripts/test`, which installs
 //! it), where a missing reference is a failure.
 
+// A skipped comparison says why on stderr.
+#![allow(clippy::print_stderr)]
+
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -93,8 +96,10 @@ const CASES: &[(&str, Peer, &[Difference])] = &[
     ),
 ];
 
-/// Deliberate differences in the number of calls and results: (file, ours, theirs, why).
-const COUNT_DIFFERENCES: &[(&str, (u64, u64), (u64, u64), &str)] = &[(
+/// A deliberate difference in the number of calls and results: (file, ours, theirs, why).
+type CountDifference = (&'static str, (u64, u64), (u64, u64), &'static str);
+
+const COUNT_DIFFERENCES: &[CountDifference] = &[(
     "langsmith/weather-agent.run.json",
     (3, 3),
     (2, 2),
