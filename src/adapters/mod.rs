@@ -11,6 +11,7 @@ pub mod claude;
 pub mod clock;
 pub mod content;
 pub mod cursor;
+pub mod dataset;
 pub mod history;
 pub mod inspect;
 pub mod json_pos;
@@ -63,6 +64,8 @@ pub enum InputFormat {
     OpenHands,
     /// LangSmith run trees (`child_runs` nested).
     LangSmith,
+    /// Datasets of agent runs, one trajectory per row (SWE-Gym, SWE-smith, Toucan, …).
+    Dataset,
 }
 
 impl InputFormat {
@@ -79,6 +82,7 @@ impl InputFormat {
         InputFormat::MiniSwe,
         InputFormat::OpenHands,
         InputFormat::LangSmith,
+        InputFormat::Dataset,
     ];
 
     /// The name used on the command line and in reports.
@@ -95,6 +99,7 @@ impl InputFormat {
             InputFormat::MiniSwe => "mini-swe-agent",
             InputFormat::OpenHands => "openhands",
             InputFormat::LangSmith => "langsmith",
+            InputFormat::Dataset => "dataset",
         }
     }
 
@@ -112,6 +117,7 @@ impl InputFormat {
             "mini-swe-agent" | "mini_swe_agent" | "mini" => Some(InputFormat::MiniSwe),
             "openhands" => Some(InputFormat::OpenHands),
             "langsmith" => Some(InputFormat::LangSmith),
+            "dataset" => Some(InputFormat::Dataset),
             _ => None,
         }
     }
@@ -129,6 +135,7 @@ impl InputFormat {
             InputFormat::MiniSwe => miniswe::sniff(record),
             InputFormat::OpenHands => openhands::sniff(record),
             InputFormat::LangSmith => langsmith::sniff(record),
+            InputFormat::Dataset => dataset::sniff(record),
         }
     }
 }
@@ -291,6 +298,8 @@ pub fn parse_body(format: InputFormat, body: Body<'_>, input: &InputRef, out: &m
             langsmith::parse_document(text, input, out);
         }
         (InputFormat::LangSmith, Body::Lines(lines)) => langsmith::parse_lines(lines, input, out),
+        (InputFormat::Dataset, Body::Document(text)) => dataset::parse_document(text, input, out),
+        (InputFormat::Dataset, Body::Lines(lines)) => dataset::parse_lines(lines, input, out),
         (InputFormat::OpenHands, Body::Lines(lines)) => {
             let mut events = Vec::new();
             for l in lines {
