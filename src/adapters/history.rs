@@ -134,6 +134,40 @@ impl<'c, 't> History<'c, 't> {
     }
 }
 
+impl History<'_, '_> {
+    /// Append what was read to `trace`: the steps; a note (`said`, given "N calls were" or
+    /// "1 call was") when calls were parsed from text; what could not be read as input issues,
+    /// the trace marked partial.
+    pub fn finish(
+        self,
+        trace: &mut crate::model::Trace,
+        path: &str,
+        out: &mut dyn super::Emit,
+        said: impl FnOnce(&str) -> String,
+    ) {
+        if self.text_calls > 0 {
+            let n = self.text_calls;
+            trace.add_note(said(&if n == 1 {
+                "1 call was".to_owned()
+            } else {
+                format!("{n} calls were")
+            }));
+        }
+        for item in self.out.items {
+            trace.push(item.kind, item.at, crate::model::StepMeta::default());
+        }
+        for p in self.out.problems {
+            trace.partial = true;
+            out.issue(crate::finding::InputIssue::at(
+                path,
+                p.at.line,
+                p.at.column,
+                p.message,
+            ));
+        }
+    }
+}
+
 /// The exit status a harness writes at the start of an observation (`<returncode>N</returncode>`).
 pub fn returncode(text: &str) -> Option<i64> {
     let rest = text.trim_start().strip_prefix("<returncode>")?;

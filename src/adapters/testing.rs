@@ -263,3 +263,42 @@ pub(crate) fn cassette_log(path: &std::path::Path) -> String {
     }
     log
 }
+
+/// The files of this repository's `fixtures/real/<folder>/` named in `table` as (file, calls,
+/// results, successes): each is detected as `format` with no input issue, holds exactly those
+/// counts (successes: results whose status is `Ok`), and cites every step at a line that holds
+/// it.
+pub(crate) fn check_real_counts(
+    folder: &str,
+    format: super::InputFormat,
+    table: &[(&str, usize, usize, usize)],
+) {
+    for (name, calls, results, ok) in table {
+        let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("fixtures/real")
+            .join(folder)
+            .join(name);
+        let text = std::fs::read_to_string(path).unwrap();
+        let (f, p) = super::parse_bytes(text.as_bytes(), name, None);
+        assert_eq!(f, Some(format), "{name}");
+        assert!(p.issues.is_empty(), "{name}: {:?}", p.issues);
+        let c = p
+            .traces
+            .iter()
+            .map(counts)
+            .fold(Counts::default(), |a, b| a + b);
+        let fine = p
+            .traces
+            .iter()
+            .flat_map(|t| &t.steps)
+            .filter(|s| s.as_result().is_some_and(|r| r.status == ResultStatus::Ok))
+            .count();
+        assert_eq!(
+            (c.calls, c.results, fine),
+            (*calls, *results, *ok),
+            "{name}"
+        );
+        let bad = misplaced_steps(&text, &p.traces);
+        assert!(bad.is_empty(), "{name}: {}", bad.join("\n"));
+    }
+}

@@ -15,14 +15,14 @@ use serde_json::value::RawValue;
 
 use crate::finding::InputIssue;
 use crate::model::{
-    Args, CallOrigin, ContextKind, InputRef, LineIndex, Location, Message, ResultStatus, Role,
-    SchemaSource, StepKind, StepMeta, ToolCall, ToolResult, ToolSpec, Trace,
+    Args, CallOrigin, ContextKind, InputRef, Location, Message, ResultStatus, Role, SchemaSource,
+    StepKind, StepMeta, ToolCall, ToolResult, ToolSpec, Trace,
 };
 
 use super::Emit;
 use super::args;
-use super::cursor::{Cursor, child};
-use super::json_pos::{Line, each_record, json_issue};
+use super::cursor::{Cursor, child, each_top_value, object_or_issue};
+use super::json_pos::{Line, each_record};
 use super::raw::{self, Members};
 
 /// Where the schemas a trajectory carries are said to come from.
@@ -45,21 +45,9 @@ pub fn sniff(record: &Value) -> u8 {
 
 /// Parse a trajectory document (or an array of them).
 pub fn parse_document(text: &str, input: &InputRef, out: &mut dyn Emit) {
-    let raw: &RawValue = match serde_json::from_str(text) {
-        Ok(r) => r,
-        Err(e) => return json_issue(&e, 1, &input.path, out),
-    };
-    let index = LineIndex::new(text);
-    let cur = Cursor::document(text, &index);
-    match raw::array(raw) {
-        Some(items) => {
-            for (i, t) in items.iter().enumerate() {
-                let id = format!("{}[{i}]", input.path);
-                trajectory(t, &cur, &child("", i), &id, 0, input, out);
-            }
-        }
-        None => trajectory(raw, &cur, "", &input.path, 0, input, out),
-    }
+    each_top_value(text, &input.path, out, |raw, cur, ptr, id, out| {
+        trajectory(raw, cur, ptr, id, 0, input, out);
+    });
 }
 
 /// Parse JSON Lines of trajectories, one a line.
@@ -84,14 +72,7 @@ fn trajectory(
     input: &InputRef,
     out: &mut dyn Emit,
 ) {
-    let Some(m) = raw::object(raw) else {
-        let at = cur.at(raw, ptr.to_owned());
-        out.issue(InputIssue::at(
-            &input.path,
-            at.line,
-            at.column,
-            "an ATIF trajectory must be a JSON object",
-        ));
+    let Some(m) = object_or_issue(raw, cur, ptr, &input.path, "an ATIF trajectory", out) else {
         return;
     };
     let run_id = raw::string(&m, "session_id")

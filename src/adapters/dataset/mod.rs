@@ -11,12 +11,12 @@ use serde_json::Value;
 use serde_json::value::RawValue;
 
 use crate::finding::InputIssue;
-use crate::model::{InputRef, LineIndex, SchemaSource, StepMeta, ToolSpec, Trace};
+use crate::model::{InputRef, SchemaSource, StepMeta, ToolSpec, Trace};
 
 use super::Emit;
-use super::cursor::{Cursor, child};
+use super::cursor::{Cursor, child, each_top_value, object_or_issue};
 use super::history::History;
-use super::json_pos::{Line, each_record, json_issue};
+use super::json_pos::{Line, each_record};
 use super::raw::{self, Members};
 
 /// Where the schemas a row carries are said to come from.
@@ -53,27 +53,9 @@ pub fn sniff(record: &Value) -> u8 {
 
 /// Parse a JSON array of rows (or one row).
 pub fn parse_document(text: &str, input: &InputRef, out: &mut dyn Emit) {
-    let raw: &RawValue = match serde_json::from_str(text) {
-        Ok(r) => r,
-        Err(e) => return json_issue(&e, 1, &input.path, out),
-    };
-    let index = LineIndex::new(text);
-    let cur = Cursor::document(text, &index);
-    match raw::array(raw) {
-        Some(rows) => {
-            for (i, r) in rows.iter().enumerate() {
-                row(
-                    r,
-                    &cur,
-                    &child("", i),
-                    &format!("{}[{i}]", input.path),
-                    input,
-                    out,
-                );
-            }
-        }
-        None => row(raw, &cur, "", &input.path, input, out),
-    }
+    each_top_value(text, &input.path, out, |raw, cur, ptr, id, out| {
+        row(raw, cur, ptr, id, input, out);
+    });
 }
 
 /// Parse JSON Lines: one row a line.
@@ -112,14 +94,7 @@ fn row(
     input: &InputRef,
     out: &mut dyn Emit,
 ) {
-    let Some(m) = raw::object(raw) else {
-        let at = cur.at(raw, ptr.to_owned());
-        out.issue(InputIssue::at(
-            &input.path,
-            at.line,
-            at.column,
-            "a dataset row must be a JSON object",
-        ));
+    let Some(m) = object_or_issue(raw, cur, ptr, &input.path, "a dataset row", out) else {
         return;
     };
     let mut trace = Trace::new(run_id(&m, default_id), input.clone());
@@ -164,25 +139,7 @@ fn row(
             .and_then(|t| markup_calls(&t).into_iter().next());
         history.message(msg, &child(&child(ptr, "messages"), i), text_call);
     }
-    if history.text_calls > 0 {
-        trace.add_note(format!(
-            "{} call{} read from `<function=…>` markup in the assistant's text (the row records no tool calls)",
-            history.text_calls,
-            if history.text_calls == 1 { " was" } else { "s were" }
-        ));
-    }
-    for item in history.out.items {
-        trace.push(item.kind, item.at, StepMeta::default());
-    }
-    for p in &history.out.problems {
-        trace.partial = true;
-        out.issue(InputIssue::at(
-            &input.path,
-            p.at.line,
-            p.at.column,
-            p.message.clone(),
-        ));
-    }
+    history.finish(&mut trace, &input.path, out, |n| format!("{n} read from `<function=…>` markup in the assistant's text (the row records no tool calls)"));
     out.trace(trace);
 }
 

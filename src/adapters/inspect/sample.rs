@@ -14,7 +14,6 @@ use std::collections::{BTreeMap, HashMap, HashSet, VecDeque};
 use serde_json::Value;
 use serde_json::value::RawValue;
 
-use crate::finding::InputIssue;
 use crate::model::{
     Args, CallOrigin, InputRef, Message, ResultStatus, Role, SchemaSource, StepKind, StepMeta,
     ToolCall, ToolResult, ToolSpec, Trace,
@@ -23,7 +22,7 @@ use crate::model::{
 use super::super::Emit;
 use super::super::args;
 use super::super::content::Item;
-use super::super::cursor::{Cursor, child};
+use super::super::cursor::{Cursor, child, object_or_issue};
 use super::super::raw::{self, Members};
 
 /// Where the schemas a log carries are said to come from.
@@ -52,14 +51,7 @@ pub(super) fn read(
     input: &InputRef,
     out: &mut dyn Emit,
 ) {
-    let Some(m) = raw::object(raw) else {
-        let at = cur.at(raw, ptr.to_owned());
-        out.issue(InputIssue::at(
-            &input.path,
-            at.line,
-            at.column,
-            "an Inspect sample must be a JSON object",
-        ));
+    let Some(m) = object_or_issue(raw, cur, ptr, &input.path, "an Inspect sample", out) else {
         return;
     };
     let run_id = match member {

@@ -12,13 +12,13 @@ use serde_json::Value;
 use serde_json::value::RawValue;
 
 use crate::finding::InputIssue;
-use crate::model::{InputRef, LineIndex, ResultStatus, StepMeta, ToolResult, Trace};
+use crate::model::{InputRef, ResultStatus, StepMeta, ToolResult, Trace};
 
 use super::Emit;
 use super::assemble::{LlmUnit, ToolUnit, Unanswered, Unit, assemble};
 use super::chat::{self, Side, ToolDef};
-use super::cursor::{Cursor, child};
-use super::json_pos::{Line, each_record, json_issue};
+use super::cursor::{Cursor, child, each_top_value};
+use super::json_pos::{Line, each_record};
 use super::raw;
 use super::record::{Envelopes, record_args, record_result};
 
@@ -40,20 +40,9 @@ pub fn sniff(record: &Value) -> u8 {
 
 /// Parse a run tree (or an array of them).
 pub fn parse_document(text: &str, input: &InputRef, out: &mut dyn Emit) {
-    let raw: &RawValue = match serde_json::from_str(text) {
-        Ok(r) => r,
-        Err(e) => return json_issue(&e, 1, &input.path, out),
-    };
-    let index = LineIndex::new(text);
-    let cur = Cursor::document(text, &index);
-    match raw::array(raw) {
-        Some(roots) => {
-            for (i, r) in roots.iter().enumerate() {
-                tree(r, &cur, &child("", i), input, out);
-            }
-        }
-        None => tree(raw, &cur, "", input, out),
-    }
+    each_top_value(text, &input.path, out, |raw, cur, ptr, _, out| {
+        tree(raw, cur, ptr, input, out);
+    });
 }
 
 /// Parse JSON Lines of run trees, one a line.

@@ -12,7 +12,7 @@ use serde_json::Value;
 use serde_json::value::RawValue;
 
 use crate::finding::InputIssue;
-use crate::model::{InputRef, LineIndex, StepMeta, Trace};
+use crate::model::{InputRef, LineIndex, Trace};
 
 use super::Emit;
 use super::cursor::{Cursor, child};
@@ -146,25 +146,7 @@ fn read(
             note_exit(&status, &mut trace);
         }
     }
-    if history.text_calls > 0 {
-        trace.add_note(format!(
-            "{} call{} parsed by tracelint from bash blocks in the assistant's text (mini-swe-agent's legacy format records no tool calls)",
-            history.text_calls,
-            if history.text_calls == 1 { " was" } else { "s were" }
-        ));
-    }
-    for item in history.out.items {
-        trace.push(item.kind, item.at, StepMeta::default());
-    }
-    for p in &history.out.problems {
-        trace.partial = true;
-        out.issue(InputIssue::at(
-            &input.path,
-            p.at.line,
-            p.at.column,
-            p.message.clone(),
-        ));
-    }
+    history.finish(&mut trace, &input.path, out, |n| format!("{n} parsed by tracelint from bash blocks in the assistant's text (mini-swe-agent's legacy format records no tool calls)"));
     if let Some(Value::Object(info)) = info {
         if let Some(status) = info.get("exit_status").and_then(Value::as_str) {
             note_exit(status, &mut trace);

@@ -11,13 +11,12 @@ use serde_json::Value;
 use serde_json::value::RawValue;
 
 use crate::finding::InputIssue;
-use crate::model::{InputRef, LineIndex, StepMeta, Trace};
+use crate::model::{InputRef, Trace};
 
 use super::Emit;
-use super::content::Problem;
-use super::cursor::{Cursor, child};
+use super::cursor::{Cursor, child, each_top_value, object_or_issue};
 use super::history::History;
-use super::json_pos::{Line, each_record, json_issue};
+use super::json_pos::{Line, each_record};
 use super::raw::{self, Members};
 
 /// Does this record look like a SWE-agent trajectory?
@@ -33,21 +32,9 @@ pub fn sniff(record: &Value) -> u8 {
 
 /// Parse a `.traj` document.
 pub fn parse_document(text: &str, input: &InputRef, out: &mut dyn Emit) {
-    let raw: &RawValue = match serde_json::from_str(text) {
-        Ok(r) => r,
-        Err(e) => return json_issue(&e, 1, &input.path, out),
-    };
-    let index = LineIndex::new(text);
-    let cur = Cursor::document(text, &index);
-    match raw::array(raw) {
-        Some(items) => {
-            for (i, t) in items.iter().enumerate() {
-                let id = format!("{}[{i}]", input.path);
-                read(t, &cur, &child("", i), &id, input, out);
-            }
-        }
-        None => read(raw, &cur, "", &input.path, input, out),
-    }
+    each_top_value(text, &input.path, out, |raw, cur, ptr, id, out| {
+        read(raw, cur, ptr, id, input, out);
+    });
 }
 
 /// Parse JSON Lines of trajectories (a dataset), one a line.
@@ -72,25 +59,11 @@ pub fn read(
     input: &InputRef,
     out: &mut dyn Emit,
 ) {
-    let Some(m) = raw::object(raw) else {
-        let at = cur.at(raw, ptr.to_owned());
-        out.issue(InputIssue::at(
-            &input.path,
-            at.line,
-            at.column,
-            "a SWE-agent trajectory must be a JSON object",
-        ));
+    let Some(m) = object_or_issue(raw, cur, ptr, &input.path, "a SWE-agent trajectory", out) else {
         return;
     };
     let mut trace = Trace::new(run_id(&m, default_id), input.clone());
-    for p in read_into(&m, cur, ptr, &mut trace) {
-        out.issue(InputIssue::at(
-            &input.path,
-            p.at.line,
-            p.at.column,
-            p.message,
-        ));
-    }
+    read_into(&m, cur, ptr, &mut trace, &input.path, out);
     out.trace(trace);
 }
 
@@ -101,8 +74,15 @@ fn run_id(m: &Members<'_>, default_id: &str) -> String {
         .unwrap_or_else(|| default_id.to_owned())
 }
 
-/// Read a trajectory's history into `trace`; what could not be read is returned.
-pub fn read_into(m: &Members<'_>, cur: &Cursor<'_>, ptr: &str, trace: &mut Trace) -> Vec<Problem> {
+/// Read a trajectory's history into `trace`; what could not be read is an input issue.
+pub fn read_into(
+    m: &Members<'_>,
+    cur: &Cursor<'_>,
+    ptr: &str,
+    trace: &mut Trace,
+    path: &str,
+    out: &mut dyn Emit,
+) {
     let mut history = History::new(cur);
     let messages = raw::list(m, "history");
     for (i, msg) in messages.iter().enumerate() {
@@ -117,20 +97,9 @@ pub fn read_into(m: &Members<'_>, cur: &Cursor<'_>, ptr: &str, trace: &mut Trace
         });
         history.message(msg, &child(&child(ptr, "history"), i), text_call);
     }
-    if history.text_calls > 0 {
-        trace.add_note(format!(
-            "{} call{} read from the `action` SWE-agent parsed out of the model's text (no tool call was recorded)",
-            history.text_calls,
-            if history.text_calls == 1 { " was" } else { "s were" }
-        ));
-    }
-    for item in history.out.items {
-        trace.push(item.kind, item.at, StepMeta::default());
-    }
-    let problems = history.out.problems;
-    if !problems.is_empty() {
-        trace.partial = true;
-    }
+    history.finish(trace, path, out, |n| {
+        format!("{n} read from the `action` SWE-agent parsed out of the model's text (no tool call was recorded)")
+    });
     if let Some(Value::Object(info)) = raw::value(m, "info") {
         if let Some(status) = info.get("exit_status").and_then(Value::as_str)
             && !status.is_empty()
@@ -146,7 +115,6 @@ pub fn read_into(m: &Members<'_>, cur: &Cursor<'_>, ptr: &str, trace: &mut Trace
             trace.final_answer = Some(sub.to_owned());
         }
     }
-    problems
 }
 
 #[cfg(test)]
