@@ -193,6 +193,16 @@ pub struct Finding {
     /// Set when a configured `[[ignore]]` matched: the reason. Ignored findings stay visible and
     /// stop counting toward the exit code.
     pub ignored: Option<String>,
+    /// What kind of evidence the finding rests on (R2a's `structured`, `declared`, `error_line`,
+    /// …; R2b's `not_retried` or the failed tool a value came from): a word or a tool name, never
+    /// a value from the trace. Part of the finding's baseline key.
+    pub signal: Option<Cow<'static, str>>,
+    /// Every argument the finding involves, when it is more than `field` (R1: the top-level
+    /// field of each schema error, `(root)` for the arguments object itself). Part of the
+    /// baseline key.
+    pub fields: Vec<String>,
+    /// Accepted by the baseline (`--baseline`): `ignored` says so, and text output leaves it out.
+    pub baselined: bool,
 }
 
 impl Finding {
@@ -219,6 +229,9 @@ impl Finding {
             details: Vec::new(),
             possible_false_positive: false,
             ignored: None,
+            signal: None,
+            fields: Vec::new(),
+            baselined: false,
         }
     }
 

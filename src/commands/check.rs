@@ -5,14 +5,15 @@
 //! reported under the first file) and linted whole.
 
 use std::collections::{BTreeMap, HashSet};
-use std::io::{Read, Write};
+use std::io::Write;
 use std::path::Path;
 use std::sync::mpsc::Sender;
 
 use anyhow::{Context, bail};
 use rayon::prelude::*;
 
-use crate::adapters::{self, Emit, InputFormat, Limits, ReadOptions, ReadOutcome, otel};
+use crate::adapters::{Emit, InputFormat, Limits, ReadOptions, ReadOutcome, otel};
+use crate::baseline::{self, BaselineRun};
 use crate::cli::{CheckArgs, ColorArg, FailOn, InputFormatArg};
 use crate::config::{self, Config};
 use crate::exit::ExitStatus;
@@ -55,9 +56,26 @@ pub struct Settings {
     pub notices: Vec<String>,
     /// How live MCP sources are loaded (`--mcp-timeout`, `--header`).
     pub mcp: LoadOptions,
+    /// `--exit-zero` / `--fail-on never`: report only; findings never fail the run.
+    pub report_only: bool,
+    /// The baseline in force (`--baseline`, or the config's `baseline`).
+    pub baseline: Option<BaselineSettings>,
 }
 
-fn resolve(args: &CheckArgs) -> anyhow::Result<Settings> {
+/// The baseline a run uses.
+#[derive(Debug, Clone)]
+pub struct BaselineSettings {
+    /// The file, relative to the working directory.
+    pub path: std::path::PathBuf,
+    /// `--update-baseline`.
+    pub update: bool,
+    /// The coverage ratchet is on (not `--no-ratchet`, not `ratchet = false`).
+    pub ratchet: bool,
+}
+
+/// Flags over config into one `Settings` (also used by `doctor` and `init`, so all three read
+/// the same tools, formats and rules).
+pub fn resolve(args: &CheckArgs) -> anyhow::Result<Settings> {
     let config = if args.no_config {
         Config::default()
     } else if let Some(path) = &args.config {
@@ -106,11 +124,25 @@ fn resolve(args: &CheckArgs) -> anyhow::Result<Settings> {
     } else {
         parse_rule_list(&args.ignore)?
     };
-    let fail_on = match args.fail_on {
-        Some(FailOn::HardDefect) => Tier::HardDefect,
-        Some(FailOn::HardEvent) => Tier::HardEvent,
-        Some(FailOn::Candidate) => Tier::Candidate,
-        None => config.fail_on.unwrap_or(Tier::HardDefect),
+    let config_tier = config.fail_on.unwrap_or(Tier::HardDefect);
+    let (fail_on, never) = match args.fail_on {
+        Some(FailOn::HardDefect) => (Tier::HardDefect, false),
+        Some(FailOn::HardEvent) => (Tier::HardEvent, false),
+        Some(FailOn::Candidate) => (Tier::Candidate, false),
+        Some(FailOn::Never) => (config_tier, true),
+        None => (config_tier, config.fail_never),
+    };
+    let report_only = never || args.exit_zero;
+    let baseline = match args.baseline.clone().or_else(|| config.baseline.clone()) {
+        Some(path) => Some(BaselineSettings {
+            path,
+            update: args.update_baseline,
+            ratchet: !args.no_ratchet && config.ratchet.unwrap_or(true),
+        }),
+        None if args.update_baseline => bail!(
+            "`--update-baseline` needs a baseline file: pass `--baseline FILE` (e.g. `--baseline tracelint-baseline.json`) or set `baseline = \"…\"` in tracelint.toml"
+        ),
+        None => None,
     };
     let tools: Vec<SourceSpec> = if args.tools.is_empty() {
         config.tools.iter()
@@ -158,12 +190,14 @@ fn resolve(args: &CheckArgs) -> anyhow::Result<Settings> {
         config,
         notices,
         mcp,
+        report_only,
+        baseline,
     })
 }
 
 /// Load the `--tools` sources and apply config metadata overrides; notes go to stderr. The flag
 /// is true when `builtin:claude-code` (unpinned) asks to follow each session's version.
-fn registry(
+pub fn registry(
     settings: &Settings,
     notes: &mut Vec<String>,
 ) -> anyhow::Result<(Option<ToolRegistry>, bool)> {
@@ -423,41 +457,11 @@ fn read_into(spec: &InputSpec, settings: &Settings, mut sink: Sink<'_, '_>) -> I
         limits: settings.limits,
         skip_tools_files: spec.walked,
     };
-    let outcome = match &spec.path {
-        None => {
-            let mut bytes = Vec::new();
-            match std::io::stdin()
-                .lock()
-                .take(settings.limits.max_record as u64 + 1)
-                .read_to_end(&mut bytes)
-            {
-                Ok(_) => adapters::parse_reader(&bytes[..], &spec.display, &opts, &mut sink),
-                Err(e) => {
-                    sink.issue(InputIssue::file("-", format!("cannot read stdin: {e}")));
-                    ReadOutcome::Failed
-                }
-            }
-        }
-        Some(path) => match open(path) {
-            Ok(file) => adapters::parse_file(file, &spec.display, &opts, &mut sink),
-            Err(e) => {
-                sink.issue(InputIssue::file(&spec.display, format!("cannot read: {e}")));
-                ReadOutcome::Failed
-            }
-        },
-    };
+    let outcome = super::read_spec(spec, &opts, &mut sink);
     sink.result.outcome = outcome;
     // The run's last trace: only the report and the exit follow (see `Sink::retire`).
     std::mem::forget(sink.last.take());
     sink.result
-}
-
-fn open(path: &Path) -> std::io::Result<std::fs::File> {
-    let file = std::fs::File::open(path)?;
-    if file.metadata()?.is_dir() {
-        return Err(std::io::Error::other("it is a directory"));
-    }
-    Ok(file)
 }
 
 /// The OTel traces held back from every input, grouped by trace id and merged; each comes with
@@ -493,12 +497,81 @@ fn merge_split_runs(results: &mut [InputResult]) -> Vec<(usize, Trace)> {
 #[allow(clippy::print_stderr)]
 pub fn run(args: &CheckArgs) -> anyhow::Result<ExitStatus> {
     let settings = resolve(args)?;
+    let mut linter = linter(&settings, !settings.text.quiet)?;
+    let cwd = std::env::current_dir().context("cannot read the working directory")?;
+    let mut baseline = match &settings.baseline {
+        Some(b) => Some(BaselineRun::open(
+            &b.path,
+            &cwd,
+            baseline::Options {
+                update: b.update,
+                ratchet: b.ratchet,
+                gate: settings.fail_on,
+                selection: settings.selection,
+            },
+        )?),
+        None => None,
+    };
+    // The ratchet compares coverage per file, rule and tool.
+    linter.run.tool_coverage = baseline.is_some();
+    let (specs, expand_issues) = inputs::expand(&settings.inputs);
+    let pool = rayon::ThreadPoolBuilder::new()
+        .num_threads(settings.jobs.unwrap_or(0))
+        .build()
+        .context("cannot start worker threads")?;
+    let defer_otel = specs.len() > 1;
+    if settings.output == OutputFormat::Text
+        && args.json.is_none()
+        && args.sarif.is_none()
+        && args.html.is_none()
+        && args.text.is_none()
+    {
+        let run = Run {
+            args,
+            settings: &settings,
+            linter: &linter,
+            pool: &pool,
+            specs: &specs,
+            defer_otel,
+        };
+        return run.stream(expand_issues, baseline);
+    }
+    let mut builder = ReportBuilder::new();
+    if baseline.is_some() {
+        builder.keep_details();
+    }
+    lint_all(
+        &settings,
+        &linter,
+        &pool,
+        &specs,
+        expand_issues,
+        args.parse_only,
+        &mut builder,
+    );
+    let settle = Settle::new(
+        &settings.config.ignores,
+        settings.fail_on,
+        builder.excerpt_budget(),
+    )
+    .report_only(settings.report_only)
+    .with_baseline(baseline.as_mut());
+    let mut report = builder.finish_with(settle);
+    settle_baseline(&mut report, baseline, settings.report_only)?;
+    render_all(args, &settings, &report, &cwd)?;
+    Ok(report.exit)
+}
+
+/// The settings' notices and the tools sources' notes on stderr (`notes`: not `--quiet`), then
+/// the linter for the run.
+#[allow(clippy::print_stderr)]
+pub fn linter(settings: &Settings, notes: bool) -> anyhow::Result<Linter> {
     for n in &settings.notices {
         eprintln!("{n}");
     }
     let mut source_notes = Vec::new();
-    let (given, follow_builtin) = registry(&settings, &mut source_notes)?;
-    if !settings.text.quiet {
+    let (given, follow_builtin) = registry(settings, &mut source_notes)?;
+    if notes {
         for n in &source_notes {
             eprintln!("note: {n}");
         }
@@ -513,42 +586,29 @@ pub fn run(args: &CheckArgs) -> anyhow::Result<ExitStatus> {
     if follow_builtin {
         linter.builtin_claude = crate::lint::BuiltinClaude::Follow;
     }
-    let (specs, expand_issues) = inputs::expand(&settings.inputs);
-    let pool = rayon::ThreadPoolBuilder::new()
-        .num_threads(settings.jobs.unwrap_or(0))
-        .build()
-        .context("cannot start worker threads")?;
+    Ok(linter)
+}
+
+/// Read and lint every input into `builder`, keeping every finding (the whole-report path;
+/// `doctor` uses it too): inputs in parallel, OTel runs split across inputs merged, sub-agent
+/// mirrors dropped where the sub-agent has its own file.
+pub fn lint_all(
+    settings: &Settings,
+    linter: &Linter,
+    pool: &rayon::ThreadPool,
+    specs: &[InputSpec],
+    expand_issues: Vec<InputIssue>,
+    parse_only: bool,
+    builder: &mut ReportBuilder,
+) {
     let defer_otel = specs.len() > 1;
-    if settings.output == OutputFormat::Text
-        && args.json.is_none()
-        && args.sarif.is_none()
-        && args.html.is_none()
-    {
-        let run = Run {
-            args,
-            settings: &settings,
-            linter: &linter,
-            pool: &pool,
-            specs: &specs,
-            defer_otel,
-        };
-        return run.stream(expand_issues);
-    }
     let mut results: Vec<InputResult> = pool.install(|| {
         specs
             .par_iter()
             .enumerate()
             .map(|(i, spec)| {
                 let last = i + 1 == specs.len();
-                read_input(
-                    spec,
-                    &settings,
-                    &linter,
-                    args.parse_only,
-                    defer_otel,
-                    None,
-                    last,
-                )
+                read_input(spec, settings, linter, parse_only, defer_otel, None, last)
             })
             .collect()
     });
@@ -556,7 +616,7 @@ pub fn run(args: &CheckArgs) -> anyhow::Result<ExitStatus> {
     let merged_lints: Vec<(usize, TraceLint)> = pool.install(|| {
         merged
             .par_iter()
-            .map(|(input, trace)| (*input, lint_one(&linter, args.parse_only, trace)))
+            .map(|(input, trace)| (*input, lint_one(linter, parse_only, trace)))
             .collect()
     });
     // A sub-agent linted from its own file is not linted again from the `agent_progress`
@@ -567,19 +627,18 @@ pub fn run(args: &CheckArgs) -> anyhow::Result<ExitStatus> {
         .filter(|t| !t.mirror)
         .map(|t| t.run_id.clone())
         .collect();
-    let mut builder = ReportBuilder::new();
     for issue in expand_issues {
         builder.issue(issue);
     }
     for (spec, result) in specs.iter().zip(results) {
         let input = builder.input(&spec.display);
         let partial = result.issues.iter().any(|i| i.line > 0);
-        record_outcome(&mut builder, input, result.outcome, partial);
+        record_outcome(builder, input, result.outcome, partial);
         for issue in result.issues {
             builder.issue(issue);
         }
         for t in result.traces {
-            if let Some(t) = unless_mirrored(&mut builder, input, t, &originals) {
+            if let Some(t) = unless_mirrored(builder, input, t, &originals) {
                 builder.trace(input, t);
             }
         }
@@ -587,13 +646,20 @@ pub fn run(args: &CheckArgs) -> anyhow::Result<ExitStatus> {
     for (input, lint) in merged_lints {
         builder.trace(input, lint);
     }
-    let report = builder.finish(settings.fail_on, &settings.config.ignores);
-    let cwd = std::env::current_dir().context("cannot read the working directory")?;
+}
+
+/// Side outputs, the step summary and stdout, for a finished report.
+fn render_all(
+    args: &CheckArgs,
+    settings: &Settings,
+    report: &reporters::Report,
+    cwd: &Path,
+) -> anyhow::Result<()> {
     let opts = RenderOptions {
         text: settings.text,
         base: match &args.sarif_root {
-            Some(root) => PathBase::new(&cwd, root),
-            None => PathBase::discover(&cwd),
+            Some(root) => PathBase::new(cwd, root),
+            None => PathBase::discover(cwd),
         },
     };
     // Side outputs first, so a CI upload step finds them whatever the exit code.
@@ -604,8 +670,20 @@ pub fn run(args: &CheckArgs) -> anyhow::Result<ExitStatus> {
     ];
     for (path, format) in side {
         if let Some(path) = path {
-            write_file(path, |out| reporters::render(format, &report, &opts, out))?;
+            write_file(path, |out| reporters::render(format, report, &opts, out))?;
         }
+    }
+    if let Some(path) = &args.text {
+        let plain = RenderOptions {
+            text: TextOptions {
+                color: false,
+                ..opts.text
+            },
+            base: opts.base.clone(),
+        };
+        write_file(path, |out| {
+            reporters::render(OutputFormat::Text, report, &plain, out)
+        })?;
     }
     if settings.output == OutputFormat::Github
         && let Some(path) = std::env::var_os("GITHUB_STEP_SUMMARY").filter(|p| !p.is_empty())
@@ -623,15 +701,31 @@ pub fn run(args: &CheckArgs) -> anyhow::Result<ExitStatus> {
             .open(path)
             .with_context(context)?;
         let mut out = std::io::BufWriter::new(file);
-        reporters::github::step_summary(&report, &opts.base, &mut out)
+        reporters::github::step_summary(report, &opts.base, &mut out)
             .and_then(|()| out.flush())
             .with_context(context)?;
     }
     let stdout = std::io::stdout();
     let mut out = std::io::BufWriter::new(stdout.lock());
-    reporters::render(settings.output, &report, &opts, &mut out)?;
+    reporters::render(settings.output, report, &opts, &mut out)?;
     out.flush()?;
-    Ok(report.exit)
+    Ok(())
+}
+
+/// Finish the baseline (stale entries, lost coverage; `--update-baseline` writes the file) and
+/// put what it did in the report. Lost coverage fails the run (exit 1) unless report-only.
+fn settle_baseline(
+    report: &mut reporters::Report,
+    baseline: Option<BaselineRun>,
+    report_only: bool,
+) -> anyhow::Result<()> {
+    let Some(b) = baseline else { return Ok(()) };
+    let outcome = b.finish(report)?;
+    if !outcome.lost.is_empty() && !report_only {
+        report.exit = report.exit.max(ExitStatus::GateTripped);
+    }
+    report.baseline = Some(outcome);
+    Ok(())
 }
 
 /// Write one side output, whole, to `path`.
@@ -697,9 +791,7 @@ impl Writer<'_, '_> {
     ) -> std::io::Result<()> {
         findings.sort_by(|a, b| a.sort_key().cmp(&b.sort_key()));
         let path = self.builder.path_of(input).to_owned();
-        for f in &mut findings {
-            self.settle.finding(f, &path);
-        }
+        self.settle.batch(&mut findings, &path);
         issues.sort();
         issues.dedup();
         let mut pending = issues.iter().peekable();
@@ -738,18 +830,29 @@ impl Writer<'_, '_> {
 }
 
 impl Run<'_> {
-    fn stream(self, expand_issues: Vec<InputIssue>) -> anyhow::Result<ExitStatus> {
+    fn stream(
+        self,
+        expand_issues: Vec<InputIssue>,
+        mut baseline: Option<BaselineRun>,
+    ) -> anyhow::Result<ExitStatus> {
         let stdout = std::io::stdout();
         let mut out = std::io::BufWriter::new(stdout.lock());
         let mut builder = ReportBuilder::new();
         if !self.settings.text.show_suppressions {
             builder.count_suppressions_only();
         }
+        // A baseline matches counts over a whole input: its findings are settled in one batch.
+        let per_trace = baseline.is_none();
+        if baseline.is_some() {
+            builder.keep_details();
+        }
         let settle = Settle::new(
             &self.settings.config.ignores,
             self.settings.fail_on,
             builder.excerpt_budget(),
-        );
+        )
+        .report_only(self.settings.report_only)
+        .with_baseline(baseline.as_mut());
         let mut w = Writer {
             builder,
             settle,
@@ -823,7 +926,7 @@ impl Run<'_> {
                 }
                 while !holding && next < pending.len() {
                     let p = &mut pending[next];
-                    if p.traces.iter().all(|t| t.ordered && !t.mirror) {
+                    if per_trace && p.traces.iter().all(|t| t.ordered && !t.mirror) {
                         for t in std::mem::take(&mut p.traces) {
                             let findings = w.builder.trace_streamed(next, t);
                             w.write(next, findings, &mut p.issues)?;
@@ -872,7 +975,8 @@ impl Run<'_> {
             out: o,
             ..
         } = w;
-        let report = builder.finish_settled(settle);
+        let mut report = builder.finish_settled(settle);
+        settle_baseline(&mut report, baseline, self.settings.report_only)?;
         text.tail(&report, &mut *o)?;
         o.flush()?;
         Ok(report.exit)

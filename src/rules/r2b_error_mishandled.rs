@@ -85,7 +85,7 @@ impl Rule for ErrorMishandled {
         if !failed.contains(&true) {
             for s in steps {
                 if let Some(c) = s.as_call() {
-                    out.count(matches!(c.args, Args::Known(_)));
+                    out.count_tool(Some(&c.name), matches!(c.args, Args::Known(_)));
                 }
             }
             return;
@@ -257,7 +257,7 @@ impl Walk<'_, '_> {
             }
         }
         let Args::Known(args) = &call.args else {
-            out.count(false);
+            out.count_tool(Some(&call.name), false);
             if !self.taints.is_empty() && matches!(call.args, Args::Unknown(_)) {
                 out.suppress(
                     step,
@@ -267,7 +267,7 @@ impl Walk<'_, '_> {
             }
             return;
         };
-        out.count(true);
+        out.count_tool(Some(&call.name), true);
         if self.taints.is_empty() {
             return;
         }
@@ -370,6 +370,7 @@ impl Walk<'_, '_> {
                         "retry the call, or make the agent acknowledge the failure before going on"
                             .into(),
                     );
+                    finding.signal = Some("not_retried".into());
                 }
                 continue;
             };
@@ -406,6 +407,12 @@ impl Walk<'_, '_> {
             );
             finding.field = worst.field.clone();
             finding.possible_false_positive = worst.tier == Tier::Candidate;
+            // The failed tool the value came from: the same value fed to the same call from
+            // another failure is another finding.
+            finding.signal = Some(match &f.tool {
+                Some(t) => format!("from {t}").into(),
+                None => "from a failed result".into(),
+            });
             finding
                 .evidence
                 .push(evidence(failed_step, "the failed result"));

@@ -66,7 +66,7 @@ impl Rule for HallucinatedArg {
             let args = match &call.args {
                 Args::Known(Value::Object(m)) => m,
                 Args::Known(_) => {
-                    out.count(false);
+                    out.count_tool(Some(&call.name), false);
                     out.suppress(
                         step,
                         Some(&call.name),
@@ -76,11 +76,11 @@ impl Rule for HallucinatedArg {
                 }
                 Args::Malformed(_) => {
                     // R6 reports it.
-                    out.count(false);
+                    out.count_tool(Some(&call.name), false);
                     continue;
                 }
                 Args::Unknown(reason) => {
-                    out.count(false);
+                    out.count_tool(Some(&call.name), false);
                     out.suppress(
                         step,
                         Some(&call.name),
@@ -89,7 +89,7 @@ impl Rule for HallucinatedArg {
                     continue;
                 }
             };
-            out.count(true);
+            out.count_tool(Some(&call.name), true);
             for (field, value, origin) in judged(cx.spec(&call.name), args) {
                 let provided = origin == Some(ValueOrigin::Provided);
                 match seen.check(value) {

@@ -34,7 +34,7 @@ impl Rule for UnknownTool {
         let closed = cx.closed();
         for step in &cx.trace.steps {
             let Some(call) = step.as_call() else { continue };
-            out.count(true);
+            out.count_tool(Some(&call.name), true);
             if cx.spec(&call.name).is_some() {
                 continue;
             }
