@@ -12,7 +12,7 @@ use std::sync::mpsc::Sender;
 use anyhow::{Context, bail};
 use rayon::prelude::*;
 
-use crate::adapters::{Emit, InputFormat, Limits, ReadOptions, ReadOutcome, otel};
+use crate::adapters::{self, Emit, InputFormat, Limits, ReadOptions, ReadOutcome, otel};
 use crate::baseline::{self, BaselineRun};
 use crate::cli::{CheckArgs, ColorArg, FailOn, InputFormatArg};
 use crate::config::{self, Config};
@@ -220,7 +220,8 @@ pub fn registry(
         }
         return Ok((None, false));
     }
-    let loaded = sources::load_all_with(&specs, &settings.mcp)?;
+    let loaded = sources::load_all_with(&specs, &settings.mcp)
+        .map_err(|e| explain_source_error(e, &specs, &settings.inputs))?;
     notes.extend(loaded.notes);
     let mut registry = loaded.registry;
     for (tool, meta) in &settings.config.metadata {
@@ -232,6 +233,79 @@ pub fn registry(
     Ok((Some(registry), follow_builtin))
 }
 
+/// A tools source that failed, said so that the fix is plain: a trace given to `--tools` (and a
+/// tools file given as an INPUT) is named as such with the command that swaps them; a tools file
+/// that is not JSON says "tools file" and what one holds.
+fn explain_source_error(
+    e: sources::SourceError,
+    specs: &[SourceSpec],
+    inputs: &[String],
+) -> anyhow::Error {
+    let files: Vec<&str> = specs
+        .iter()
+        .filter_map(|s| match s {
+            SourceSpec::File(p) => Some(p.as_str()),
+            _ => None,
+        })
+        .collect();
+    let failed = files
+        .iter()
+        .copied()
+        .find(|p| sources::load_file(Path::new(p), p).is_err());
+    let Some(failed) = failed else {
+        return e.into();
+    };
+    if let Some(format) = trace_format(failed) {
+        let swapped: Vec<&str> = inputs
+            .iter()
+            .map(String::as_str)
+            .filter(|i| Path::new(i).is_file() && sources::load_file(Path::new(i), i).is_ok())
+            .collect();
+        let fix = match swapped.as_slice() {
+            [tools] => format!(
+                ", and the INPUT `{tools}` is a tools file: swap them: `tracelint check {failed} --tools {tools}`"
+            ),
+            _ => format!(
+                ": traces are the INPUTs (`tracelint check {failed} --tools TOOLS`); `--tools` takes a tools file, `mcp-stdio:`, `mcp-http:` or `builtin:claude-code`"
+            ),
+        };
+        return anyhow::anyhow!(
+            "`{failed}` given to `--tools` is a trace ({format}), not a tools file{fix}"
+        );
+    }
+    match e {
+        sources::SourceError::Invalid {
+            source_name,
+            message,
+        } if message.starts_with("invalid JSON") => anyhow::anyhow!(
+            "{source_name}: the tools file is not JSON ({}): a tools file holds `{{\"tools\": [...]}}` (MCP style), a JSON array of tools (OpenAI or Anthropic), seed 002's `{{\"tools\": {{name: {{...}}}}}}` or a saved `tools/list` reply; check the path given to `--tools`",
+            message.trim_start_matches("invalid JSON: ")
+        ),
+        other => other.into(),
+    }
+}
+
+/// The format of `path` when it reads as a trace holding tool calls.
+fn trace_format(path: &str) -> Option<&'static str> {
+    use std::io::Read;
+    let mut bytes = Vec::new();
+    std::fs::File::open(path)
+        .ok()?
+        .take(sources::MAX_TOOLS_FILE)
+        .read_to_end(&mut bytes)
+        .ok()?;
+    let (format, parsed) = adapters::parse_bytes(&bytes, path, None);
+    let calls: usize = parsed.traces.iter().map(Trace::call_count).sum();
+    (calls > 0).then(|| match format.map(InputFormat::name) {
+        Some("claude") => "Claude Code session lines",
+        Some("openai") => "OpenAI messages",
+        Some("langfuse") => "a Langfuse export",
+        Some("otel") => "OpenTelemetry spans",
+        Some("native") => "a native trace",
+        _ => "a trace",
+    })
+}
+
 /// What one input produced.
 struct InputResult {
     outcome: ReadOutcome,
@@ -239,6 +313,8 @@ struct InputResult {
     /// OTel traces held back to be merged with the same trace id from other inputs.
     deferred: Vec<Trace>,
     issues: Vec<InputIssue>,
+    /// The input was empty (and other inputs were given).
+    empty: bool,
 }
 
 /// Lints each trace as soon as its adapter emits it, so memory follows the largest trace —
@@ -319,6 +395,12 @@ impl<'a> Emit for Sink<'a, '_> {
         drop(tx.send(Event::Trace(input, seq, lint)));
     }
     fn issue(&mut self, issue: InputIssue) {
+        // An empty input among others is a note, not an input error (all empty: see
+        // `no_trace_at_all`).
+        if self.defer_otel && issue.line == 0 && issue.message == adapters::EMPTY_FILE {
+            self.result.empty = true;
+            return;
+        }
         match self.events {
             Some((input, tx)) => drop(tx.send(Event::Issue(input, issue))),
             None => self.result.issues.push(issue),
@@ -410,13 +492,22 @@ impl InputResult {
             traces: Vec::new(),
             deferred: Vec::new(),
             issues: Vec::new(),
+            empty: false,
         }
     }
 }
 
 /// Record how an input was read (its format, or why it was skipped) and whether only part of
 /// it could be read.
-fn record_outcome(builder: &mut ReportBuilder, input: usize, outcome: ReadOutcome, partial: bool) {
+fn record_outcome(
+    builder: &mut ReportBuilder,
+    input: usize,
+    (outcome, empty): (ReadOutcome, bool),
+    partial: bool,
+) {
+    if empty {
+        builder.note(input, "empty: nothing to lint in it".into());
+    }
     match outcome {
         ReadOutcome::Read(f) => builder.format(input, f.name()),
         ReadOutcome::SkippedToolsFile => builder.note(
@@ -633,7 +724,7 @@ pub fn lint_all(
     for (spec, result) in specs.iter().zip(results) {
         let input = builder.input(&spec.display);
         let partial = result.issues.iter().any(|i| i.line > 0);
-        record_outcome(builder, input, result.outcome, partial);
+        record_outcome(builder, input, (result.outcome, result.empty), partial);
         for issue in result.issues {
             builder.issue(issue);
         }
@@ -646,6 +737,24 @@ pub fn lint_all(
     for (input, lint) in merged_lints {
         builder.trace(input, lint);
     }
+    for issue in nothing_linted(builder) {
+        builder.issue(issue);
+    }
+}
+
+/// When every input was empty, each is an input error after all: never a silent pass.
+fn nothing_linted(builder: &ReportBuilder) -> Vec<InputIssue> {
+    let r = builder.report();
+    let empty =
+        |i: &crate::reporters::InputSummary| i.notes.iter().any(|n| n.starts_with("empty:"));
+    if r.inputs.iter().any(|i| i.traces > 0) || !r.inputs.iter().any(empty) {
+        return Vec::new();
+    }
+    r.inputs
+        .iter()
+        .filter(|i| empty(i))
+        .map(|i| InputIssue::file(&i.path, adapters::EMPTY_FILE))
+        .collect()
 }
 
 /// Side outputs, the step summary and stdout, for a finished report.
@@ -807,7 +916,7 @@ impl Writer<'_, '_> {
     fn finish_input(
         &mut self,
         input: usize,
-        outcome: ReadOutcome,
+        outcome: (ReadOutcome, bool),
         mut pending: Pending,
         merged: Vec<TraceLint>,
     ) -> std::io::Result<()> {
@@ -940,7 +1049,7 @@ impl Run<'_> {
                         holding = true;
                         break;
                     }
-                    let outcome = done.outcome;
+                    let outcome = (done.outcome, done.empty);
                     w.finish_input(next, outcome, std::mem::take(p), Vec::new())?;
                     next += 1;
                 }
@@ -966,7 +1075,12 @@ impl Run<'_> {
         for (offset, lints) in merged_lints.into_iter().enumerate() {
             let input = next + offset;
             let p = std::mem::take(&mut pending[input]);
-            w.finish_input(input, held[offset].outcome, p, lints)?;
+            let outcome = (held[offset].outcome, held[offset].empty);
+            w.finish_input(input, outcome, p, lints)?;
+        }
+        for issue in nothing_linted(&w.builder) {
+            w.text.issue(&issue, &mut *w.out)?;
+            w.builder.issue(issue);
         }
         let Writer {
             builder,
