@@ -350,14 +350,18 @@ impl BaselineRun {
                     } else {
                         String::new()
                     };
-                    out.stale.push(format!("{name}: {}{times}", k.describe(*t)));
+                    let shown = &report.inputs[*i].path;
+                    out.stale
+                        .push(format!("{shown}: {}{times}", k.describe(*t)));
                 }
             }
             if self.opts.ratchet
                 && let Some(d) = report.details.get(*i)
             {
+                // Named as the user gave the input, not as the baseline names it.
+                let shown = &report.inputs[*i].path;
                 out.lost
-                    .extend(ratchet::compare(name, entry, d, &self.opts.selection));
+                    .extend(ratchet::compare(shown, entry, d, &self.opts.selection));
             }
         }
         if !self.opts.ratchet {

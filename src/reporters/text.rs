@@ -206,7 +206,7 @@ fn finding(path: &str, f: &Finding, p: &Painter, out: &mut dyn Write) -> io::Res
     Ok(())
 }
 
-/// Longest list of stale baseline entries printed.
+/// Longest list of stale baseline entries (or of lost coverage) printed.
 const MAX_STALE_SHOWN: usize = 20;
 
 /// What the baseline did: what it recorded or accepted, entries that no longer occur, and lost
@@ -262,8 +262,15 @@ fn lost_coverage(report: &Report, p: &Painter, out: &mut dyn Write) -> io::Resul
         ),
         out,
     )?;
-    for l in &b.lost {
+    for l in b.lost.iter().take(MAX_STALE_SHOWN) {
         writeln!(out, "    {}: {}", terminal(&l.file), terminal(&l.message))?;
+    }
+    if b.lost.len() > MAX_STALE_SHOWN {
+        writeln!(
+            out,
+            "    … and {} more (the JSON report lists them all)",
+            b.lost.len() - MAX_STALE_SHOWN
+        )?;
     }
     Ok(())
 }
