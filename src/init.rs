@@ -69,6 +69,9 @@ pub struct Starter<'l> {
     tools: BTreeMap<String, Seen>,
 }
 
+/// Fewest calls of a tool for a `requires` suggestion.
+const MIN_CALLS_FOR_REQUIRES: usize = 2;
+
 /// Shortest string value that can tie a call to an earlier one for a `requires` suggestion.
 const MIN_TIE_CHARS: usize = 3;
 
@@ -282,7 +285,12 @@ impl<'l> Starter<'l> {
                 evidence.join("; ")
             ));
         }
-        if let Some(before) = seen.before.as_ref().filter(|b| !b.is_empty()) {
+        // One call "always" following another is no pattern: two at least.
+        if let Some(before) = seen
+            .before
+            .as_ref()
+            .filter(|b| !b.is_empty() && seen.calls >= MIN_CALLS_FOR_REQUIRES)
+        {
             let mut by_tool: BTreeMap<&str, Vec<&str>> = BTreeMap::new();
             for (tool, field) in before {
                 by_tool.entry(tool).or_default().push(field);
@@ -383,4 +391,129 @@ fn stated(m: &ToolMetadata) -> Map<String, Value> {
         out.insert("failure_when".into(), Value::Object(fw));
     }
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::rules::{RuleSettings, Selection};
+
+    fn starter_of(traces: &str, given: Option<&str>) -> Value {
+        let (_, parsed) = crate::adapters::parse_bytes(
+            traces.as_bytes(),
+            "t.jsonl",
+            Some(crate::adapters::InputFormat::Native),
+        );
+        assert!(parsed.issues.is_empty(), "{:?}", parsed.issues);
+        let given = given.map(|g| crate::sources::file::parse_tools_str(g, "tools.json").unwrap());
+        let linter = Linter::new(given, Selection::default(), RuleSettings::default());
+        let mut starter = Starter::new(&linter, 10);
+        for t in &parsed.traces {
+            starter.add_trace(t);
+        }
+        let (text, _) = starter.finish(&["t.jsonl".to_owned()]);
+        let file: Value = serde_json::from_str(&text).unwrap();
+        // What init writes loads as a tools file.
+        crate::sources::file::parse_tools_str(&text, "starter.json").unwrap();
+        file
+    }
+
+    fn run(id: &str, lookup_status: &str, order: &str) -> String {
+        format!(
+            r#"{{"run_id": "{id}", "steps": [
+            {{"type": "tool_call", "call_id": "a", "name": "get_order", "args": {{"order_id": "{order}"}}}},
+            {{"type": "tool_result", "call_id": "a", "content": {{"state": "open"}}, "status": "{lookup_status}"}},
+            {{"type": "tool_call", "call_id": "b", "name": "cancel_order", "args": {{"order_id": "{order}", "reason": "asked"}}}},
+            {{"type": "tool_result", "call_id": "b", "content": "done", "status": "ok"}}]}}"#
+        )
+        .replace('\n', " ")
+    }
+
+    fn todo_of<'v>(file: &'v Value, tool: &str) -> Vec<&'v str> {
+        file["tools"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|t| t["name"] == tool)
+            .unwrap()["metadata"]["_todo"]
+            .as_array()
+            .map(|a| a.iter().filter_map(Value::as_str).collect())
+            .unwrap_or_default()
+    }
+
+    #[test]
+    fn requires_is_suggested_from_a_pattern_never_from_one_call_or_a_failed_lookup() {
+        let two = format!("{}\n{}\n", run("r1", "ok", "A-1"), run("r2", "ok", "B-2"));
+        let file = starter_of(&two, None);
+        let requires: Vec<&str> = todo_of(&file, "cancel_order")
+            .into_iter()
+            .filter(|t| t.starts_with("requires"))
+            .collect();
+        assert_eq!(requires.len(), 1, "{requires:?}");
+        assert!(
+            requires[0].contains(r#""requires": [{"tool": "get_order", "same": ["order_id"]}]"#)
+        );
+        assert!(requires[0].contains("a suggestion"));
+        // One call is no pattern; a lookup that failed is no precondition met.
+        let one = starter_of(&format!("{}\n", run("r1", "ok", "A-1")), None);
+        assert!(
+            !todo_of(&one, "cancel_order")
+                .iter()
+                .any(|t| t.starts_with("requires"))
+        );
+        let failed = format!(
+            "{}\n{}\n",
+            run("r1", "error", "A-1"),
+            run("r2", "ok", "B-2")
+        );
+        let failed = starter_of(&failed, None);
+        assert!(
+            !todo_of(&failed, "cancel_order")
+                .iter()
+                .any(|t| t.starts_with("requires"))
+        );
+    }
+
+    #[test]
+    fn stated_behaviour_is_kept_and_only_the_rest_is_todo() {
+        let given = r#"{"tools": [{"name": "cancel_order",
+            "inputSchema": {"type": "object", "properties": {"order_id": {"type": "string"}}},
+            "metadata": {"side_effecting": true, "failure_when": {"pointer": "/ok", "equals": false}}}]}"#;
+        let file = starter_of(&format!("{}\n", run("r1", "ok", "A-1")), Some(given));
+        let cancel = file["tools"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|t| t["name"] == "cancel_order")
+            .unwrap();
+        assert_eq!(cancel["metadata"]["side_effecting"], true);
+        assert_eq!(
+            cancel["metadata"]["failure_when"],
+            serde_json::json!({"pointer": "/ok", "equals": false})
+        );
+        assert_eq!(
+            cancel["inputSchema"]["properties"]["order_id"],
+            serde_json::json!({"type": "string"})
+        );
+        let todo = todo_of(&file, "cancel_order");
+        assert!(todo.iter().any(|t| t.starts_with("idempotent:")));
+        assert!(
+            !todo
+                .iter()
+                .any(|t| t.starts_with("side_effecting:") || t.starts_with("failure_when:"))
+        );
+        // The called tool the given file lacks is inferred, and said so.
+        let lookup = file["tools"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|t| t["name"] == "get_order")
+            .unwrap();
+        assert!(
+            lookup["metadata"]["$comment"]
+                .as_str()
+                .unwrap()
+                .contains("inferred")
+        );
+    }
 }
