@@ -251,6 +251,35 @@ fn adoption_baseline_ratchet_and_rerecording() {
         "only R1 on Read was lost: {lost:?}"
     );
 
+    // The JSON report says the same, valid against its schema; SARIF marks accepted findings
+    // as suppressed.
+    let (code, _) = p.run(&["check", "traces/", "--json", "r.json", "--sarif", "r.sarif"]);
+    assert_eq!(code, Some(1));
+    let report: Value = serde_json::from_str(&p.read("r.json")).unwrap();
+    let schema: Value =
+        serde_json::from_str(include_str!("../src/reporters/report.schema.json")).unwrap();
+    let validator = jsonschema::validator_for(&schema).unwrap();
+    let errors: Vec<String> = validator
+        .iter_errors(&report)
+        .map(|e| e.to_string())
+        .collect();
+    assert!(errors.is_empty(), "{errors:?}");
+    assert_eq!(report["exit_code"], 1);
+    assert_eq!(report["baseline"]["lost"][0]["rule"], "R1");
+    assert_eq!(report["baseline"]["lost"][0]["tool"], "Read");
+    assert!(report["summary"]["baselined"].as_u64().unwrap() > 0);
+    let sarif: Value = serde_json::from_str(&p.read("r.sarif")).unwrap();
+    let suppressed = sarif["runs"][0]["results"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|r| r.get("suppressions").is_some())
+        .count();
+    assert_eq!(
+        suppressed as u64,
+        report["summary"]["baselined"].as_u64().unwrap()
+    );
+
     // 6. --no-ratchet accepts the loss.
     let (code, out) = p.run(&["check", "traces/", "--no-ratchet"]);
     assert_eq!(code, Some(0), "{out}");
