@@ -58,7 +58,7 @@ impl Key {
             kind: f.kind.as_str().to_owned(),
             tools: f.tool.iter().cloned().collect(),
             fields,
-            signal: f.signal.as_deref().map(str::to_owned),
+            signal: f.signal.map(str::to_owned),
         }
     }
 

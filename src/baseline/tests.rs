@@ -82,7 +82,7 @@ fn keys_never_hold_lines_values_or_run_ids() {
         Key::of(&finding(Tier::HardDefect, "t", "other", 3, "run-1"))
     );
     let mut c = a.clone();
-    c.signal = Some("structured".into());
+    c.signal = Some("structured");
     assert_ne!(Key::of(&a), Key::of(&c));
     // `fields` (all of R1's fields) wins over `field` and is order-free.
     let mut d = a.clone();
@@ -376,7 +376,7 @@ fn bad_files_say_what_is_wrong_and_where() {
 fn written_files_are_valid_against_the_shipped_schema() {
     let dir = tempfile::tempdir().unwrap();
     let mut f = finding(Tier::HardDefect, "t", "id", 1, "r");
-    f.signal = Some("from get".into());
+    f.signal = Some("used_after_failure");
     f.fields = vec!["(root)".into(), "id".into()];
     let mut rec = BaselineRun::open(
         Path::new("b.json"),

@@ -9,6 +9,8 @@ pub mod context;
 mod heads;
 mod normalize;
 mod outcome;
+mod parameters;
+mod paths;
 mod provenance;
 mod r1_schema_violation;
 mod r2a_tool_error_event;
@@ -114,6 +116,20 @@ impl Sink {
             step: Some(step.index),
             at: Some(step.at.clone()),
             tool: tool.map(str::to_owned),
+            reason: reason.into(),
+        });
+    }
+
+    /// A suppression for the whole trace, raised by the rule while checking (one reason for
+    /// many steps it could not decide).
+    pub fn suppress_trace(&mut self, reason: impl Into<String>) {
+        self.suppressions.push(Suppression {
+            rule: self.meta.id,
+            input: 0,
+            run_id: self.run_id.clone(),
+            step: None,
+            at: None,
+            tool: None,
             reason: reason.into(),
         });
     }
@@ -427,7 +443,18 @@ pub(crate) mod testing {
 
     /// Lint native trace text against a tools-file text with the given settings.
     pub(crate) fn lint(trace: &str, tools: Option<&str>, settings: RuleSettings) -> String {
-        let parsed = crate::adapters::native::parse_str(trace, "trace.json");
+        lint_in(trace, tools, settings, &[])
+    }
+
+    /// The outcomes of linting native trace text whose traces were given `context` (what an
+    /// adapter records outside the steps, such as a working directory).
+    pub(crate) fn outcomes(
+        trace: &str,
+        tools: Option<&str>,
+        settings: RuleSettings,
+        context: &[(crate::model::ContextKind, &str)],
+    ) -> Vec<TraceOutcome> {
+        let mut parsed = crate::adapters::native::parse_str(trace, "trace.json");
         assert!(parsed.issues.is_empty(), "{:?}", parsed.issues);
         let registry = match tools {
             Some(t) => crate::sources::file::parse_tools_str(t, "tools.json").expect("tools"),
@@ -437,10 +464,27 @@ pub(crate) mod testing {
             settings,
             ..RunCx::default()
         };
+        for t in &mut parsed.traces {
+            for (kind, value) in context {
+                t.add_context(*kind, *value);
+            }
+        }
+        parsed
+            .traces
+            .iter()
+            .map(|trace| super::run(&TraceCx::new(trace, &registry, &run), &Selection::default()))
+            .collect()
+    }
+
+    /// `lint`, with `context` given to every trace (see `outcomes`).
+    pub(crate) fn lint_in(
+        trace: &str,
+        tools: Option<&str>,
+        settings: RuleSettings,
+        context: &[(crate::model::ContextKind, &str)],
+    ) -> String {
         let mut out = String::new();
-        for trace in &parsed.traces {
-            let cx = TraceCx::new(trace, &registry, &run);
-            let o = super::run(&cx, &Selection::default());
+        for o in outcomes(trace, tools, settings, context) {
             for f in &o.findings {
                 let at = f.at();
                 out.push_str(&format!(

@@ -104,7 +104,7 @@ impl Rule for ToolErrorEvent {
                         "the failed result",
                     );
                     f.help = Some("make sure the agent handles or retries the error".into());
-                    f.signal = Some("structured".into());
+                    f.signal = Some("structured");
                 }
                 Outcome::DeclaredFailure(what) => {
                     out.count_tool(tool, true);
@@ -116,7 +116,7 @@ impl Rule for ToolErrorEvent {
                         "the failed result",
                     );
                     f.help = Some("make sure the agent handles the failure before going on".into());
-                    f.signal = Some("declared".into());
+                    f.signal = Some("declared");
                 }
                 Outcome::Fine(_) => out.count_tool(tool, true),
                 Outcome::NotRecorded => {
@@ -126,6 +126,10 @@ impl Rule for ToolErrorEvent {
                         tool,
                         "the result's content and status were not recorded: cannot tell whether the call failed",
                     );
+                }
+                // A sub-agent's report quotes errors as its findings: no text heuristics.
+                Outcome::Unknown { .. } if spec.is_some_and(|s| s.metadata.result_is_report) => {
+                    out.count_tool(tool, false);
                 }
                 Outcome::Unknown { declared_absent } => {
                     out.count_tool(tool, false);
@@ -186,7 +190,7 @@ fn heuristics(
         let f = out.finding(Tier::Candidate, step, tool, message, "the result");
         f.possible_false_positive = true;
         f.help = Some(help.into());
-        f.signal = Some(signal.into());
+        f.signal = Some(signal);
         return;
     }
     let Some(name) = tool.filter(|_| side_effecting) else {
@@ -201,6 +205,15 @@ fn heuristics(
         ),
     };
     out.suppress(step, tool, reason);
+}
+
+/// Would an unknown-status result make an R2a candidate (a status in its body, a line that
+/// begins with an error report, or an empty result of a call that is not a search)? Other rules
+/// that build on "this call probably succeeded" ask it (R3's confirmation of a value).
+pub(super) fn suspected(result: &ToolResult, call: Option<&ToolCall>) -> bool {
+    result_body_status(result).is_some()
+        || result_error_line(result).is_some()
+        || (result_is_empty(result) && !call.is_some_and(is_search))
 }
 
 /// Keys of a result body that carry a status.

@@ -32,12 +32,23 @@ impl Rule for UnknownTool {
 
     fn check(&self, cx: &TraceCx<'_>, out: &mut Sink) {
         let closed = cx.closed();
+        // An agent's built-in registry cannot know the user's MCP servers: their tools are not
+        // checked against it (one suppression says how to), unless the toolset is closed.
+        let mut mcp_unchecked: Vec<&str> = Vec::new();
         for step in &cx.trace.steps {
             let Some(call) = step.as_call() else { continue };
-            out.count_tool(Some(&call.name), true);
             if cx.spec(&call.name).is_some() {
+                out.count_tool(Some(&call.name), true);
                 continue;
             }
+            if cx.registry.builtin && !closed && call.name.starts_with("mcp__") {
+                out.count_tool(Some(&call.name), false);
+                if !mcp_unchecked.contains(&call.name.as_str()) {
+                    mcp_unchecked.push(&call.name);
+                }
+                continue;
+            }
+            out.count_tool(Some(&call.name), true);
             let tier = if closed {
                 Tier::HardDefect
             } else {
@@ -66,6 +77,23 @@ impl Rule for UnknownTool {
                 None if closed => "the toolset is closed: the agent called a tool that does not exist".into(),
                 None => "declare the tool in the tools file if it is real, or treat the call as a hallucinated tool".into(),
             });
+        }
+        if !mcp_unchecked.is_empty() {
+            let mut servers: Vec<&str> = mcp_unchecked
+                .iter()
+                .filter_map(|n| n.strip_prefix("mcp__")?.split_once("__").map(|(s, _)| s))
+                .collect();
+            servers.sort_unstable();
+            servers.dedup();
+            out.suppress_trace(format!(
+                "{} MCP tool(s) of server(s) {} not checked: the built-in schemas cannot know your MCP servers; pass their schemas with `--tools mcp-stdio:<command>`, `--tools mcp-http:<url>` or a saved `tools/list` reply",
+                mcp_unchecked.len(),
+                servers
+                    .iter()
+                    .map(|s| format!("`{s}`"))
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            ));
         }
     }
 }

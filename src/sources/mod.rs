@@ -7,6 +7,7 @@ pub mod builtin;
 pub mod file;
 pub mod http;
 pub mod mcp;
+pub mod origins;
 pub mod sse;
 pub mod stdio;
 

@@ -12,7 +12,7 @@ use serde_json::Value;
 use serde_json::value::RawValue;
 
 use crate::finding::InputIssue;
-use crate::model::{InputRef, Location, SchemaSource, StepKind, ToolSpec, Trace};
+use crate::model::{ContextKind, InputRef, Location, SchemaSource, StepKind, ToolSpec, Trace};
 
 use super::super::Emit;
 use super::super::content::{Collected, Item};
@@ -81,6 +81,8 @@ pub(super) struct Session {
     tools: Vec<ToolSpec>,
     final_answer: Option<String>,
     partial: bool,
+    /// The working directories and git branches the lines record, first seen first.
+    environment: Vec<(ContextKind, String)>,
 }
 
 impl Session {
@@ -101,6 +103,7 @@ impl Session {
             tools: Vec::new(),
             final_answer: None,
             partial: false,
+            environment: Vec::new(),
         };
         s.thread(&ThreadKey::Main);
         s
@@ -129,6 +132,29 @@ impl Session {
         }
         if self.version.is_none() {
             self.version = version.filter(|s| !s.is_empty()).map(str::to_owned);
+        }
+    }
+
+    /// A line's `cwd` and `gitBranch`: what the agent was told about its environment (Claude
+    /// Code puts the working directory in its system prompt). Kept once each; a session that
+    /// changes directory keeps every one.
+    pub(super) fn note_environment(&mut self, cwd: Option<&str>, branch: Option<&str>) {
+        for (kind, value) in [
+            (ContextKind::WorkingDirectory, cwd),
+            (ContextKind::GitBranch, branch),
+        ] {
+            let Some(v) = value.filter(|v| !v.is_empty()) else {
+                continue;
+            };
+            // Lines repeat the same value: compare with the last one first.
+            if !self
+                .environment
+                .iter()
+                .rev()
+                .any(|(k, e)| *k == kind && e == v)
+            {
+                self.environment.push((kind, v.to_owned()));
+            }
         }
     }
 
@@ -287,6 +313,9 @@ impl Session {
             };
             let mut trace = Trace::new(run_id, self.input.clone());
             trace.partial = self.partial;
+            for (kind, value) in &self.environment {
+                trace.add_context(*kind, value.clone());
+            }
             if let Some(v) = &self.version {
                 trace
                     .attributes
