@@ -493,6 +493,44 @@ pub enum InputFormatArg {
     /// OpenTelemetry spans (OpenInference, OTLP JSON, GenAI semconv).
     #[value(alias = "openinference")]
     Otel,
+    /// Inspect AI eval logs (`.json`, `.eval`).
+    #[value(alias = "inspect-ai")]
+    Inspect,
+    /// Harbor ATIF trajectories.
+    Atif,
+    /// LangSmith run trees.
+    Langsmith,
+    /// SWE-agent `.traj` trajectories.
+    SweAgent,
+    /// mini-swe-agent trajectories.
+    #[value(name = "mini-swe-agent")]
+    MiniSweAgent,
+    /// OpenHands trajectories.
+    Openhands,
+    /// Datasets of runs, one trajectory per row.
+    Dataset,
+}
+
+impl InputFormatArg {
+    /// The input format chosen (`None`: detect it).
+    pub fn format(self) -> Option<crate::adapters::InputFormat> {
+        use crate::adapters::InputFormat as F;
+        match self {
+            InputFormatArg::Auto => None,
+            InputFormatArg::Native => Some(F::Native),
+            InputFormatArg::Claude => Some(F::Claude),
+            InputFormatArg::Openai => Some(F::OpenAi),
+            InputFormatArg::Langfuse => Some(F::Langfuse),
+            InputFormatArg::Otel => Some(F::Otel),
+            InputFormatArg::Inspect => Some(F::Inspect),
+            InputFormatArg::Atif => Some(F::Atif),
+            InputFormatArg::Langsmith => Some(F::LangSmith),
+            InputFormatArg::SweAgent => Some(F::SweAgent),
+            InputFormatArg::MiniSweAgent => Some(F::MiniSwe),
+            InputFormatArg::Openhands => Some(F::OpenHands),
+            InputFormatArg::Dataset => Some(F::Dataset),
+        }
+    }
 }
 
 /// `--fail-on` values.

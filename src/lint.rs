@@ -199,6 +199,14 @@ impl Linter {
             } else {
                 registry.sources.clone()
             };
+        // The adapter's facts about the run (after `schemas`, which reads whether notes exist).
+        notes.extend(
+            trace
+                .attributes
+                .iter()
+                .filter(|(k, _)| k == crate::model::ATTR_NOTE)
+                .map(|(_, v)| v.clone()),
+        );
         f(registry, schemas, notes)
     }
 }

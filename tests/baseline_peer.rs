@@ -5,7 +5,7 @@
 //! left out on purpose: the peer calls a tool never checked before "no longer checked" (we do
 //! not), and the peer's R3 and candidate heuristics differ from ours.
 //!
-//! `scripts/test` installs the peer; without it this test says so and passes, unless
+//! `scripts/test` installs the peer (and sets `TRACELINT_SHARED`); without it this test says so and passes, unless
 //! `TRACELINT_FULL_TEST` is set.
 
 use std::path::{Path, PathBuf};
@@ -15,11 +15,12 @@ use serde_json::{Value, json};
 
 #[allow(clippy::print_stderr)]
 fn peer() -> Option<PathBuf> {
+    let shared = std::env::var_os("TRACELINT_SHARED")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared"));
     let run = std::env::var_os("TRACELINT_REFERENCE")
         .map(PathBuf::from)
-        .unwrap_or_else(|| {
-            Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/reference/run.sh")
-        });
+        .unwrap_or_else(|| shared.join("reference/run.sh"));
     let ok = run.is_file()
         && Command::new(&run)
             .arg("--version")

@@ -14,7 +14,7 @@ use rayon::prelude::*;
 
 use crate::adapters::{self, Emit, InputFormat, Limits, ReadOptions, ReadOutcome, otel};
 use crate::baseline::{self, BaselineRun};
-use crate::cli::{CheckArgs, ColorArg, FailOn, InputFormatArg};
+use crate::cli::{CheckArgs, ColorArg, FailOn};
 use crate::config::{self, Config};
 use crate::exit::ExitStatus;
 use crate::finding::{InputIssue, RuleId, Tier};
@@ -87,14 +87,7 @@ pub fn resolve(args: &CheckArgs) -> anyhow::Result<Settings> {
     let mut notices = Vec::new();
     let mut input_format = config.input_format;
     if let Some(f) = args.input_format {
-        input_format = match f {
-            InputFormatArg::Auto => None,
-            InputFormatArg::Native => Some(InputFormat::Native),
-            InputFormatArg::Claude => Some(InputFormat::Claude),
-            InputFormatArg::Openai => Some(InputFormat::OpenAi),
-            InputFormatArg::Langfuse => Some(InputFormat::Langfuse),
-            InputFormatArg::Otel => Some(InputFormat::Otel),
-        };
+        input_format = f.format();
     }
     let mut output = OutputFormat::Text;
     if let Some(name) = args.output_format.as_deref() {

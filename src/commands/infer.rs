@@ -87,14 +87,7 @@ impl OnTrace for Validate<'_> {
 }
 
 fn format_arg(f: Option<InputFormatArg>) -> Option<InputFormat> {
-    match f? {
-        InputFormatArg::Auto => None,
-        InputFormatArg::Native => Some(InputFormat::Native),
-        InputFormatArg::Claude => Some(InputFormat::Claude),
-        InputFormatArg::Openai => Some(InputFormat::OpenAi),
-        InputFormatArg::Langfuse => Some(InputFormat::Langfuse),
-        InputFormatArg::Otel => Some(InputFormat::Otel),
-    }
+    f?.format()
 }
 
 /// `tracelint infer`.
