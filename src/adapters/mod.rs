@@ -358,6 +358,9 @@ pub enum ReadOutcome {
     Failed,
 }
 
+/// The input error of an empty input (`check` turns it into a note when other inputs are linted).
+pub const EMPTY_FILE: &str = "the file is empty: nothing to lint";
+
 /// Does the head look like a tools file (`{"tools": …}`, a `tools/list` reply, an array of tool
 /// definitions)?
 fn looks_like_tools(head: &Head) -> bool {
@@ -572,7 +575,7 @@ pub fn parse_reader<R: BufRead>(
     };
     let trimmed = text.trim_start();
     if trimmed.is_empty() {
-        out.issue(InputIssue::file(path, "the file is empty: nothing to lint"));
+        out.issue(InputIssue::file(path, EMPTY_FILE));
         return ReadOutcome::Failed;
     }
     if !trimmed.starts_with(['{', '[']) {

@@ -29,6 +29,8 @@ struct V1Report<'a> {
     inputs: Vec<V1Input<'a>>,
     input_errors: Vec<V1Issue<'a>>,
     unmatched_ignores: &'a [String],
+    #[serde(skip_serializing_if = "Option::is_none")]
+    baseline: Option<&'a super::BaselineReport>,
 }
 
 #[derive(Serialize, Clone, Copy)]
@@ -226,6 +228,7 @@ fn build(report: &Report) -> V1Report<'_> {
             .collect(),
         input_errors: report.issues.iter().map(issue).collect(),
         unmatched_ignores: &report.unmatched_ignores,
+        baseline: report.baseline.as_ref(),
     }
 }
 

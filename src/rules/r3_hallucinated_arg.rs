@@ -85,14 +85,14 @@ impl Rule for HallucinatedArg {
                 StepKind::ToolCall(call) => call,
             };
             if !observed_any && matches!(call.args, Args::Known(Value::Object(_))) {
-                out.count(false);
+                out.count_tool(Some(&call.name), false);
                 unjudged += 1;
                 continue;
             }
             let args = match &call.args {
                 Args::Known(Value::Object(m)) => m,
                 Args::Known(_) => {
-                    out.count(false);
+                    out.count_tool(Some(&call.name), false);
                     out.suppress(
                         step,
                         Some(&call.name),
@@ -102,11 +102,11 @@ impl Rule for HallucinatedArg {
                 }
                 Args::Malformed(_) => {
                     // R6 reports it.
-                    out.count(false);
+                    out.count_tool(Some(&call.name), false);
                     continue;
                 }
                 Args::Unknown(reason) => {
-                    out.count(false);
+                    out.count_tool(Some(&call.name), false);
                     out.suppress(
                         step,
                         Some(&call.name),
@@ -115,7 +115,7 @@ impl Rule for HallucinatedArg {
                     continue;
                 }
             };
-            out.count(true);
+            out.count_tool(Some(&call.name), true);
             for (field, value, origin) in judged(cx.spec(&call.name), args) {
                 let provided = origin == Some(ValueOrigin::Provided);
                 let mut derivation = if origin == Some(ValueOrigin::Created) {
