@@ -5,7 +5,7 @@
 //! reported under the first file) and linted whole.
 
 use std::collections::{BTreeMap, HashSet};
-use std::io::{Read, Write};
+use std::io::Write;
 use std::path::Path;
 use std::sync::mpsc::Sender;
 
@@ -13,7 +13,8 @@ use anyhow::{Context, bail};
 use rayon::prelude::*;
 
 use crate::adapters::{self, Emit, InputFormat, Limits, ReadOptions, ReadOutcome, otel};
-use crate::cli::{CheckArgs, ColorArg, FailOn, InputFormatArg};
+use crate::baseline::{self, BaselineRun};
+use crate::cli::{CheckArgs, ColorArg, FailOn};
 use crate::config::{self, Config};
 use crate::exit::ExitStatus;
 use crate::finding::{InputIssue, RuleId, Tier};
@@ -54,9 +55,26 @@ pub struct Settings {
     pub notices: Vec<String>,
     /// How live MCP sources are loaded (`--mcp-timeout`, `--header`).
     pub mcp: LoadOptions,
+    /// `--exit-zero` / `--fail-on never`: report only; findings never fail the run.
+    pub report_only: bool,
+    /// The baseline in force (`--baseline`, or the config's `baseline`).
+    pub baseline: Option<BaselineSettings>,
 }
 
-fn resolve(args: &CheckArgs) -> anyhow::Result<Settings> {
+/// The baseline a run uses.
+#[derive(Debug, Clone)]
+pub struct BaselineSettings {
+    /// The file, relative to the working directory.
+    pub path: std::path::PathBuf,
+    /// `--update-baseline`.
+    pub update: bool,
+    /// The coverage ratchet is on (not `--no-ratchet`, not `ratchet = false`).
+    pub ratchet: bool,
+}
+
+/// Flags over config into one `Settings` (also used by `doctor` and `init`, so all three read
+/// the same tools, formats and rules).
+pub fn resolve(args: &CheckArgs) -> anyhow::Result<Settings> {
     let config = if args.no_config {
         Config::default()
     } else if let Some(path) = &args.config {
@@ -68,14 +86,7 @@ fn resolve(args: &CheckArgs) -> anyhow::Result<Settings> {
     let mut notices = Vec::new();
     let mut input_format = config.input_format;
     if let Some(f) = args.input_format {
-        input_format = match f {
-            InputFormatArg::Auto => None,
-            InputFormatArg::Native => Some(InputFormat::Native),
-            InputFormatArg::Claude => Some(InputFormat::Claude),
-            InputFormatArg::Openai => Some(InputFormat::OpenAi),
-            InputFormatArg::Langfuse => Some(InputFormat::Langfuse),
-            InputFormatArg::Otel => Some(InputFormat::Otel),
-        };
+        input_format = f.format();
     }
     let mut output = OutputFormat::Text;
     if let Some(name) = args.output_format.as_deref() {
@@ -105,11 +116,25 @@ fn resolve(args: &CheckArgs) -> anyhow::Result<Settings> {
     } else {
         parse_rule_list(&args.ignore)?
     };
-    let fail_on = match args.fail_on {
-        Some(FailOn::HardDefect) => Tier::HardDefect,
-        Some(FailOn::HardEvent) => Tier::HardEvent,
-        Some(FailOn::Candidate) => Tier::Candidate,
-        None => config.fail_on.unwrap_or(Tier::HardDefect),
+    let config_tier = config.fail_on.unwrap_or(Tier::HardDefect);
+    let (fail_on, never) = match args.fail_on {
+        Some(FailOn::HardDefect) => (Tier::HardDefect, false),
+        Some(FailOn::HardEvent) => (Tier::HardEvent, false),
+        Some(FailOn::Candidate) => (Tier::Candidate, false),
+        Some(FailOn::Never) => (config_tier, true),
+        None => (config_tier, config.fail_never),
+    };
+    let report_only = never || args.exit_zero;
+    let baseline = match args.baseline.clone().or_else(|| config.baseline.clone()) {
+        Some(path) => Some(BaselineSettings {
+            path,
+            update: args.update_baseline,
+            ratchet: !args.no_ratchet && config.ratchet.unwrap_or(true),
+        }),
+        None if args.update_baseline => bail!(
+            "`--update-baseline` needs a baseline file: pass `--baseline FILE` (e.g. `--baseline tracelint-baseline.json`) or set `baseline = \"…\"` in tracelint.toml"
+        ),
+        None => None,
     };
     let tools: Vec<SourceSpec> = if args.tools.is_empty() {
         config.tools.iter()
@@ -151,12 +176,14 @@ fn resolve(args: &CheckArgs) -> anyhow::Result<Settings> {
         config,
         notices,
         mcp,
+        report_only,
+        baseline,
     })
 }
 
 /// Load the `--tools` sources and apply config metadata overrides; notes go to stderr. The flag
 /// is true when `builtin:claude-code` (unpinned) asks to follow each session's version.
-fn registry(
+pub fn registry(
     settings: &Settings,
     notes: &mut Vec<String>,
 ) -> anyhow::Result<(Option<ToolRegistry>, bool)> {
@@ -179,7 +206,8 @@ fn registry(
         }
         return Ok((None, false));
     }
-    let loaded = sources::load_all_with(&specs, &settings.mcp)?;
+    let loaded = sources::load_all_with(&specs, &settings.mcp)
+        .map_err(|e| explain_source_error(e, &specs, &settings.inputs))?;
     notes.extend(loaded.notes);
     let mut registry = loaded.registry;
     for (tool, meta) in &settings.config.metadata {
@@ -191,6 +219,81 @@ fn registry(
     Ok((Some(registry), follow_builtin))
 }
 
+/// A tools source that failed, said so that the fix is plain: a trace given to `--tools` (and a
+/// tools file given as an INPUT) is named as such with the command that swaps them; a tools file
+/// that is not JSON says "tools file" and what one holds.
+fn explain_source_error(
+    e: sources::SourceError,
+    specs: &[SourceSpec],
+    inputs: &[String],
+) -> anyhow::Error {
+    let files: Vec<&str> = specs
+        .iter()
+        .filter_map(|s| match s {
+            SourceSpec::File(p) => Some(p.as_str()),
+            _ => None,
+        })
+        .collect();
+    let failed = files
+        .iter()
+        .copied()
+        .find(|p| sources::load_file(Path::new(p), p).is_err());
+    let Some(failed) = failed else {
+        return e.into();
+    };
+    if let Some(format) = trace_format(failed) {
+        let swapped: Vec<&str> = inputs
+            .iter()
+            .map(String::as_str)
+            .filter(|i| Path::new(i).is_file() && sources::load_file(Path::new(i), i).is_ok())
+            .collect();
+        let fix = match swapped.as_slice() {
+            [tools] => format!(
+                ", and the INPUT `{tools}` is a tools file: swap them: `tracelint check {failed} --tools {tools}`"
+            ),
+            _ => format!(
+                ": traces are the INPUTs (`tracelint check {failed} --tools TOOLS`); `--tools` takes a tools file, `mcp-stdio:`, `mcp-http:` or `builtin:claude-code`"
+            ),
+        };
+        return anyhow::anyhow!(
+            "`{failed}` given to `--tools` is a trace ({format}), not a tools file{fix}"
+        );
+    }
+    match e {
+        sources::SourceError::Invalid {
+            source_name,
+            message,
+        } if message.starts_with("invalid JSON") && !message.contains("nested deeper") => {
+            anyhow::anyhow!(
+                "{source_name}: the tools file is not JSON ({}): a tools file holds `{{\"tools\": [...]}}` (MCP style), a JSON array of tools (OpenAI or Anthropic), seed 002's `{{\"tools\": {{name: {{...}}}}}}` or a saved `tools/list` reply; check the path given to `--tools`",
+                message.trim_start_matches("invalid JSON: ")
+            )
+        }
+        other => other.into(),
+    }
+}
+
+/// The format of `path` when it reads as a trace holding tool calls.
+fn trace_format(path: &str) -> Option<&'static str> {
+    use std::io::Read;
+    let mut bytes = Vec::new();
+    std::fs::File::open(path)
+        .ok()?
+        .take(sources::MAX_TOOLS_FILE)
+        .read_to_end(&mut bytes)
+        .ok()?;
+    let (format, parsed) = adapters::parse_bytes(&bytes, path, None);
+    let calls: usize = parsed.traces.iter().map(Trace::call_count).sum();
+    (calls > 0).then(|| match format.map(InputFormat::name) {
+        Some("claude") => "Claude Code session lines",
+        Some("openai") => "OpenAI messages",
+        Some("langfuse") => "a Langfuse export",
+        Some("otel") => "OpenTelemetry spans",
+        Some("native") => "a native trace",
+        _ => "a trace",
+    })
+}
+
 /// What one input produced.
 struct InputResult {
     outcome: ReadOutcome,
@@ -198,6 +301,8 @@ struct InputResult {
     /// OTel traces held back to be merged with the same trace id from other inputs.
     deferred: Vec<Trace>,
     issues: Vec<InputIssue>,
+    /// The input was empty (and other inputs were given).
+    empty: bool,
 }
 
 /// Lints each trace as soon as its adapter emits it, so memory follows the largest trace —
@@ -278,6 +383,12 @@ impl<'a> Emit for Sink<'a, '_> {
         drop(tx.send(Event::Trace(input, seq, lint)));
     }
     fn issue(&mut self, issue: InputIssue) {
+        // An empty input among others is a note, not an input error (all empty: see
+        // `no_trace_at_all`).
+        if self.defer_otel && issue.line == 0 && issue.message == adapters::EMPTY_FILE {
+            self.result.empty = true;
+            return;
+        }
         match self.events {
             Some((input, tx)) => drop(tx.send(Event::Issue(input, issue))),
             None => self.result.issues.push(issue),
@@ -369,13 +480,22 @@ impl InputResult {
             traces: Vec::new(),
             deferred: Vec::new(),
             issues: Vec::new(),
+            empty: false,
         }
     }
 }
 
 /// Record how an input was read (its format, or why it was skipped) and whether only part of
 /// it could be read.
-fn record_outcome(builder: &mut ReportBuilder, input: usize, outcome: ReadOutcome, partial: bool) {
+fn record_outcome(
+    builder: &mut ReportBuilder,
+    input: usize,
+    (outcome, empty): (ReadOutcome, bool),
+    partial: bool,
+) {
+    if empty {
+        builder.note(input, "empty: nothing to lint in it".into());
+    }
     match outcome {
         ReadOutcome::Read(f) => builder.format(input, f.name()),
         ReadOutcome::SkippedToolsFile => builder.note(
@@ -416,41 +536,11 @@ fn read_into(spec: &InputSpec, settings: &Settings, mut sink: Sink<'_, '_>) -> I
         limits: settings.limits,
         skip_tools_files: spec.walked,
     };
-    let outcome = match &spec.path {
-        None => {
-            let mut bytes = Vec::new();
-            match std::io::stdin()
-                .lock()
-                .take(settings.limits.max_record as u64 + 1)
-                .read_to_end(&mut bytes)
-            {
-                Ok(_) => adapters::parse_reader(&bytes[..], &spec.display, &opts, &mut sink),
-                Err(e) => {
-                    sink.issue(InputIssue::file("-", format!("cannot read stdin: {e}")));
-                    ReadOutcome::Failed
-                }
-            }
-        }
-        Some(path) => match open(path) {
-            Ok(file) => adapters::parse_file(file, &spec.display, &opts, &mut sink),
-            Err(e) => {
-                sink.issue(InputIssue::file(&spec.display, format!("cannot read: {e}")));
-                ReadOutcome::Failed
-            }
-        },
-    };
+    let outcome = super::read_spec(spec, &opts, &mut sink);
     sink.result.outcome = outcome;
     // The run's last trace: only the report and the exit follow (see `Sink::retire`).
     std::mem::forget(sink.last.take());
     sink.result
-}
-
-fn open(path: &Path) -> std::io::Result<std::fs::File> {
-    let file = std::fs::File::open(path)?;
-    if file.metadata()?.is_dir() {
-        return Err(std::io::Error::other("it is a directory"));
-    }
-    Ok(file)
 }
 
 /// The OTel traces held back from every input, grouped by trace id and merged; each comes with
@@ -486,26 +576,23 @@ fn merge_split_runs(results: &mut [InputResult]) -> Vec<(usize, Trace)> {
 #[allow(clippy::print_stderr)]
 pub fn run(args: &CheckArgs) -> anyhow::Result<ExitStatus> {
     let settings = resolve(args)?;
-    for n in &settings.notices {
-        eprintln!("{n}");
-    }
-    let mut source_notes = Vec::new();
-    let (given, follow_builtin) = registry(&settings, &mut source_notes)?;
-    if !settings.text.quiet {
-        for n in &source_notes {
-            eprintln!("note: {n}");
-        }
-    }
-    let mut linter = Linter::new(
-        given,
-        settings.selection,
-        RuleSettings {
-            closed_toolset: settings.closed_toolset,
-        },
-    );
-    if follow_builtin {
-        linter.builtin_claude = crate::lint::BuiltinClaude::Follow;
-    }
+    let mut linter = linter(&settings, !settings.text.quiet)?;
+    let cwd = std::env::current_dir().context("cannot read the working directory")?;
+    let mut baseline = match &settings.baseline {
+        Some(b) => Some(BaselineRun::open(
+            &b.path,
+            &cwd,
+            baseline::Options {
+                update: b.update,
+                ratchet: b.ratchet,
+                gate: settings.fail_on,
+                selection: settings.selection,
+            },
+        )?),
+        None => None,
+    };
+    // The ratchet compares coverage per file, rule and tool.
+    linter.run.tool_coverage = baseline.is_some();
     // The HTML timeline and JSON Lines (which `report` re-renders HTML from) show the steps
     // around each finding.
     linter.outlines = matches!(
@@ -522,6 +609,7 @@ pub fn run(args: &CheckArgs) -> anyhow::Result<ExitStatus> {
         && args.json.is_none()
         && args.sarif.is_none()
         && args.html.is_none()
+        && args.text.is_none()
     {
         let run = Run {
             args,
@@ -531,23 +619,81 @@ pub fn run(args: &CheckArgs) -> anyhow::Result<ExitStatus> {
             specs: &specs,
             defer_otel,
         };
-        return run.stream(expand_issues);
+        return run.stream(expand_issues, baseline);
     }
+    let mut builder = ReportBuilder::new();
+    if baseline.is_some() {
+        builder.keep_details();
+    }
+    lint_all(
+        &settings,
+        &linter,
+        &pool,
+        &specs,
+        expand_issues,
+        args.parse_only,
+        &mut builder,
+    );
+    let settle = Settle::new(
+        &settings.config.ignores,
+        settings.fail_on,
+        builder.excerpt_budget(),
+    )
+    .report_only(settings.report_only)
+    .with_baseline(baseline.as_mut());
+    let mut report = builder.finish_with(settle);
+    settle_baseline(&mut report, baseline, settings.report_only)?;
+    render_all(args, &settings, &report, &cwd)?;
+    Ok(report.exit)
+}
+
+/// The settings' notices and the tools sources' notes on stderr (`notes`: not `--quiet`), then
+/// the linter for the run.
+#[allow(clippy::print_stderr)]
+pub fn linter(settings: &Settings, notes: bool) -> anyhow::Result<Linter> {
+    for n in &settings.notices {
+        eprintln!("{n}");
+    }
+    let mut source_notes = Vec::new();
+    let (given, follow_builtin) = registry(settings, &mut source_notes)?;
+    if notes {
+        for n in &source_notes {
+            eprintln!("note: {n}");
+        }
+    }
+    let mut linter = Linter::new(
+        given,
+        settings.selection,
+        RuleSettings {
+            closed_toolset: settings.closed_toolset,
+        },
+    );
+    if follow_builtin {
+        linter.builtin_claude = crate::lint::BuiltinClaude::Follow;
+    }
+    Ok(linter)
+}
+
+/// Read and lint every input into `builder`, keeping every finding (the whole-report path;
+/// `doctor` uses it too): inputs in parallel, OTel runs split across inputs merged, sub-agent
+/// mirrors dropped where the sub-agent has its own file.
+pub fn lint_all(
+    settings: &Settings,
+    linter: &Linter,
+    pool: &rayon::ThreadPool,
+    specs: &[InputSpec],
+    expand_issues: Vec<InputIssue>,
+    parse_only: bool,
+    builder: &mut ReportBuilder,
+) {
+    let defer_otel = specs.len() > 1;
     let mut results: Vec<InputResult> = pool.install(|| {
         specs
             .par_iter()
             .enumerate()
             .map(|(i, spec)| {
                 let last = i + 1 == specs.len();
-                read_input(
-                    spec,
-                    &settings,
-                    &linter,
-                    args.parse_only,
-                    defer_otel,
-                    None,
-                    last,
-                )
+                read_input(spec, settings, linter, parse_only, defer_otel, None, last)
             })
             .collect()
     });
@@ -555,7 +701,7 @@ pub fn run(args: &CheckArgs) -> anyhow::Result<ExitStatus> {
     let merged_lints: Vec<(usize, TraceLint)> = pool.install(|| {
         merged
             .par_iter()
-            .map(|(input, trace)| (*input, lint_one(&linter, args.parse_only, trace)))
+            .map(|(input, trace)| (*input, lint_one(linter, parse_only, trace)))
             .collect()
     });
     // A sub-agent linted from its own file is not linted again from the `agent_progress`
@@ -566,19 +712,18 @@ pub fn run(args: &CheckArgs) -> anyhow::Result<ExitStatus> {
         .filter(|t| !t.mirror)
         .map(|t| t.run_id.clone())
         .collect();
-    let mut builder = ReportBuilder::new();
     for issue in expand_issues {
         builder.issue(issue);
     }
     for (spec, result) in specs.iter().zip(results) {
         let input = builder.input(&spec.display);
         let partial = result.issues.iter().any(|i| i.line > 0);
-        record_outcome(&mut builder, input, result.outcome, partial);
+        record_outcome(builder, input, (result.outcome, result.empty), partial);
         for issue in result.issues {
             builder.issue(issue);
         }
         for t in result.traces {
-            if let Some(t) = unless_mirrored(&mut builder, input, t, &originals) {
+            if let Some(t) = unless_mirrored(builder, input, t, &originals) {
                 builder.trace(input, t);
             }
         }
@@ -586,13 +731,38 @@ pub fn run(args: &CheckArgs) -> anyhow::Result<ExitStatus> {
     for (input, lint) in merged_lints {
         builder.trace(input, lint);
     }
-    let report = builder.finish(settings.fail_on, &settings.config.ignores);
-    let cwd = std::env::current_dir().context("cannot read the working directory")?;
+    for issue in nothing_linted(builder) {
+        builder.issue(issue);
+    }
+}
+
+/// When every input was empty, each is an input error after all: never a silent pass.
+fn nothing_linted(builder: &ReportBuilder) -> Vec<InputIssue> {
+    let r = builder.report();
+    let empty =
+        |i: &crate::reporters::InputSummary| i.notes.iter().any(|n| n.starts_with("empty:"));
+    if r.inputs.iter().any(|i| i.traces > 0) || !r.inputs.iter().any(empty) {
+        return Vec::new();
+    }
+    r.inputs
+        .iter()
+        .filter(|i| empty(i))
+        .map(|i| InputIssue::file(&i.path, adapters::EMPTY_FILE))
+        .collect()
+}
+
+/// Side outputs, the step summary and stdout, for a finished report.
+fn render_all(
+    args: &CheckArgs,
+    settings: &Settings,
+    report: &reporters::Report,
+    cwd: &Path,
+) -> anyhow::Result<()> {
     let opts = RenderOptions {
         text: settings.text,
         base: match &args.sarif_root {
-            Some(root) => PathBase::new(&cwd, root),
-            None => PathBase::discover(&cwd),
+            Some(root) => PathBase::new(cwd, root),
+            None => PathBase::discover(cwd),
         },
         sarif_max_results: sarif_cap(args.sarif_max_results),
     };
@@ -600,16 +770,17 @@ pub fn run(args: &CheckArgs) -> anyhow::Result<ExitStatus> {
         json: args.json.as_deref(),
         sarif: args.sarif.as_deref(),
         html: args.html.as_deref(),
+        text: args.text.as_deref(),
     };
-    write_reports(&report, &opts, settings.output, &side)?;
-    Ok(report.exit)
+    write_reports(report, &opts, settings.output, &side)
 }
 
-/// The side outputs asked for (`--json`, `--sarif`, `--html`).
+/// The side outputs asked for (`--json`, `--sarif`, `--html`, `--text`).
 pub(crate) struct Side<'a> {
     pub(crate) json: Option<&'a Path>,
     pub(crate) sarif: Option<&'a Path>,
     pub(crate) html: Option<&'a Path>,
+    pub(crate) text: Option<&'a Path>,
 }
 
 /// Warn about what the SARIF log or annotations leave out, write the side outputs (first, so a
@@ -638,6 +809,19 @@ pub(crate) fn write_reports(
         if let Some(path) = path {
             write_file(path, |out| reporters::render(format, report, opts, out))?;
         }
+    }
+    if let Some(path) = side.text {
+        let plain = RenderOptions {
+            text: TextOptions {
+                color: false,
+                ..opts.text
+            },
+            base: opts.base.clone(),
+            sarif_max_results: opts.sarif_max_results,
+        };
+        write_file(path, |out| {
+            reporters::render(OutputFormat::Text, report, &plain, out)
+        })?;
     }
     if output == OutputFormat::Github {
         append_step_summary(report, opts)?;
@@ -693,6 +877,22 @@ pub(crate) fn append_step_summary(
     reporters::github::step_summary(report, &opts.base, &mut out)
         .and_then(|()| out.flush())
         .with_context(context)
+}
+
+/// Finish the baseline (stale entries, lost coverage; `--update-baseline` writes the file) and
+/// put what it did in the report. Lost coverage fails the run (exit 1) unless report-only.
+fn settle_baseline(
+    report: &mut reporters::Report,
+    baseline: Option<BaselineRun>,
+    report_only: bool,
+) -> anyhow::Result<()> {
+    let Some(b) = baseline else { return Ok(()) };
+    let outcome = b.finish(report)?;
+    if !outcome.lost.is_empty() && !report_only {
+        report.exit = report.exit.max(ExitStatus::GateTripped);
+    }
+    report.baseline = Some(outcome);
+    Ok(())
 }
 
 /// Write one side output, whole, to `path`.
@@ -755,12 +955,13 @@ impl Writer<'_> {
     fn write(&mut self, input: usize, mut findings: Vec<crate::finding::Finding>) {
         findings.sort_by(|a, b| a.sort_key().cmp(&b.sort_key()));
         let path = self.builder.path_of(input).to_owned();
-        for mut f in findings {
-            self.settle.finding(&mut f, &path);
-            if self.include_candidates || f.tier != Tier::Candidate {
-                self.shown.push(f);
-            }
-        }
+        self.settle.batch(&mut findings, &path);
+        let include = self.include_candidates;
+        self.shown.extend(
+            findings
+                .into_iter()
+                .filter(|f| include || f.tier != Tier::Candidate),
+        );
     }
 
     /// Everything left of a finished input: its outcome, its unwritten traces (plus `merged`
@@ -768,7 +969,7 @@ impl Writer<'_> {
     fn finish_input(
         &mut self,
         input: usize,
-        outcome: ReadOutcome,
+        outcome: (ReadOutcome, bool),
         mut pending: Pending,
         merged: Vec<TraceLint>,
     ) {
@@ -787,18 +988,29 @@ impl Writer<'_> {
 }
 
 impl Run<'_> {
-    fn stream(self, expand_issues: Vec<InputIssue>) -> anyhow::Result<ExitStatus> {
+    fn stream(
+        self,
+        expand_issues: Vec<InputIssue>,
+        mut baseline: Option<BaselineRun>,
+    ) -> anyhow::Result<ExitStatus> {
         let stdout = std::io::stdout();
         let mut out = std::io::BufWriter::new(stdout.lock());
         let mut builder = ReportBuilder::new();
         if !self.settings.text.show_suppressions {
             builder.count_suppressions_only();
         }
+        // A baseline matches counts over a whole input: its findings are settled in one batch.
+        let per_trace = baseline.is_none();
+        if baseline.is_some() {
+            builder.keep_details();
+        }
         let settle = Settle::new(
             &self.settings.config.ignores,
             self.settings.fail_on,
             builder.excerpt_budget(),
-        );
+        )
+        .report_only(self.settings.report_only)
+        .with_baseline(baseline.as_mut());
         let mut w = Writer {
             builder,
             settle,
@@ -864,7 +1076,7 @@ impl Run<'_> {
                 }
                 while !holding && next < pending.len() {
                     let p = &mut pending[next];
-                    if p.traces.iter().all(|t| t.ordered && !t.mirror) {
+                    if per_trace && p.traces.iter().all(|t| t.ordered && !t.mirror) {
                         for t in std::mem::take(&mut p.traces) {
                             let findings = w.builder.trace_streamed(next, t);
                             w.write(next, findings);
@@ -878,7 +1090,7 @@ impl Run<'_> {
                         holding = true;
                         break;
                     }
-                    let outcome = done.outcome;
+                    let outcome = (done.outcome, done.empty);
                     w.finish_input(next, outcome, std::mem::take(p), Vec::new());
                     next += 1;
                 }
@@ -904,7 +1116,11 @@ impl Run<'_> {
         for (offset, lints) in merged_lints.into_iter().enumerate() {
             let input = next + offset;
             let p = std::mem::take(&mut pending[input]);
-            w.finish_input(input, held[offset].outcome, p, lints);
+            let outcome = (held[offset].outcome, held[offset].empty);
+            w.finish_input(input, outcome, p, lints);
+        }
+        for issue in nothing_linted(&w.builder) {
+            w.builder.issue(issue);
         }
         let Writer {
             builder,
@@ -913,6 +1129,7 @@ impl Run<'_> {
             ..
         } = w;
         let mut report = builder.finish_settled(settle);
+        settle_baseline(&mut report, baseline, self.settings.report_only)?;
         report.findings = shown;
         reporters::text::render(&report, self.settings.text, &mut out)?;
         out.flush()?;

@@ -45,7 +45,7 @@ pub fn run(args: &ReportArgs) -> anyhow::Result<ExitStatus> {
             env!("CARGO_PKG_VERSION")
         );
     }
-    let report = assemble(shards, args.fail_on.map(tier_of))?;
+    let report = assemble(shards, args.fail_on)?;
     let cwd = std::env::current_dir().context("cannot read the working directory")?;
     let opts = RenderOptions {
         text: TextOptions {
@@ -64,16 +64,19 @@ pub fn run(args: &ReportArgs) -> anyhow::Result<ExitStatus> {
         json: args.json.as_deref(),
         sarif: args.sarif.as_deref(),
         html: args.html.as_deref(),
+        text: None,
     };
     check::write_reports(&report, &opts, output, &side)?;
     Ok(report.exit)
 }
 
-fn tier_of(f: FailOn) -> Tier {
+/// The tier `--fail-on` names (`never` names none: the shards' tier stays, findings do not fail).
+fn tier_of(f: FailOn) -> Option<Tier> {
     match f {
-        FailOn::HardDefect => Tier::HardDefect,
-        FailOn::HardEvent => Tier::HardEvent,
-        FailOn::Candidate => Tier::Candidate,
+        FailOn::HardDefect => Some(Tier::HardDefect),
+        FailOn::HardEvent => Some(Tier::HardEvent),
+        FailOn::Candidate => Some(Tier::Candidate),
+        FailOn::Never => None,
     }
 }
 
@@ -103,8 +106,22 @@ fn read_shard(shards: &mut Shards, path: &str, rules: &[&'static RuleMeta]) {
 
 /// The report of the union: inputs in the order read, every record attached to its input by
 /// path, the tier that fails from the shards (or `fail_on`), then settled as `check` settles.
-fn assemble(mut shards: Shards, fail_on: Option<Tier>) -> anyhow::Result<Report> {
-    let fail_on = match fail_on {
+fn assemble(mut shards: Shards, gate: Option<FailOn>) -> anyhow::Result<Report> {
+    let report_only = match gate {
+        Some(FailOn::Never) => true,
+        Some(_) => false,
+        None => match (
+            shards.report_only.iter().all(|r| *r),
+            shards.report_only.iter().any(|r| *r),
+        ) {
+            (true, _) => !shards.report_only.is_empty(),
+            (false, false) => false,
+            (false, true) => bail!(
+                "some shards were checked report-only (--exit-zero or --fail-on never) and others not: pass --fail-on"
+            ),
+        },
+    };
+    let fail_on = match gate.and_then(tier_of) {
         Some(t) => t,
         None => {
             let mut tiers: Vec<Tier> = shards.runs.iter().map(|(t, _)| *t).collect();
@@ -181,7 +198,11 @@ fn assemble(mut shards: Shards, fail_on: Option<Tier>) -> anyhow::Result<Report>
     for issue in shards.issues {
         builder.issue(issue);
     }
-    let mut report = builder.finish_restored(fail_on, shards.budget.unwrap_or(EXCERPT_BUDGET));
+    let mut report = builder.finish_restored(
+        fail_on,
+        report_only,
+        shards.budget.unwrap_or(EXCERPT_BUDGET),
+    );
     report.unmatched_ignores = unmatched(&shards.runs);
     Ok(report)
 }

@@ -154,6 +154,12 @@ fn counts(report: &Report) -> String {
     if s.ignored > 0 {
         parts.push(format!("{} ignored with a reason", s.ignored));
     }
+    if s.baselined > 0 {
+        parts.push(format!("{} in the baseline", s.baselined));
+    }
+    if let Some(b) = report.baseline.as_ref().filter(|b| !b.lost.is_empty()) {
+        parts.push(plural(b.lost.len(), "coverage loss", "coverage losses"));
+    }
     if s.input_errors > 0 {
         parts.push(plural(s.input_errors, "input error", "input errors"));
     }
@@ -182,6 +188,20 @@ pub fn render(report: &Report, base: &PathBase, out: &mut dyn Write) -> io::Resu
         if f.ignored.is_none() {
             writeln!(out, "{}", annotation(&spots, f))?;
         }
+    }
+    // The ratchet fails the run: say where, or the step fails with nothing annotated.
+    for l in report.baseline.iter().flat_map(|b| &b.lost) {
+        let (props, outside) = location(&spot(base, &l.file), 0, 0);
+        let mut data = clean(&l.message);
+        if let Some(o) = outside {
+            data.push('\n');
+            data.push_str(&o);
+        }
+        writeln!(
+            out,
+            "{}",
+            workflow_command("error", &props, "tracelint coverage lost", &data)
+        )?;
     }
     writeln!(
         out,

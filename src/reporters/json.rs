@@ -32,6 +32,8 @@ struct V1Report<'a> {
     inputs: Vec<V1Input<'a>>,
     input_errors: Vec<V1Issue<'a>>,
     unmatched_ignores: &'a [String],
+    #[serde(skip_serializing_if = "Option::is_none")]
+    baseline: Option<&'a super::BaselineReport>,
 }
 
 #[derive(Serialize, Clone, Copy)]
@@ -61,6 +63,9 @@ struct V1Finding<'a> {
     #[serde(skip_serializing_if = "Option::is_none")]
     signal: Option<&'a str>,
     ignore_reason: Option<&'a str>,
+    /// JSON Lines only: accepted by the baseline (its `ignore_reason` says so); absent when not.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    baselined: bool,
     evidence: Vec<V1Evidence<'a>>,
 }
 
@@ -162,6 +167,7 @@ fn finding<'a>(report: &'a Report, f: &'a Finding, extent: bool) -> V1Finding<'a
         possible_false_positive: f.possible_false_positive,
         signal: f.signal,
         ignore_reason: f.ignored.as_deref(),
+        baselined: extent && f.baselined,
         evidence: f
             .evidence
             .iter()
@@ -257,6 +263,7 @@ fn build(report: &Report) -> V1Report<'_> {
         inputs: report.inputs.iter().map(|i| input(i, false)).collect(),
         input_errors: report.issues.iter().map(issue).collect(),
         unmatched_ignores: &report.unmatched_ignores,
+        baseline: report.baseline.as_ref(),
     }
 }
 
@@ -320,6 +327,9 @@ struct V1Step<'a> {
 #[derive(Serialize)]
 struct V1Run<'a> {
     fail_on: &'a str,
+    /// Findings did not raise the exit status (`--exit-zero`, `--fail-on never`); absent when not.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    report_only: bool,
     exit_code: u8,
     inputs: usize,
     coverage: Vec<V1Coverage<'a>>,
@@ -361,6 +371,7 @@ fn outline<'a>(report: &'a Report, o: &'a super::Outline) -> V1Outline<'a> {
 pub fn render_lines(report: &Report, out: &mut dyn Write) -> io::Result<()> {
     let run = V1Run {
         fail_on: fail_on(report),
+        report_only: report.report_only,
         exit_code: report.exit.code(),
         inputs: report.inputs.len(),
         coverage: coverage(report),

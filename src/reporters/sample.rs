@@ -234,6 +234,7 @@ pub(crate) fn report() -> Report {
             ignored: 1,
             suppressions: 1,
             input_errors: 2,
+            ..Summary::default()
         },
         inputs,
         findings,
@@ -245,6 +246,7 @@ pub(crate) fn report() -> Report {
         exit: ExitStatus::InputError,
         fail_on: Some(Tier::HardDefect),
         outlines: vec![outline()],
+        ..Report::default()
     }
 }
 

@@ -120,18 +120,24 @@ impl PathForm {
     }
 
     /// The dotted module name of components `from..` when the path is a source file of a
-    /// language that names modules by path, and at least two components name it
-    /// (`pkg/mod.py` → `pkg.mod`, `pkg/__init__.py` → `pkg`).
+    /// language that names modules by path, or a package directory (a last component with no
+    /// extension), and at least two components name it (`pkg/mod.py` → `pkg.mod`,
+    /// `pkg/__init__.py` → `pkg`, the directory `pkg/sub` → `pkg.sub`).
     pub(crate) fn module(&self, from: usize) -> Option<String> {
         let last = self.comps.last()?;
-        let ext = MODULE_EXTENSIONS.iter().find(|e| last.ends_with(*e))?;
-        let stem = &last[..last.len() - ext.len()];
         let mut names: Vec<&str> = self.comps[from..self.comps.len() - 1]
             .iter()
             .map(String::as_str)
             .collect();
-        if stem != "__init__" {
-            names.push(stem);
+        match MODULE_EXTENSIONS.iter().find(|e| last.ends_with(*e)) {
+            Some(ext) => {
+                let stem = &last[..last.len() - ext.len()];
+                if stem != "__init__" {
+                    names.push(stem);
+                }
+            }
+            None if !last.contains('.') => names.push(last),
+            None => return None,
         }
         let valid = |n: &&str| {
             !n.is_empty()
@@ -284,6 +290,7 @@ mod tests {
         );
         assert_eq!(form("/r/src/my-pkg/mod.py").module(2), None);
         assert_eq!(form("/r/src/notes.md").module(1), None);
+        assert_eq!(form("/r/src/pkg/sub").module(2), Some("pkg.sub".into()));
         let at = |text: &str, m: &str| {
             let start = text.find(m).expect("present");
             aligned_module(text.as_bytes(), start, start + m.len())

@@ -134,7 +134,7 @@ impl Rule for ErrorMishandled {
         if !failed.contains(&true) {
             for s in steps {
                 if let Some(c) = s.as_call() {
-                    out.count(matches!(c.args, Args::Known(_)));
+                    out.count_tool(Some(&c.name), matches!(c.args, Args::Known(_)));
                 }
             }
             return;
@@ -333,7 +333,7 @@ impl Walk<'_, '_> {
             }
         }
         let Args::Known(args) = &call.args else {
-            out.count(false);
+            out.count_tool(Some(&call.name), false);
             if !self.taints.is_empty() && matches!(call.args, Args::Unknown(_)) {
                 out.suppress(
                     step,
@@ -343,7 +343,7 @@ impl Walk<'_, '_> {
             }
             return;
         };
-        out.count(true);
+        out.count_tool(Some(&call.name), true);
         if self.taints.is_empty() {
             return;
         }
@@ -446,6 +446,7 @@ impl Walk<'_, '_> {
                         "retry the call, or make the agent acknowledge the failure before going on"
                             .into(),
                     );
+                    finding.signal = Some("not_retried");
                 }
                 continue;
             };
@@ -482,6 +483,7 @@ impl Walk<'_, '_> {
             );
             finding.field = worst.field.clone();
             finding.possible_false_positive = worst.tier == Tier::Candidate;
+            finding.signal = Some("used_after_failure");
             finding
                 .evidence
                 .push(evidence(failed_step, "the failed result"));

@@ -85,14 +85,14 @@ impl Rule for HallucinatedArg {
                 StepKind::ToolCall(call) => call,
             };
             if !observed_any && matches!(call.args, Args::Known(Value::Object(_))) {
-                out.count(false);
+                out.count_tool(Some(&call.name), false);
                 unjudged += 1;
                 continue;
             }
             let args = match &call.args {
                 Args::Known(Value::Object(m)) => m,
                 Args::Known(_) => {
-                    out.count(false);
+                    out.count_tool(Some(&call.name), false);
                     out.suppress(
                         step,
                         Some(&call.name),
@@ -102,11 +102,11 @@ impl Rule for HallucinatedArg {
                 }
                 Args::Malformed(_) => {
                     // R6 reports it.
-                    out.count(false);
+                    out.count_tool(Some(&call.name), false);
                     continue;
                 }
                 Args::Unknown(reason) => {
-                    out.count(false);
+                    out.count_tool(Some(&call.name), false);
                     out.suppress(
                         step,
                         Some(&call.name),
@@ -115,7 +115,7 @@ impl Rule for HallucinatedArg {
                     continue;
                 }
             };
-            out.count(true);
+            out.count_tool(Some(&call.name), true);
             for (field, value, origin) in judged(cx.spec(&call.name), args) {
                 let provided = origin == Some(ValueOrigin::Provided);
                 let mut derivation = if origin == Some(ValueOrigin::Created) {
@@ -257,13 +257,49 @@ fn signal(value: &Value, home: Option<&str>) -> &'static str {
 }
 
 /// The fields of a call's arguments R3 judges (`skipped` aside), with their declared origin.
+/// A call that says it creates (`creates`) has its path fields of no declared origin read as
+/// `created`.
 fn judged<'a>(
     spec: Option<&'a ToolSpec>,
     args: &'a serde_json::Map<String, Value>,
 ) -> impl Iterator<Item = (&'a String, &'a Value, Option<ValueOrigin>)> {
+    let creating = creates(args);
     args.iter().filter_map(move |(field, value)| {
-        let origin = spec.and_then(|s| s.value_origins.get(field)).copied();
+        let origin = spec
+            .and_then(|s| s.value_origins.get(field))
+            .copied()
+            .or_else(|| {
+                (creating && value.as_str().is_some_and(|v| v.contains(['/', '\\'])))
+                    .then_some(ValueOrigin::Created)
+            });
         (!skipped(spec, field, value, origin)).then_some((field, value, origin))
+    })
+}
+
+/// Keys that name what a multi-command tool does (`str_replace_editor`'s `command`, an
+/// `action`, a `mode`).
+const MODE_KEYS: &[&str] = &["command", "action", "operation", "op", "mode"];
+/// Their values that create a file or directory.
+const CREATE_MODES: &[&str] = &[
+    "create",
+    "create_file",
+    "createfile",
+    "new",
+    "new_file",
+    "write",
+    "write_file",
+    "touch",
+    "mkdir",
+];
+
+/// Does the call say it creates (`{"command": "create", "path": …}`, the editor tool of
+/// SWE-agent, OpenHands and Anthropic's text editor)? Its path is then new: only the directory
+/// it goes into is judged.
+fn creates(args: &serde_json::Map<String, Value>) -> bool {
+    MODE_KEYS.iter().any(|k| {
+        args.get(*k)
+            .and_then(Value::as_str)
+            .is_some_and(|m| CREATE_MODES.contains(&m.trim().to_ascii_lowercase().as_str()))
     })
 }
 
@@ -539,6 +575,51 @@ mod tests {
                     "not_derivable_as_number".into()
                 ),
             ]
+        );
+    }
+
+    #[test]
+    fn a_call_that_says_it_creates_makes_its_path_new() {
+        let t = trace(&[
+            call(
+                1,
+                "str_replace_editor",
+                r#"{"command": "view", "path": "/repo"}"#,
+            ),
+            result(1, "src/\nsetup.py"),
+            // `create`: the file is new, its directory was listed.
+            call(
+                2,
+                "str_replace_editor",
+                r#"{"command": "create", "path": "/repo/src/reproduce.py", "file_text": "x"}"#,
+            ),
+            // `view` of a file nobody listed: judged whole.
+            call(
+                3,
+                "str_replace_editor",
+                r#"{"command": "view", "path": "/repo/src/guessed.py"}"#,
+            ),
+            // Created in a directory nobody saw.
+            call(
+                4,
+                "str_replace_editor",
+                r#"{"command": "create", "path": "/repo/nowhere/x.py", "file_text": "x"}"#,
+            ),
+        ]);
+        let tools = r#"[{"name": "str_replace_editor", "inputSchema": {"type": "object", "properties": {
+                          "command": {"enum": ["view", "create", "str_replace"]}, "path": {"type": "string"}}}}]"#;
+        let paths: Vec<String> = r3(&lint_in(
+            &t,
+            Some(tools),
+            Default::default(),
+            &[(ContextKind::WorkingDirectory, "/repo")],
+        ))
+        .iter()
+        .map(|l| l.split('`').nth(3).unwrap_or_default().to_owned())
+        .collect();
+        assert_eq!(
+            paths,
+            ["\"/repo/src/guessed.py\"", "\"/repo/nowhere/x.py\""]
         );
     }
 

@@ -38,17 +38,17 @@ impl Rule for UnknownTool {
         for step in &cx.trace.steps {
             let Some(call) = step.as_call() else { continue };
             if cx.spec(&call.name).is_some() {
-                out.count(true);
+                out.count_tool(Some(&call.name), true);
                 continue;
             }
             if cx.registry.builtin && !closed && call.name.starts_with("mcp__") {
-                out.count(false);
+                out.count_tool(Some(&call.name), false);
                 if !mcp_unchecked.contains(&call.name.as_str()) {
                     mcp_unchecked.push(&call.name);
                 }
                 continue;
             }
-            out.count(true);
+            out.count_tool(Some(&call.name), true);
             let tier = if closed {
                 Tier::HardDefect
             } else {

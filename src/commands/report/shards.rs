@@ -55,6 +55,8 @@ struct WireFinding {
     possible_false_positive: bool,
     signal: Option<String>,
     ignore_reason: Option<String>,
+    #[serde(default)]
+    baselined: bool,
     evidence: Vec<WireEvidence>,
 }
 
@@ -130,6 +132,8 @@ struct WireStep {
 #[derive(Deserialize)]
 struct WireRun {
     fail_on: String,
+    #[serde(default)]
+    report_only: bool,
     coverage: Vec<WireCoverage>,
     unmatched_ignores: Vec<String>,
 }
@@ -164,6 +168,8 @@ pub(crate) struct Shards {
     pub(crate) coverage: Vec<RuleCoverage>,
     /// Per `run` record: the tier that failed that check, and its ignores that matched nothing.
     pub(crate) runs: Vec<(Tier, Vec<String>)>,
+    /// Per `run` record: findings did not raise its exit status.
+    pub(crate) report_only: Vec<bool>,
     /// The excerpt budget the shards were settled with.
     pub(crate) budget: Option<usize>,
     /// Other tracelint versions that wrote records.
@@ -308,7 +314,11 @@ impl Shards {
             finding.help = f.help;
             finding.possible_false_positive = f.possible_false_positive;
             finding.signal = f.signal.as_deref().map(signal).transpose()?;
+            if f.baselined && f.ignore_reason.is_none() {
+                return Err("a baselined finding without its `ignore_reason`".into());
+            }
             finding.ignored = f.ignore_reason;
+            finding.baselined = f.baselined;
             self.findings.push(ByPath {
                 file: f.file,
                 item: finding,
@@ -409,6 +419,7 @@ impl Shards {
                 });
             }
             self.runs.push((tier(&r.fail_on)?, r.unmatched_ignores));
+            self.report_only.push(r.report_only);
             return Ok(Some(true));
         }
         Err("a record with none of `finding`, `suppression`, `input_error`, `input`, `trace` or `run`".into())
