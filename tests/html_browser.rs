@@ -231,3 +231,274 @@ fn demo_page_opens_in_chromium_with_every_case_and_scorecard() {
         );
     }
 }
+
+/// The real sessions of the combined run: the quickstart and three Claude Code sessions.
+const REAL_RUN: &[&str] = &[
+    "fixtures/quickstart/transcript.json",
+    "../shared/fixtures/real/claude-code/erk-1b2fa935-2b3c-47c3-a234-caee199c619b.jsonl",
+    "../shared/fixtures/real/claude-code/ccviewer-fe5e1c67-53e7-4862-81ae-d0e013e3270b.jsonl",
+    "../shared/fixtures/real/claude-code/erk-52bc43f3-2f5f-46f5-b693-bedf4ffd23db.jsonl",
+];
+
+/// `check` over `inputs` (Claude Code's built-in schemas and the quickstart's tools) writing the
+/// HTML and JSON reports into `dir`; the JSON report.
+fn check_html(dir: &Path, inputs: &[&str], name: &str) -> (PathBuf, serde_json::Value) {
+    let html = dir.join(format!("{name}.html"));
+    let json = dir.join(format!("{name}.json"));
+    let out = Command::new(env!("CARGO_BIN_EXE_tracelint"))
+        .arg("check")
+        .args(inputs)
+        .args([
+            "--tools",
+            "builtin:claude-code",
+            "--tools",
+            "fixtures/quickstart/tools.json",
+            "--quiet",
+            "--html",
+        ])
+        .arg(&html)
+        .arg("--json")
+        .arg(&json)
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .env("NO_COLOR", "1")
+        .output()
+        .unwrap();
+    assert!(matches!(out.status.code(), Some(2 | 3)), "{out:?}");
+    let report = serde_json::from_slice(&std::fs::read(&json).unwrap()).unwrap();
+    (html, report)
+}
+
+/// Measure the page at `html` in Chromium with a `width`×`height` viewport: a copy of it whose
+/// policy also allows one inline script, the probe (`body` of a function returning a JSON-able
+/// value), run at the end of the page; what it returned, read back from the dumped DOM. The page
+/// itself has no script; the probe only reads layout (and opens or focuses what it says). The copy
+/// is shown in an iframe of exactly that size (`--dump-dom` keeps a window at least 500 px wide,
+/// and its viewport smaller than the window), whose `srcdoc` shares the wrapper's origin, so the
+/// probe can hand its answer to the wrapper's DOM.
+fn probe(bin: &Path, html: &Path, (width, height): (u32, u32), body: &str) -> serde_json::Value {
+    let page = std::fs::read_to_string(html).unwrap();
+    let csp = "default-src 'none'; style-src 'unsafe-inline'; base-uri 'none'; form-action 'none'";
+    assert!(
+        page.contains(csp),
+        "the page's policy changed: update the probe"
+    );
+    let script = format!(
+        "<script>(function(){{var out=(function(){{{body}}})();var d=parent.document;var p=d.createElement('pre');p.id='probe-out';p.textContent=JSON.stringify(out);d.body.appendChild(p);}})();</script></body>"
+    );
+    let probed = page
+        .replace(csp, &format!("{csp}; script-src 'unsafe-inline'"))
+        .replace("</body>", &script);
+    let dir = html.parent().unwrap();
+    let copy = dir.join(format!(
+        "probe-{}-{width}.html",
+        html.file_stem().unwrap().to_string_lossy()
+    ));
+    let srcdoc = probed
+        .replace('&', "&amp;")
+        .replace('"', "&quot;")
+        .replace('<', "&lt;")
+        .replace('>', "&gt;");
+    std::fs::write(
+        &copy,
+        format!(
+            "<!DOCTYPE html><html><body style=\"margin:0\"><iframe width=\"{width}\" height=\"{height}\" style=\"border:0;display:block\" srcdoc=\"{srcdoc}\"></iframe></body></html>"
+        ),
+    )
+    .unwrap();
+    let profile = dir.join(format!("profile-probe-{width}-{}", body.len()));
+    let dom = run_chromium(
+        bin,
+        &profile,
+        &[
+            format!("--window-size={},{}", width + 200, height + 200),
+            "--virtual-time-budget=5000".into(),
+            "--dump-dom".into(),
+            format!("file://{}", copy.display()),
+        ],
+    );
+    let dom = String::from_utf8(dom).unwrap();
+    let start = dom.find("<pre id=\"probe-out\">").expect("the probe ran") + 20;
+    let end = dom[start..].find("</pre>").unwrap() + start;
+    let text = dom[start..end]
+        .replace("&lt;", "<")
+        .replace("&gt;", ">")
+        .replace("&nbsp;", "\u{a0}")
+        .replace("&amp;", "&");
+    serde_json::from_str(&text).unwrap_or_else(|e| panic!("{e}: {text}"))
+}
+
+/// A screenshot of `html` at `width`×`height`, kept in `$TRACELINT_KEEP_SCREENSHOTS/NAME.png`
+/// when that is set (to look at it); asserts it is a real picture.
+fn screenshot(bin: &Path, html: &Path, (width, height): (u32, u32), name: &str) {
+    let dir = html.parent().unwrap();
+    let shot = dir.join(format!("{name}.png"));
+    run_chromium(
+        bin,
+        &dir.join(format!("profile-{name}")),
+        &[
+            format!("--screenshot={}", shot.display()),
+            format!("--window-size={width},{height}"),
+            format!("file://{}", html.display()),
+        ],
+    );
+    let png = std::fs::read(&shot).expect("a screenshot");
+    assert!(png.starts_with(b"\x89PNG\r\n\x1a\n") && png.len() > 10_000);
+    if let Some(keep) = std::env::var_os("TRACELINT_KEEP_SCREENSHOTS") {
+        std::fs::create_dir_all(&keep).unwrap();
+        std::fs::copy(&shot, Path::new(&keep).join(format!("{name}.png"))).unwrap();
+    }
+}
+
+fn chromium_or_skip() -> Option<PathBuf> {
+    let bin = chromium();
+    if bin.is_none() {
+        assert!(
+            std::env::var_os("TRACELINT_FULL_TEST").is_none(),
+            "TRACELINT_FULL_TEST is set but /usr/bin/chromium is missing: run ./scripts/test, which installs it"
+        );
+    }
+    bin
+}
+
+/// Rules with active findings of `tier` in a JSON report, with their counts.
+fn by_rule(report: &serde_json::Value, tier: &str) -> std::collections::BTreeMap<String, usize> {
+    let mut out = std::collections::BTreeMap::new();
+    for f in report["findings"].as_array().unwrap() {
+        if f["tier"] == tier {
+            *out.entry(f["rule"].as_str().unwrap().to_owned())
+                .or_insert(0) += 1;
+        }
+    }
+    out
+}
+
+#[test]
+fn the_first_hard_defect_is_on_the_first_screen_and_candidates_are_one_line_per_rule() {
+    let Some(bin) = chromium_or_skip() else {
+        return;
+    };
+    let dir = tempfile::tempdir().unwrap();
+    let (html, report) = check_html(dir.path(), REAL_RUN, "real");
+    let candidates = by_rule(&report, "candidate");
+    let hard = by_rule(&report, "hard_defect");
+    // Not vacuous: the run has hard defects, and candidates of several rules ahead of them in
+    // line order.
+    assert!(!hard.is_empty() && candidates.len() >= 2, "{candidates:?}");
+    screenshot(&bin, &html, (1280, 900), "real-1280");
+    let m = probe(
+        &bin,
+        &html,
+        (1280, 900),
+        r#"
+        var hd = document.querySelector('.finding.hard_defect');
+        var head = hd.querySelector('.head').getBoundingClientRect();
+        var lh = parseFloat(getComputedStyle(document.body).lineHeight);
+        var groups = [].map.call(document.querySelectorAll('details.group.candidate'), function (d) {
+            return { open: d.open, height: d.getBoundingClientRect().height,
+                     text: d.querySelector('summary').textContent };
+        });
+        var shown = [].filter.call(document.querySelectorAll('.finding.candidate'),
+            function (f) { return f.checkVisibility(); }).length;
+        return { viewport: innerHeight, head_top: head.top, head_bottom: head.bottom,
+                 line: lh, groups: groups, shown: shown,
+                 in_page: document.querySelectorAll('.finding.candidate').length };
+        "#,
+    );
+    assert_eq!(m["viewport"], 900);
+    let bottom = m["head_bottom"].as_f64().unwrap();
+    assert!(
+        m["head_top"].as_f64().unwrap() > 0.0 && bottom <= 900.0,
+        "the first hard defect's heading is at {bottom} px: {m}"
+    );
+    // One closed line per rule with candidates, saying how many; none of them drawn.
+    let groups = m["groups"].as_array().unwrap();
+    let line = m["line"].as_f64().unwrap();
+    let said: Vec<&str> = groups.iter().map(|g| g["text"].as_str().unwrap()).collect();
+    let want: Vec<String> = candidates
+        .iter()
+        .map(|(rule, n)| {
+            format!(
+                "{rule}: {n} {} — show",
+                if *n == 1 { "candidate" } else { "candidates" }
+            )
+        })
+        .collect();
+    assert_eq!(said, want);
+    for g in groups {
+        assert_eq!(g["open"], false, "{g}");
+        let h = g["height"].as_f64().unwrap();
+        assert!(
+            h < 2.0 * line + 16.0,
+            "a collapsed group is {h} px high: {g}"
+        );
+    }
+    assert_eq!(
+        m["in_page"].as_u64().unwrap() as usize,
+        candidates.values().sum::<usize>()
+    );
+    assert_eq!(m["shown"], 0, "candidates drawn before they are opened");
+}
+
+#[test]
+fn at_390_px_nothing_overflows_and_every_control_shows_a_focus_ring() {
+    let Some(bin) = chromium_or_skip() else {
+        return;
+    };
+    let dir = tempfile::tempdir().unwrap();
+    // The real run plus inputs with suppressions, input errors and hostile text (long tokens).
+    let mut inputs = REAL_RUN.to_vec();
+    inputs.extend([
+        "fixtures/cli/broken-middle.jsonl",
+        "fixtures/cli/escape.json",
+        "fixtures/reports/xss.json",
+        "fixtures/cli/nope.json",
+    ]);
+    let (html, report) = check_html(dir.path(), &inputs, "narrow");
+    assert!(report["summary"]["suppressions"].as_u64().unwrap() > 0);
+    assert!(report["summary"]["input_errors"].as_u64().unwrap() > 0);
+    screenshot(&bin, &html, (390, 2400), "narrow-390");
+    let m = probe(
+        &bin,
+        &html,
+        (390, 900),
+        r#"
+        // Everything open, so what a reader can expand is measured too.
+        document.querySelectorAll('details').forEach(function (d) { d.open = true; });
+        var w = document.documentElement.clientWidth;
+        var wide = [];
+        document.querySelectorAll('body *').forEach(function (e) {
+            var r = e.getBoundingClientRect();
+            if (r.width > 0 && r.right > w + 0.5 && wide.length < 10) {
+                wide.push(e.tagName + '.' + e.className + ' ' + Math.round(r.right));
+            }
+        });
+        var controls = document.querySelectorAll('a[href], summary, input, button, select, textarea, [tabindex]');
+        var missing = [];
+        controls.forEach(function (c) {
+            c.focus();
+            if (document.activeElement !== c) { missing.push('not focusable: ' + c.outerHTML.slice(0, 80)); return; }
+            if (!c.matches(':focus-visible')) { missing.push('not focus-visible: ' + c.outerHTML.slice(0, 80)); return; }
+            var shown = c.matches('input.filter') ? document.querySelector('label[for="' + c.id + '"]') : c;
+            var s = getComputedStyle(shown);
+            var ring = s.outlineStyle !== 'none' && parseFloat(s.outlineWidth) >= 2
+                && s.outlineColor !== 'rgba(0, 0, 0, 0)' && shown.getClientRects().length > 0;
+            if (!ring) { missing.push('no ring: ' + shown.outerHTML.slice(0, 80)); }
+        });
+        return { client: w, scroll: document.documentElement.scrollWidth, wide: wide,
+                 controls: controls.length, missing: missing,
+                 kinds: { links: document.querySelectorAll('a[href]').length,
+                          summaries: document.querySelectorAll('summary').length,
+                          filters: document.querySelectorAll('input.filter').length } };
+        "#,
+    );
+    assert_eq!(m["client"], 390, "{m}");
+    assert!(
+        m["scroll"].as_u64().unwrap() <= 390 && m["wide"].as_array().unwrap().is_empty(),
+        "horizontal overflow at 390 px: {m}"
+    );
+    // Not vacuous: links, summaries and the four filter chips were all tried.
+    let kinds = &m["kinds"];
+    assert!(kinds["links"].as_u64().unwrap() > 10 && kinds["summaries"].as_u64().unwrap() > 5);
+    assert_eq!(kinds["filters"], 4);
+    assert_eq!(m["missing"], serde_json::json!([]), "{m}");
+}

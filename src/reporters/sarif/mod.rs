@@ -22,14 +22,17 @@ use super::Report;
 use super::escape::{terminal, truncate};
 use super::paths::{PathBase, Place, file_uri, uri_reference};
 
-// GitHub code scanning's documented limits on an uploaded SARIF file ("SARIF support for code
-// scanning", docs.github.com/en/code-security/code-scanning/integrating-with-code-scanning/
-// sarif-support-for-code-scanning, the table of maximum values; and "SARIF results exceed one or
-// more limits", .../troubleshooting-sarif-uploads/results-exceed-limit):
+// GitHub code scanning's documented limits on an uploaded SARIF file, from "SARIF results exceed
+// one or more limits" (docs.github.com/en/code-security/code-scanning/troubleshooting-sarif-uploads/
+// results-exceed-limit: the table of maximum values and display limits), the same table in "SARIF
+// support for code scanning" (.../integrating-with-code-scanning/sarif-support-for-code-scanning),
+// and the REST endpoint "Upload an analysis as SARIF data" ("a maximum of 5000 results per analysis
+// run. Any results over this limit are ignored and any SARIF uploads with more than 25,000 results
+// are rejected"):
 //   runs per file 20 (we write 1); rules per run 25,000 (we write one per rule); tags per rule 20,
 //   10 shown (we write 2);
 //   results per run 25,000 — a file with more is rejected — and "only the top 5,000 results will
-//   be included" (stored and shown; the rest are silently dropped);
+//   be included, prioritized by severity" (the rest are dropped without a word in the log);
 //   locations per result 1,000, of which 100 are included;
 //   the gzip-compressed file at most 10 MB (".../troubleshooting-sarif-uploads/file-too-large").
 // So by default a log holds at most 5,000 results, chosen here rather than by GitHub: candidates
@@ -289,7 +292,7 @@ impl Selection {
                 }
             }
             out.push(format!(
-                "left out {left} of {} results to stay within {} results per run (GitHub code scanning keeps only the first {GITHUB_RESULTS_KEPT} and refuses a file with more than {GITHUB_RESULTS_ACCEPTED}): {}; every hard defect is kept; --sarif-max-results N changes the cap (0: none), and the JSON report lists every finding",
+                "left out {left} of {} results to stay within {} results per run (GitHub code scanning shows only the top {GITHUB_RESULTS_KEPT} and refuses a file with more than {GITHUB_RESULTS_ACCEPTED}): {}; every hard defect is kept; --sarif-max-results N changes the cap (0: none), and the JSON report lists every finding",
                 self.keep.len(),
                 self.cap.unwrap_or(0),
                 parts.join(", ")
