@@ -83,6 +83,102 @@ mod tests {
         }
     }
 
+    /// What `shell` offers after `line` (ending with a space: the next word), run in a
+    /// directory holding a file, so offering file names would show it.
+    fn offered(shell: clap_complete::Shell, line: &str) -> Vec<String> {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(dir.path().join("decoy.txt"), "").unwrap();
+        let path = dir.path().join("script");
+        std::fs::write(&path, script(shell)).unwrap();
+        let words: Vec<&str> = line.split_whitespace().collect();
+        let (program, args): (&str, Vec<String>) = match shell {
+            clap_complete::Shell::Bash => (
+                "bash",
+                vec![
+                    "-c".into(),
+                    format!(
+                        "source {}; COMP_WORDS=({} ''); COMP_CWORD={}; COMP_LINE='{line}'; COMP_POINT=${{#COMP_LINE}}; _tracelint tracelint '' {}; printf '%s\\n' \"${{COMPREPLY[@]}}\"",
+                        path.display(),
+                        words.join(" "),
+                        words.len(),
+                        words[words.len() - 1]
+                    ),
+                ],
+            ),
+            clap_complete::Shell::Fish => (
+                "fish",
+                vec![
+                    "--no-config".into(),
+                    "-c".into(),
+                    format!("source {}; complete -C '{line}'", path.display()),
+                ],
+            ),
+            other => panic!("no driver for {other}"),
+        };
+        let out = std::process::Command::new(program)
+            .args(&args)
+            .current_dir(dir.path())
+            .output()
+            .unwrap_or_else(|e| {
+                panic!("{program} must be installed to check its completions: {e}")
+            });
+        assert!(out.status.success(), "{out:?}");
+        String::from_utf8(out.stdout)
+            .unwrap()
+            .lines()
+            // fish prints `value<TAB>description`.
+            .map(|l| l.split('\t').next().unwrap_or("").to_owned())
+            .filter(|l| !l.is_empty())
+            .collect()
+    }
+
+    #[test]
+    fn bash_and_fish_complete_values_not_file_names() {
+        use clap_complete::Shell;
+        let formats = ["text", "json", "json-lines", "sarif", "html", "github"];
+        for shell in [Shell::Bash, Shell::Fish] {
+            for (line, want) in [
+                ("tracelint check --output-format ", &formats[..]),
+                ("tracelint report --output-format ", &formats[..]),
+                (
+                    "tracelint explain ",
+                    &["R1", "R2a", "R7", "builtin:claude-code"][..],
+                ),
+                ("tracelint completions ", &["bash", "zsh", "fish"][..]),
+            ] {
+                let got = offered(shell, line);
+                for w in want {
+                    assert!(
+                        got.iter().any(|g| g == w),
+                        "{shell} `{line}`: {w} not in {got:?}"
+                    );
+                }
+                assert!(
+                    !got.iter().any(|g| g.contains("decoy")),
+                    "{shell} `{line}` offers file names: {got:?}"
+                );
+                // The hidden legacy spellings are accepted but not offered.
+                assert!(
+                    !got.iter().any(|g| g == "jsonl" || g == "openai"),
+                    "{got:?}"
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn zsh_lists_the_values() {
+        // zsh completes only in an interactive shell; its script says which values it offers.
+        let text = script(clap_complete::Shell::Zsh);
+        assert_eq!(
+            text.matches(":FORMAT:(text json json-lines sarif html github)")
+                .count(),
+            2,
+            "check and report --output-format"
+        );
+        assert!(text.contains(":(R1 R2a R2b R3 R4 R5 R6 R7 builtin\\:claude-code)"));
+    }
+
     #[test]
     fn every_shell_has_a_script() {
         use clap_complete::Shell;

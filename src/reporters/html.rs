@@ -808,6 +808,80 @@ mod tests {
     }
 
     #[test]
+    fn backtick_spans_are_code_and_still_escaped() {
+        let seg = |text: &str, code| Seg {
+            text: text.into(),
+            code,
+        };
+        assert_eq!(
+            segments("tool `a<b>` failed"),
+            [
+                seg("tool ", false),
+                seg("a<b>", true),
+                seg(" failed", false)
+            ]
+        );
+        // An unpaired backtick is shown as it is, and so are the others then.
+        assert_eq!(segments("a ` b `c` d"), [seg("a ` b `c` d", false)]);
+        let page = html();
+        assert!(
+            page.contains("<code>charge_card</code> failed: HTTP 502"),
+            "{page}"
+        );
+        assert!(!page.contains("`charge_card`"));
+        // In help and rule summaries too; markup inside a span is text.
+        assert!(page.contains("did you mean <code>get_order</code>?"));
+        let mut report = sample::report();
+        report.findings[0].message = "`<b>x</b>` is wrong".into();
+        let mut out = Vec::new();
+        render(&report, &mut out).unwrap();
+        let page = String::from_utf8(out).unwrap();
+        assert!(page.contains("<code>&#60;b&#62;x&#60;/b&#62;</code> is wrong"));
+    }
+
+    /// Every `prefix"…"` value in the page.
+    fn values<'p>(page: &'p str, prefix: &str) -> Vec<&'p str> {
+        page.split(prefix)
+            .skip(1)
+            .filter_map(|rest| rest.split('"').next())
+            .collect()
+    }
+
+    #[test]
+    fn the_timeline_marks_each_finding_on_its_steps_and_links_both_ways() {
+        let page = html();
+        let ids: BTreeSet<&str> = values(&page, " id=\"").into_iter().collect();
+        let links = values(&page, "href=\"#");
+        // No link goes nowhere.
+        for l in &links {
+            assert!(ids.contains(l), "#{l} has no target");
+        }
+        // The run's steps are listed in order, the finding on step 1 marked there in its tier's
+        // colour, the evidence step of the R2a finding marked as evidence, and the finding's
+        // evidence links back to the step.
+        let steps = values(&page, "<li id=\"");
+        assert_eq!(
+            steps,
+            ["t0-s0", "t0-s1", "t0-s2", "t0-s3", "t0-s5", "t0-s6"]
+        );
+        assert!(
+            page.contains(
+                "<li class=\"gap\"><span class=\"idx\"></span>… 1 step(s) not shown …</li>"
+            )
+        );
+        let step1 = &page[page.find("<li id=\"t0-s1\"").unwrap()..];
+        let step1 = &step1[..step1.find("</li>").unwrap()];
+        assert!(
+            step1.contains("class=\"mark hard_defect\" href=\"#f0\">R1</a>"),
+            "{step1}"
+        );
+        assert!(page.contains("class=\"mark evidence\""));
+        assert!(links.contains(&"t0-s1") && links.contains(&"t0"));
+        // The findings of the other run have no timeline, so no link to one.
+        assert!(!links.iter().any(|l| l.starts_with("t1")));
+    }
+
+    #[test]
     fn pages_take_extra_tables() {
         let mut page = Page::for_report(&sample::report());
         page.tables.push(Table {
