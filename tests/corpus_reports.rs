@@ -401,3 +401,66 @@ fn report_over_two_shards_writes_what_one_check_over_the_union_writes() {
 fn s(p: &Path) -> &str {
     p.to_str().unwrap()
 }
+
+#[test]
+fn report_names_each_bad_shard_line_and_each_input_given_twice() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = tracelint(
+        &[
+            "check",
+            "fixtures/quickstart/transcript.json",
+            "--tools",
+            "fixtures/quickstart/tools.json",
+            "--output-format",
+            "json-lines",
+        ],
+        &[],
+    );
+    assert_eq!(out.status.code(), Some(2));
+    let good = dir.path().join("good.jsonl");
+    std::fs::write(&good, &out.stdout).unwrap();
+    let text = String::from_utf8(out.stdout).unwrap();
+    let findings = text.lines().filter(|l| l.contains(r#""finding":"#)).count();
+    // A line that is not a record, second in the shard: an input error there, the rest read.
+    let mut lines: Vec<&str> = text.lines().collect();
+    lines.insert(1, "{not json");
+    let bad = dir.path().join("bad.jsonl");
+    std::fs::write(&bad, lines.join("\n") + "\n").unwrap();
+    let out = tracelint(&["report", s(&bad), "--output-format", "json"], &[]);
+    assert_eq!(out.status.code(), Some(3));
+    let got: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let errors = got["input_errors"].as_array().unwrap();
+    assert_eq!(errors.len(), 1, "{errors:?}");
+    assert_eq!(
+        (&errors[0]["file"], &errors[0]["line"]),
+        (&s(&bad).into(), &2.into())
+    );
+    assert!(
+        errors[0]["message"]
+            .as_str()
+            .unwrap()
+            .starts_with("not a tracelint JSON Lines record")
+    );
+    assert_eq!(
+        got["findings"].as_array().unwrap().len() + got["ignored"].as_array().unwrap().len(),
+        findings
+    );
+    // The same input in two shards: said, and its findings reported once.
+    let out = tracelint(
+        &["report", s(&good), s(&good), "--output-format", "json"],
+        &[],
+    );
+    assert_eq!(out.status.code(), Some(3));
+    let got: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(got["summary"]["inputs"], 1);
+    assert!(
+        got["input_errors"][0]["message"]
+            .as_str()
+            .unwrap()
+            .contains("is in another shard too")
+    );
+    assert_eq!(
+        got["findings"].as_array().unwrap().len() + got["ignored"].as_array().unwrap().len(),
+        findings
+    );
+}

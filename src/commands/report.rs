@@ -6,17 +6,17 @@
 
 mod shards;
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 
 use anyhow::{Context, bail};
 
 use crate::adapters::json_pos::LineReader;
 use crate::cli::{FailOn, ReportArgs};
 use crate::exit::ExitStatus;
-use crate::finding::{InputIssue, RuleMeta, Tier};
+use crate::finding::{Finding, InputIssue, RuleMeta, Suppression, Tier};
 use crate::lint::{EXCERPT_BUDGET, ReportBuilder};
 use crate::reporters::paths::PathBase;
-use crate::reporters::{self, OutputFormat, RenderOptions, Report, TextOptions};
+use crate::reporters::{self, Outline, OutputFormat, RenderOptions, Report, TextOptions};
 
 use super::check;
 
@@ -143,8 +143,11 @@ fn assemble(mut shards: Shards, gate: Option<FailOn>) -> anyhow::Result<Report> 
     };
     let mut builder = ReportBuilder::new();
     let mut index: BTreeMap<String, usize> = BTreeMap::new();
-    for (input, (shard, line)) in std::mem::take(&mut shards.inputs) {
+    // (shard, input) of an input a shard read before: that shard's records of it are dropped.
+    let mut twice: BTreeSet<(usize, String)> = BTreeSet::new();
+    for (input, (shard, line), k) in std::mem::take(&mut shards.inputs) {
         if index.contains_key(&input.path) {
+            twice.insert((k, input.path.clone()));
             shards.issues.push(InputIssue::at(
                 &shard,
                 line,
@@ -175,14 +178,21 @@ fn assemble(mut shards: Shards, gate: Option<FailOn>) -> anyhow::Result<Report> 
         index.insert(file.to_owned(), i);
         i
     };
-    let findings = attach(shards.findings, &mut builder, &mut resolve, |f, i| {
-        f.input = i;
+    let (b, r) = (&mut builder, &mut resolve);
+    let findings = attach(shards.findings, &twice, b, r, |f: &mut Finding, i| {
+        f.input = i
     });
-    let suppressions = attach(shards.suppressions, &mut builder, &mut resolve, |s, i| {
-        s.input = i;
-    });
-    let outlines = attach(shards.outlines, &mut builder, &mut resolve, |o, i| {
-        o.input = i;
+    let suppressions = attach(
+        shards.suppressions,
+        &twice,
+        b,
+        r,
+        |s: &mut Suppression, i| {
+            s.input = i;
+        },
+    );
+    let outlines = attach(shards.outlines, &twice, b, r, |o: &mut Outline, i| {
+        o.input = i
     });
     for (file, (shard, line)) in unnamed {
         shards.issues.push(InputIssue::at(
@@ -207,15 +217,17 @@ fn assemble(mut shards: Shards, gate: Option<FailOn>) -> anyhow::Result<Report> 
     Ok(report)
 }
 
-/// Give each item its input index.
+/// Give each item its input index; drop those of an input their shard holds a second time.
 fn attach<T>(
     items: Vec<ByPath<T>>,
+    twice: &BTreeSet<(usize, String)>,
     builder: &mut ReportBuilder,
     resolve: &mut impl FnMut(&str, &(String, u32), &mut ReportBuilder) -> usize,
-    set: impl Fn(&mut T, usize),
+    set: fn(&mut T, usize),
 ) -> Vec<T> {
     items
         .into_iter()
+        .filter(|b| !twice.contains(&(b.shard, b.file.clone())))
         .map(|mut b| {
             let i = resolve(&b.file, &b.at, builder);
             set(&mut b.item, i);

@@ -155,12 +155,15 @@ pub(crate) struct ByPath<T> {
     pub(crate) item: T,
     /// Where it was read (shard, line), for an error about it.
     pub(crate) at: (String, u32),
+    /// The shard's place among those read (the same file may be given twice).
+    pub(crate) shard: usize,
 }
 
 /// What the shards hold, in the order read.
 #[derive(Debug, Default)]
 pub(crate) struct Shards {
-    pub(crate) inputs: Vec<(InputSummary, (String, u32))>,
+    /// Each input record, with where it was read and its shard's place.
+    pub(crate) inputs: Vec<(InputSummary, (String, u32), usize)>,
     pub(crate) findings: Vec<ByPath<Finding>>,
     pub(crate) suppressions: Vec<ByPath<Suppression>>,
     pub(crate) outlines: Vec<ByPath<Outline>>,
@@ -174,6 +177,8 @@ pub(crate) struct Shards {
     pub(crate) budget: Option<usize>,
     /// Other tracelint versions that wrote records.
     pub(crate) versions: BTreeSet<String>,
+    /// Shards read so far.
+    pub(crate) read: usize,
 }
 
 /// A signal name read from a shard, as the `&'static str` findings carry: each distinct name is
@@ -217,6 +222,7 @@ impl Shards {
         path: &str,
         rules: &[&'static RuleMeta],
     ) {
+        self.read += 1;
         let mut closed = true;
         let mut records = 0usize;
         for line in lines {
@@ -323,6 +329,7 @@ impl Shards {
                 file: f.file,
                 item: finding,
                 at,
+                shard: self.read - 1,
             });
             return Ok(Some(false));
         }
@@ -343,6 +350,7 @@ impl Shards {
                     reason: s.reason,
                 },
                 at,
+                shard: self.read - 1,
             });
             return Ok(Some(false));
         }
@@ -376,6 +384,7 @@ impl Shards {
                     excerpts_cut,
                 },
                 at,
+                self.read - 1,
             ));
             return Ok(Some(false));
         }
@@ -403,6 +412,7 @@ impl Shards {
                     steps,
                 },
                 at,
+                shard: self.read - 1,
             });
             return Ok(Some(false));
         }
