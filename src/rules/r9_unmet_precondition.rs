@@ -126,7 +126,10 @@ impl Rule for UnmetPrecondition {
                         Ok(key) => {
                             seen[k].returned.insert(key, c);
                         }
-                        Err(_) => seen[k].unscoped_returned = true,
+                        // Unrecorded arguments may have been the required ones.
+                        Err(Missing::Args) => seen[k].unscoped_returned = true,
+                        // Recorded without a `same` argument: not the same entity.
+                        Err(Missing::Field(_)) => {}
                     }
                 }
             }
