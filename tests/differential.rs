@@ -153,6 +153,7 @@ fn theirs(reference: &Path, trace: &Path, tools: &Path, tmp: &Path) -> BTreeMap<
 }
 
 #[test]
+#[allow(clippy::print_stderr)]
 fn contract_rules_agree_with_the_reference() {
     let Some(reference) = reference() else {
         assert!(
