@@ -10,7 +10,7 @@ use std::collections::{BTreeSet, HashSet};
 use serde_json::Value;
 
 use crate::finding::{FindingType, RuleId, RuleMeta, Tier};
-use crate::model::{Step, ToolSpec};
+use crate::model::{SchemaSource, Step, ToolSpec};
 
 use super::{Rule, Sink, TraceCx};
 
@@ -25,15 +25,19 @@ pub(crate) static META: RuleMeta = RuleMeta {
 
 pub(crate) struct ContractDrift;
 
+/// Where the trace's own schemas come from (a few names: one per adapter source).
+fn carried_sources<'a>(cx: &TraceCx<'a>) -> BTreeSet<&'a SchemaSource> {
+    cx.trace.embedded_tools.iter().map(|e| &e.source).collect()
+}
+
 /// The committed spec of a tool: the registry's, when it did not come from the trace itself.
-fn committed<'a>(cx: &TraceCx<'a>, name: &str) -> Option<&'a ToolSpec> {
+fn committed<'a>(
+    cx: &TraceCx<'a>,
+    carried: &BTreeSet<&SchemaSource>,
+    name: &str,
+) -> Option<&'a ToolSpec> {
     let spec = cx.spec(name).or_else(|| cx.registry.get(name))?;
-    let from_trace = cx
-        .trace
-        .embedded_tools
-        .iter()
-        .any(|e| e.source == spec.source);
-    (!from_trace && spec.schema.is_some()).then_some(spec)
+    (!carried.contains(&spec.source) && spec.schema.is_some()).then_some(spec)
 }
 
 impl Rule for ContractDrift {
@@ -46,6 +50,7 @@ impl Rule for ContractDrift {
     }
 
     fn applicable(&self, cx: &TraceCx<'_>) -> Result<(), String> {
+        let sources = carried_sources(cx);
         let carried = cx
             .trace
             .embedded_tools
@@ -54,7 +59,7 @@ impl Rule for ContractDrift {
         let mut any = false;
         for e in carried {
             any = true;
-            if committed(cx, &e.name).is_some() {
+            if committed(cx, &sources, &e.name).is_some() {
                 return Ok(());
             }
         }
@@ -67,10 +72,12 @@ impl Rule for ContractDrift {
     }
 
     fn check(&self, cx: &TraceCx<'_>, out: &mut Sink) {
+        let sources = carried_sources(cx);
         let mut done: HashSet<&str> = HashSet::new();
         let mut counted: HashSet<&str> = HashSet::new();
         for e in &cx.trace.embedded_tools {
-            let (Some(theirs), Some(spec)) = (e.schema.as_ref(), committed(cx, &e.name)) else {
+            let (Some(theirs), Some(spec)) = (e.schema.as_ref(), committed(cx, &sources, &e.name))
+            else {
                 continue;
             };
             if counted.insert(e.name.as_str()) {
@@ -266,6 +273,70 @@ fn required(s: &Value) -> BTreeSet<String> {
 mod tests {
     use super::*;
     use serde_json::json;
+
+    /// Every real file whose adapter reads tool schemas, linted against a tools file written from
+    /// those very schemas: no drift; then with one tool's copy changed: exactly that drift.
+    #[test]
+    fn real_embedded_schemas_compare_equal_to_their_own_copy() {
+        use crate::lint::Linter;
+        use crate::rules::{RuleSettings, Selection};
+        let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+        let mut files = Vec::new();
+        for dir in [
+            "../shared/fixtures/real/langfuse",
+            "../shared/fixtures/real/otel-openinference",
+            "../shared/fixtures/real/openai-chat",
+            "fixtures/real/langfuse",
+        ] {
+            let Ok(entries) = std::fs::read_dir(root.join(dir)) else {
+                continue;
+            };
+            files.extend(entries.map(|e| e.unwrap().path()));
+        }
+        files.sort();
+        let mut compared = 0;
+        for path in files {
+            let Ok(bytes) = std::fs::read(&path) else {
+                continue;
+            };
+            let name = path.file_name().unwrap().to_string_lossy().into_owned();
+            let (_, parsed) = crate::adapters::parse_bytes(&bytes, &name, None);
+            for trace in &parsed.traces {
+                let tools: Vec<Value> = trace
+                    .embedded_tools
+                    .iter()
+                    .filter_map(|t| Some(json!({"name": t.name, "inputSchema": t.schema.clone()?})))
+                    .collect();
+                let Some(first) = tools.first() else { continue };
+                let drift_of = |tools: &[Value]| {
+                    let text = json!({ "tools": tools }).to_string();
+                    let registry = crate::sources::file::parse_tools_str(&text, "tools.json")
+                        .unwrap_or_else(|e| panic!("{name}: {e}"));
+                    let linter = Linter::new(
+                        Some(registry),
+                        Selection::new(&[RuleId::R11], &[]),
+                        RuleSettings::default(),
+                    );
+                    linter.lint(trace).outcome.findings
+                };
+                let same = drift_of(&tools);
+                assert!(same.is_empty(), "{name}: {same:#?}");
+                let mut changed = tools.clone();
+                changed[0]["inputSchema"]["required"] = json!(["surely_not_an_argument"]);
+                changed[0]["inputSchema"]["properties"]["surely_not_an_argument"] = json!({});
+                let found = drift_of(&changed);
+                assert_eq!(found.len(), 1, "{name}: {found:#?}");
+                assert_eq!(found[0].tool.as_deref(), first["name"].as_str(), "{name}");
+                assert!(
+                    found[0].message.contains("`surely_not_an_argument`"),
+                    "{name}"
+                );
+                compared += 1;
+            }
+        }
+        // Langfuse, OpenInference and OpenAI traces with schemas of their own.
+        assert!(compared >= 8, "{compared}");
+    }
 
     #[test]
     fn drift_is_what_r1_relies_on() {
