@@ -449,12 +449,6 @@ fn call_tool(p: &Peer, tool: &str, arguments: Value) -> Value {
         .expect("the server starts");
     let mut stdin = child.stdin.take().unwrap();
     let mut lines = BufReader::new(child.stdout.take().unwrap()).lines();
-    let mut send = |v: Value| writeln!(stdin, "{v}").unwrap();
-    send(
-        json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
-        "protocolVersion": "2025-06-18", "capabilities": {},
-        "clientInfo": {"name": "tracelint-test", "version": "0"}}}),
-    );
     let mut reply = |id: i64| loop {
         let line = lines.next().expect("a reply").expect("a line");
         let v: Value = serde_json::from_str(&line).expect("JSON-RPC");
@@ -462,12 +456,18 @@ fn call_tool(p: &Peer, tool: &str, arguments: Value) -> Value {
             break v;
         }
     };
+    let mut send = |v: Value| writeln!(stdin, "{v}").unwrap();
+    send(
+        json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+        "protocolVersion": "2025-06-18", "capabilities": {},
+        "clientInfo": {"name": "tracelint-test", "version": "0"}}}),
+    );
     assert!(reply(1)["result"]["protocolVersion"].is_string());
     send(json!({"jsonrpc": "2.0", "method": "notifications/initialized"}));
     send(json!({"jsonrpc": "2.0", "id": 2, "method": "tools/call",
                 "params": {"name": tool, "arguments": arguments}}));
     let result = reply(2)["result"].clone();
-    drop(send);
+    // Closing stdin ends the session.
     drop(stdin);
     let _ = child.kill();
     let _ = child.wait();
