@@ -140,6 +140,67 @@ mod tests {
     use super::*;
     use serde_json::json;
 
+    /// A hang detector, not a speed limit: 30,000 steps with every contract rule active (side
+    /// effects repeated, preconditions, output schemas, a carried schema, URLs in arguments and
+    /// results) finish well inside a minute even unoptimised, which no per-call rescan of the
+    /// trace would. The findings prove each rule did its work.
+    #[test]
+    fn the_contract_rules_stay_linear_on_a_long_trace() {
+        let tools = r#"{"tools": {
+            "lookup": {"metadata": {"failure_when": {"pointer": "/status", "in": ["missing"]}}},
+            "charge": {"metadata": {"side_effecting": true,
+                       "failure_when": {"pointer": "/status", "in": ["declined"]},
+                       "requires": [{"tool": "lookup", "same": ["id"]}]}},
+            "clock": {"output_schema": {"type": "object", "required": ["now"]}},
+            "fetch": {"schema": {"type": "object", "properties": {"url": {"type": "string"}}}}},
+            "off_limits": {"sources": ["tbench.ai"]}}"#;
+        let n = 5_000;
+        let mut steps = Vec::with_capacity(6 * n);
+        for i in 0..n {
+            let (a, b, c) = (3 * i, 3 * i + 1, 3 * i + 2);
+            let id = i % 500;
+            steps.push(format!(r#"{{"type": "tool_call", "call_id": "{a}", "name": "lookup", "args": {{"id": {id}}}}}"#));
+            steps.push(format!(
+                r#"{{"type": "tool_result", "call_id": "{a}", "content": {{"status": "ok"}}}}"#
+            ));
+            steps.push(format!(r#"{{"type": "tool_call", "call_id": "{b}", "name": "charge", "args": {{"id": {id}}}}}"#));
+            steps.push(format!(
+                r#"{{"type": "tool_result", "call_id": "{b}", "content": {{"status": "paid"}}}}"#
+            ));
+            let (name, args, result) = if i % 2 == 0 {
+                ("clock", "{}".to_owned(), r#"{"when": 1}"#.to_owned())
+            } else {
+                (
+                    "fetch",
+                    format!(
+                        r#"{{"url": "https://example.com/{i}"}}, "schema": {{"type": "array"}}"#
+                    ),
+                    format!(r#""see https://example.org/{i} and https://www.tbench.ai/t/{i}""#),
+                )
+            };
+            steps.push(format!(
+                r#"{{"type": "tool_call", "call_id": "{c}", "name": "{name}", "args": {args}}}"#
+            ));
+            steps.push(format!(
+                r#"{{"type": "tool_result", "call_id": "{c}", "content": {result}}}"#
+            ));
+        }
+        let trace = format!(r#"{{"run_id": "long", "steps": [{}]}}"#, steps.join(",\n"));
+        let started = std::time::Instant::now();
+        let found = crate::rules::testing::findings(&trace, tools);
+        assert!(started.elapsed().as_secs() < 60, "{:?}", started.elapsed());
+        let count = |id: crate::finding::RuleId| found.iter().filter(|f| f.rule == id).count();
+        use crate::finding::RuleId::*;
+        // Every charge after the first 500 repeats an earlier paid one; every clock result lacks
+        // `now`; the fetch results show an off-limits URL; `fetch` carries a drifted schema.
+        assert_eq!(count(R8), n - 500);
+        assert_eq!(count(R9), 0);
+        assert_eq!(count(R10), n / 2);
+        assert_eq!(count(R11), 1);
+        assert_eq!(count(R12), 0);
+        assert_eq!(count(R13), n / 2);
+    }
+
     #[test]
     fn values_compare_by_what_they_say() {
         assert_eq!(comparable(&json!(" A-1 ")), comparable(&json!("a-1")));

@@ -702,6 +702,23 @@ mod tests {
     }
 
     #[test]
+    fn the_python_tracelints_own_starter_contracts_mean_the_same() {
+        // `tracelint init` leaves behaviour undeclared (`null`) with `_todo`s and a `_comment`.
+        let r = load("python-tracelint-init.json");
+        let charge = r.get("charge_card").unwrap();
+        assert!(charge.schema.is_some());
+        assert_eq!(charge.metadata, ToolMetadata::default());
+        // `init --from-mcp` keeps the server's output schema and idempotency hint.
+        let r = load("python-tracelint-init-from-mcp.json");
+        let time = r.get("get_current_time").unwrap();
+        assert_eq!(
+            time.output_schema.as_ref().unwrap()["required"],
+            serde_json::json!(["timezone", "datetime", "day_of_week", "is_dst"])
+        );
+        assert_eq!(time.metadata.idempotent, Some(true));
+    }
+
+    #[test]
     fn every_saved_tools_list_reply_still_parses() {
         let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/data/mcp");
         let Ok(entries) = std::fs::read_dir(&dir) else {
