@@ -375,8 +375,15 @@ pub fn metadata_from_annotations(ann: &Map<String, Value>) -> ToolMetadata {
     m
 }
 
-/// Parse and validate a `metadata` object (the config's per-tool overrides use it too).
+/// Parse and validate a `metadata` object on its own (the config's per-tool overrides), where
+/// an output schema cannot go: it belongs to the tool in its tools file.
 pub fn parse_metadata(v: &Value) -> Result<ToolMetadata, String> {
+    if v.get("output_schema").is_some() {
+        return Err(
+            "`output_schema` cannot be overridden here: declare it with the tool in its tools file"
+                .into(),
+        );
+    }
     metadata_at(v, &[]).map_err(|b| b.message)
 }
 
@@ -683,6 +690,17 @@ mod tests {
         for t in ["a", "b", "c"] {
             assert!(r.get(t).unwrap().output_schema.is_some(), "{t}");
         }
+    }
+
+    #[test]
+    fn a_metadata_override_takes_requires_but_not_an_output_schema() {
+        let m = parse_metadata(&serde_json::json!({"requires": [{"tool": "get_order"}]})).unwrap();
+        assert_eq!(m.requires[0].tool, "get_order");
+        let e = parse_metadata(&serde_json::json!({"output_schema": {"type": "object"}}));
+        assert!(
+            e.unwrap_err()
+                .contains("declare it with the tool in its tools file")
+        );
     }
 
     #[test]
