@@ -176,7 +176,12 @@ mod tests {
             2,
             "check and report --output-format"
         );
-        assert!(text.contains(":(R1 R2a R2b R3 R4 R5 R6 R7 builtin\\:claude-code)"));
+        let rules: Vec<&str> = crate::finding::RuleId::ALL
+            .iter()
+            .map(|r| r.as_str())
+            .collect();
+        let listed = format!(":({} builtin\\:claude-code)", rules.join(" "));
+        assert!(text.contains(&listed), "{listed}");
     }
 
     #[test]
