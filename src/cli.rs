@@ -283,6 +283,8 @@ pub enum InputFormatArg {
     /// OpenTelemetry spans (OpenInference, OTLP JSON, GenAI semconv).
     #[value(alias = "openinference")]
     Otel,
+    /// Codex CLI rollouts (`~/.codex/sessions/…/rollout-*.jsonl`).
+    Codex,
 }
 
 /// `--fail-on` values.

@@ -3,13 +3,16 @@
 //! Lines record by record, and hands each adapter its body. Adapters never see rules, sources or
 //! reports; a problem with one record is an `InputIssue`, and the rest is still read.
 
+pub mod agent;
 pub mod args;
 pub mod assemble;
 pub mod chat;
 pub mod claude;
 pub mod clock;
+pub mod codex;
 pub mod content;
 pub mod cursor;
+pub mod empty;
 pub mod json_pos;
 pub mod langfuse;
 pub mod native;
@@ -43,6 +46,8 @@ pub enum InputFormat {
     Langfuse,
     /// OpenTelemetry spans: OpenInference, OTLP JSON, GenAI semantic conventions.
     Otel,
+    /// Codex CLI rollouts.
+    Codex,
 }
 
 impl InputFormat {
@@ -53,6 +58,7 @@ impl InputFormat {
         InputFormat::OpenAi,
         InputFormat::Langfuse,
         InputFormat::Otel,
+        InputFormat::Codex,
     ];
 
     /// The name used on the command line and in reports.
@@ -63,6 +69,7 @@ impl InputFormat {
             InputFormat::OpenAi => "openai",
             InputFormat::Langfuse => "langfuse",
             InputFormat::Otel => "otel",
+            InputFormat::Codex => "codex",
         }
     }
 
@@ -74,6 +81,7 @@ impl InputFormat {
             "openai" => Some(InputFormat::OpenAi),
             "langfuse" => Some(InputFormat::Langfuse),
             "otel" | "openinference" | "opentelemetry" => Some(InputFormat::Otel),
+            "codex" | "codex-cli" => Some(InputFormat::Codex),
             _ => None,
         }
     }
@@ -85,6 +93,7 @@ impl InputFormat {
             InputFormat::OpenAi => openai::sniff(record),
             InputFormat::Langfuse => langfuse::sniff(record),
             InputFormat::Otel => otel::sniff(record),
+            InputFormat::Codex => codex::sniff(record),
         }
     }
 }
@@ -102,6 +111,8 @@ pub trait Emit {
     fn trace(&mut self, trace: Trace);
     /// A problem with the input; the adapter keeps reading.
     fn issue(&mut self, issue: InputIssue);
+    /// A fact about the input worth a line in the report (not a problem).
+    fn note(&mut self, _note: String) {}
 }
 
 /// Everything read from one input, collected.
@@ -111,6 +122,8 @@ pub struct Parsed {
     pub traces: Vec<Trace>,
     /// Problems with the input.
     pub issues: Vec<InputIssue>,
+    /// Notes about the input.
+    pub notes: Vec<String>,
 }
 
 impl Emit for Parsed {
@@ -119,6 +132,9 @@ impl Emit for Parsed {
     }
     fn issue(&mut self, issue: InputIssue) {
         self.issues.push(issue);
+    }
+    fn note(&mut self, note: String) {
+        self.notes.push(note);
     }
 }
 
@@ -163,9 +179,11 @@ pub fn detect(head: &Head) -> Result<InputFormat, String> {
         return Err("this is a tools file, not a trace: pass it with `--tools`".to_owned());
     }
     if score == 0 {
+        let names: Vec<&str> = InputFormat::ALL.iter().map(|f| f.name()).collect();
         return Err(format!(
-            "cannot tell the input format: {}; pass `--input-format native|claude|openai|langfuse|otel`",
-            describe(head)
+            "cannot tell the input format: {}; pass `--input-format {}`",
+            describe(head),
+            names.join("|")
         ));
     }
     let tied: Vec<&str> = scores
@@ -232,6 +250,8 @@ pub fn parse_body(format: InputFormat, body: Body<'_>, input: &InputRef, out: &m
         (InputFormat::Langfuse, Body::Lines(lines)) => langfuse::parse_lines(lines, input, out),
         (InputFormat::Otel, Body::Document(text)) => otel::parse_document(text, input, out),
         (InputFormat::Otel, Body::Lines(lines)) => otel::parse_lines(lines, input, out),
+        (InputFormat::Codex, Body::Document(text)) => codex::parse_document(text, input, out),
+        (InputFormat::Codex, Body::Lines(lines)) => codex::parse_lines(lines, input, out),
     }
 }
 
@@ -390,7 +410,12 @@ pub fn parse_reader<R: BufRead>(
                 }
             }
         };
-        let mut lines = buffered.into_iter().chain(all);
+        let mut scan = empty::Scan::default();
+        let mut lines = buffered
+            .into_iter()
+            .chain(all)
+            .inspect(|l| scan.line(l.as_ref().ok()));
+        let mut tally = empty::Tally::new(out);
         parse_body(
             format,
             Body::Lines(&mut lines),
@@ -398,8 +423,10 @@ pub fn parse_reader<R: BufRead>(
                 path: path.to_owned(),
                 format: format.name().to_owned(),
             },
-            out,
+            &mut tally,
         );
+        drop(lines);
+        tally.finish(path, format, &scan);
         return ReadOutcome::Read(format);
     }
     // A first line past the limit: whether the file is JSON Lines or one document, that line
@@ -495,6 +522,7 @@ pub fn parse_reader<R: BufRead>(
             }
         }
     };
+    let mut tally = empty::Tally::new(out);
     parse_body(
         format,
         Body::Document(text),
@@ -502,8 +530,11 @@ pub fn parse_reader<R: BufRead>(
             path: path.to_owned(),
             format: format.name().to_owned(),
         },
-        out,
+        &mut tally,
     );
+    let mut scan = empty::Scan::default();
+    scan.document(text);
+    tally.finish(path, format, &scan);
     ReadOutcome::Read(format)
 }
 

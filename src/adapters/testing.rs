@@ -38,6 +38,39 @@ pub(crate) fn real_files(folder: &str) -> Vec<PathBuf> {
     files
 }
 
+/// The real fixtures kept in this repository (`fixtures/real/<folder>`, permissive licences,
+/// origins in `fixtures/real/NOTICE.md`).
+pub(crate) const REPO_REAL: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/fixtures/real");
+
+/// The session files of a folder of this repository's real fixtures (made by the real CLI or
+/// fetched; the scripts that drove a fake model and READMEs left out), sorted.
+pub(crate) fn repo_real_files(folder: &str) -> Vec<PathBuf> {
+    let dir = PathBuf::from(REPO_REAL).join(folder);
+    let mut files: Vec<PathBuf> = walk(&dir)
+        .into_iter()
+        .filter(|p| {
+            p.extension().is_some_and(|e| e == "json" || e == "jsonl")
+                && !p.components().any(|c| c.as_os_str() == "scripts")
+        })
+        .collect();
+    files.sort();
+    assert!(!files.is_empty(), "no real fixtures in {}", dir.display());
+    files
+}
+
+fn walk(dir: &std::path::Path) -> Vec<PathBuf> {
+    let mut out = Vec::new();
+    for e in std::fs::read_dir(dir).unwrap_or_else(|e| panic!("{}: {e}", dir.display())) {
+        let p = e.unwrap().path();
+        if p.is_dir() {
+            out.extend(walk(&p));
+        } else {
+            out.push(p);
+        }
+    }
+    out
+}
+
 /// Calls, results, error results and unanswered calls of a trace.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub(crate) struct Counts {
@@ -56,6 +89,21 @@ impl std::ops::Add for Counts {
             errors: self.errors + o.errors,
             unanswered: self.unanswered + o.unanswered,
         }
+    }
+}
+
+/// `Counts` in a table of expectations: calls, results, errors, unanswered.
+pub(crate) const fn counted(
+    calls: usize,
+    results: usize,
+    errors: usize,
+    unanswered: usize,
+) -> Counts {
+    Counts {
+        calls,
+        results,
+        errors,
+        unanswered,
     }
 }
 

@@ -76,6 +76,7 @@ fn resolve(args: &CheckArgs) -> anyhow::Result<Settings> {
             InputFormatArg::Openai => Some(InputFormat::OpenAi),
             InputFormatArg::Langfuse => Some(InputFormat::Langfuse),
             InputFormatArg::Otel => Some(InputFormat::Otel),
+            InputFormatArg::Codex => Some(InputFormat::Codex),
         };
     }
     let mut output = OutputFormat::Text;
@@ -205,6 +206,8 @@ struct InputResult {
     /// OTel traces held back to be merged with the same trace id from other inputs.
     deferred: Vec<Trace>,
     issues: Vec<InputIssue>,
+    /// Notes the adapter made about the input.
+    notes: Vec<String>,
 }
 
 /// Lints each trace as soon as its adapter emits it, so memory follows the largest trace —
@@ -238,6 +241,8 @@ enum Event {
     /// A linted trace: input, its place among the input's traces, the lint.
     Trace(usize, usize, TraceLint),
     Issue(usize, InputIssue),
+    /// A note about an input.
+    Note(usize, String),
     /// The input is read; what is left of its result (its outcome, held-back OTel traces).
     Done(usize, InputResult),
 }
@@ -288,6 +293,12 @@ impl<'a> Emit for Sink<'a, '_> {
         match self.events {
             Some((input, tx)) => drop(tx.send(Event::Issue(input, issue))),
             None => self.result.issues.push(issue),
+        }
+    }
+    fn note(&mut self, note: String) {
+        match self.events {
+            Some((input, tx)) => drop(tx.send(Event::Note(input, note))),
+            None => self.result.notes.push(note),
         }
     }
 }
@@ -376,6 +387,7 @@ impl InputResult {
             traces: Vec::new(),
             deferred: Vec::new(),
             issues: Vec::new(),
+            notes: Vec::new(),
         }
     }
 }
@@ -577,6 +589,9 @@ pub fn run(args: &CheckArgs) -> anyhow::Result<ExitStatus> {
         record_outcome(&mut builder, input, result.outcome, partial);
         for issue in result.issues {
             builder.issue(issue);
+        }
+        for note in result.notes {
+            builder.note(input, note);
         }
         for t in result.traces {
             if let Some(t) = unless_mirrored(&mut builder, input, t, &originals) {
@@ -819,6 +834,7 @@ impl Run<'_> {
                         w.builder.issue(issue.clone());
                         pending[i].issues.push(issue);
                     }
+                    Event::Note(i, note) => w.builder.note(i, note),
                     Event::Done(i, result) => pending[i].done = Some(result),
                 }
                 while !holding && next < pending.len() {

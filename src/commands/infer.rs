@@ -121,6 +121,7 @@ fn format_arg(f: Option<InputFormatArg>) -> Option<InputFormat> {
         InputFormatArg::Openai => Some(InputFormat::OpenAi),
         InputFormatArg::Langfuse => Some(InputFormat::Langfuse),
         InputFormatArg::Otel => Some(InputFormat::Otel),
+        InputFormatArg::Codex => Some(InputFormat::Codex),
     }
 }
 

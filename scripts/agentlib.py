@@ -1,0 +1,226 @@
+"""Shared by scripts/capture-tools and scripts/make-session (dev tooling, never run by CI or the
+tests): install a coding-agent CLI release from npm into a cache folder, run it offline against
+scripts/fake-model-api.py in a fresh HOME, and hand back the request bodies it sent and the
+session files it wrote.
+
+Agents: codex (@openai/codex), gemini-cli (@google/gemini-cli), claude-code
+(@anthropic-ai/claude-code). Nothing leaves the machine except the npm downloads.
+"""
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+FAKE = os.path.join(HERE, "fake-model-api.py")
+CACHE = os.environ.get(
+    "TRACELINT_CLI_CACHE", os.path.join(os.path.expanduser("~"), ".cache", "tracelint-cli")
+)
+
+PACKAGES = {
+    "codex": "@openai/codex",
+    "gemini-cli": "@google/gemini-cli",
+    "claude-code": "@anthropic-ai/claude-code",
+}
+BINARIES = {"codex": "codex", "gemini-cli": "gemini", "claude-code": "claude"}
+
+
+def log(*a):
+    print(*a, file=sys.stderr, flush=True)
+
+
+def npm_json(*args):
+    out = subprocess.run(["npm", *args, "--json"], check=True, capture_output=True, text=True)
+    return json.loads(out.stdout)
+
+
+def release_dates(agent):
+    """version -> ISO publish time, from the registry's `time` field (one request)."""
+    times = npm_json("view", PACKAGES[agent], "time")
+    return {v: t for v, t in times.items() if v[0].isdigit()}
+
+
+def install(agent, version):
+    """Install `agent@version` into the cache (once); returns the path of its executable."""
+    pkg = PACKAGES[agent]
+    dest = os.path.join(CACHE, f"{agent}-{version}")
+    binary = os.path.join(dest, "node_modules", ".bin", BINARIES[agent])
+    if os.path.exists(binary):
+        return binary
+    os.makedirs(dest, exist_ok=True)
+    log(f"npm install {pkg}@{version}")
+    subprocess.run(
+        ["npm", "install", "--prefix", dest, "--no-audit", "--no-fund", "--loglevel=error",
+         f"{pkg}@{version}"],
+        check=True, stdout=subprocess.DEVNULL,
+    )
+    if not os.path.exists(binary):
+        raise RuntimeError(f"{pkg}@{version} installed no `{BINARIES[agent]}` executable")
+    return binary
+
+
+def uninstall(agent, version):
+    shutil.rmtree(os.path.join(CACHE, f"{agent}-{version}"), ignore_errors=True)
+
+
+class Fake:
+    """scripts/fake-model-api.py on a free loopback port, logging into `log_dir`."""
+
+    def __init__(self, log_dir, script=None):
+        self.log_dir = log_dir
+        os.makedirs(log_dir, exist_ok=True)
+        self.port_file = os.path.join(log_dir, ".port")
+        args = [sys.executable, FAKE, "--port-file", self.port_file, "--log", log_dir]
+        if script:
+            args += ["--script", script]
+        self.proc = subprocess.Popen(args)
+        for _ in range(100):
+            if os.path.exists(self.port_file):
+                break
+            time.sleep(0.05)
+        with open(self.port_file) as f:
+            self.port = int(f.read())
+
+    def requests(self, dialect=None):
+        """The request bodies, in order (`dialect`: responses, gemini-…, messages)."""
+        out = []
+        for name in sorted(os.listdir(self.log_dir)):
+            if not name.endswith(".json") or (dialect and dialect not in name):
+                continue
+            with open(os.path.join(self.log_dir, name)) as f:
+                out.append(json.load(f))
+        return out
+
+    def close(self):
+        self.proc.terminate()
+        self.proc.wait()
+
+
+def run(argv, cwd, env, timeout):
+    try:
+        p = subprocess.run(argv, cwd=cwd, env=env, stdin=subprocess.DEVNULL,
+                           capture_output=True, text=True, timeout=timeout)
+        return p.returncode, p.stdout + p.stderr
+    except subprocess.TimeoutExpired as e:
+        return "timeout", (e.stdout or b"").decode("utf-8", "replace") if isinstance(
+            e.stdout, bytes) else str(e.stdout or "")
+
+
+def base_env(home):
+    env = {k: v for k, v in os.environ.items()
+           if not k.startswith(("OPENAI", "CODEX", "GEMINI", "GOOGLE", "ANTHROPIC", "CLAUDE"))}
+    env["HOME"] = home
+    env["NO_COLOR"] = "1"
+    return env
+
+
+# --- Codex CLI -----------------------------------------------------------------------------
+
+CODEX_CONFIG = """model = "{model}"
+model_provider = "fake"
+[model_providers.fake]
+name = "fake"
+base_url = "http://127.0.0.1:{port}/v1"
+wire_api = "responses"
+env_key = "TRACELINT_FAKE_KEY"
+request_max_retries = 0
+stream_max_retries = 0
+{extra}
+"""
+
+
+def codex_run(binary, home, work, fake, model, prompt, flags=(), extra_config="", timeout=120):
+    os.makedirs(os.path.join(home, ".codex"), exist_ok=True)
+    with open(os.path.join(home, ".codex", "config.toml"), "w") as f:
+        f.write(CODEX_CONFIG.format(model=model, port=fake.port, extra=extra_config))
+    env = base_env(home)
+    env["TRACELINT_FAKE_KEY"] = "offline"
+    argv = [binary, "exec", "--skip-git-repo-check",
+            "--dangerously-bypass-approvals-and-sandbox", *flags, prompt]
+    return run(argv, work, env, timeout)
+
+
+def codex_help(binary):
+    code, out = run([binary, "exec", "--help"], tempfile.gettempdir(), base_env(
+        tempfile.mkdtemp(prefix="codex-help-")), 60)
+    return out
+
+
+def codex_models(binary, home):
+    """The slugs of the model catalog built into the binary (`codex debug models`), when the
+    release has the command."""
+    code, out = run([binary, "debug", "models"], tempfile.gettempdir(), base_env(home), 60)
+    if code != 0:
+        return []
+    start = out.find("{")
+    try:
+        data = json.loads(out[start:])
+    except ValueError:
+        return []
+    return [m["slug"] for m in data.get("models", []) if m.get("slug")]
+
+
+def codex_tools(body):
+    """The tools of a Responses request: `tools`, plus what code-mode models get in an
+    `additional_tools` input item."""
+    tools = list(body.get("tools") or [])
+    for item in body.get("input") or []:
+        if isinstance(item, dict) and item.get("type") == "additional_tools":
+            tools += item.get("tools") or []
+    return tools
+
+
+# --- Gemini CLI ----------------------------------------------------------------------------
+
+GEMINI_SETTINGS = {
+    "security": {"auth": {"selectedType": "gemini-api-key"}, "folderTrust": {"enabled": False}},
+    "general": {"disableAutoUpdate": True, "disableUpdateNag": True},
+    "privacy": {"usageStatisticsEnabled": False},
+    "telemetry": {"enabled": False},
+    "ui": {"hideBanner": True},
+    # Settings of releases before the nested layout.
+    "selectedAuthType": "gemini-api-key",
+    "folderTrust": False,
+    "disableAutoUpdate": True,
+    "usageStatisticsEnabled": False,
+}
+
+
+def gemini_run(binary, home, work, fake, model, prompt, approval="yolo", mcp=None, timeout=180):
+    os.makedirs(os.path.join(home, ".gemini"), exist_ok=True)
+    settings = dict(GEMINI_SETTINGS)
+    if mcp:
+        settings["mcpServers"] = mcp
+    with open(os.path.join(home, ".gemini", "settings.json"), "w") as f:
+        json.dump(settings, f)
+    env = base_env(home)
+    env["GOOGLE_GEMINI_BASE_URL"] = f"http://127.0.0.1:{fake.port}"
+    env["GEMINI_API_KEY"] = "offline"
+    env["GEMINI_CLI_TRUST_WORKSPACE"] = "true"
+    argv = [binary, "-p", prompt, "-m", model]
+    if approval == "yolo":
+        argv.append("--yolo")
+    else:
+        argv += ["--approval-mode", approval]
+    return run(argv, work, env, timeout)
+
+
+def gemini_tools(body):
+    return [d for t in body.get("tools") or [] for d in t.get("functionDeclarations") or []]
+
+
+# --- shared --------------------------------------------------------------------------------
+
+def session_files(home, agent):
+    root = {"codex": ".codex/sessions", "gemini-cli": ".gemini/tmp",
+            "claude-code": ".claude/projects"}[agent]
+    found = []
+    for d, _, files in os.walk(os.path.join(home, root)):
+        for f in files:
+            if f.endswith((".jsonl", ".json")):
+                found.append(os.path.join(d, f))
+    return sorted(found)

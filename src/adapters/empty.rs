@@ -1,0 +1,202 @@
+//! Never a silent empty pass: an input read as some format that yields no tool call while its
+//! records plainly hold tool calls (a `tool_use` block, a non-empty `toolCalls` list, a
+//! `function_call` item …) is an input error naming what was seen, where, and the formats it
+//! resembles; an input with no such record that yields no call gets a note saying it holds
+//! none. Every adapter goes through this check (`parse_reader`), so a newer or renamed variant
+//! of a format can never be reported clean with "0 tool calls".
+
+use std::sync::LazyLock;
+
+use regex::bytes::{Regex, RegexBuilder};
+
+use crate::finding::InputIssue;
+use crate::model::Trace;
+
+use super::json_pos::Line;
+use super::{Emit, InputFormat, json_pos};
+
+/// A key or value that only a record holding a tool call (or a tool's result, which answers
+/// one) has. Lists and objects must be non-empty (`"tool_calls": []` holds none).
+static CALL_MARK: LazyLock<Regex> = LazyLock::new(|| {
+    let pattern = r#"(?x)
+        "(?P<list> tool_calls | toolCalls | toolRequests | tool_uses | function_calls ) " \s* : \s* \[ \s* \{
+      | "(?P<object> functionCall | function_call | tool_call | toolCall ) " \s* : \s* \{
+      | "type" \s* : \s* "(?P<kind> tool_use | server_tool_use | mcp_tool_use | function_call
+            | custom_tool_call | local_shell_call | tool_call | tool-call | toolRequest ) "
+      | "(?P<name> tool_name | toolName | tool_call_id | toolCallId | tool_use_id ) " \s* : \s* " [^"]
+      | "type" \s* : \s* "(?P<result> tool_result | function_call_output | custom_tool_call_output
+            | tool-result ) "
+      | "(?P<response> functionResponse | function_response ) " \s* : \s* \{
+    "#;
+    RegexBuilder::new(pattern)
+        .size_limit(1 << 20)
+        .build()
+        .expect("the tool-call mark pattern is valid")
+});
+
+/// Bytes of one line or document searched for a mark (bounds the work on a huge record).
+const SCAN_BYTES: usize = 4 << 20;
+
+/// The first record that holds a tool call, as seen by the text scan.
+#[derive(Debug, Default)]
+pub struct Scan {
+    /// The mark found (`toolCalls`, `tool_use`, …) and the line it is on.
+    found: Option<(String, u32)>,
+    /// Formats whose detection scores the marked record above zero.
+    resembles: Vec<InputFormat>,
+    /// Records looked at.
+    records: usize,
+}
+
+impl Scan {
+    /// Look at one JSON Lines record (until a mark is found).
+    pub fn line(&mut self, line: Option<&Line>) {
+        let Some(line) = line else { return };
+        self.records += 1;
+        if self.found.is_some() {
+            return;
+        }
+        if let Some(mark) = mark(&line.text) {
+            self.found = Some((mark, line.number));
+            if let Ok(v) = json_pos::skim(&line.text, 4) {
+                self.resembles = resembling(&[v]);
+            }
+        }
+    }
+
+    /// Look at a whole document.
+    pub fn document(&mut self, text: &str) {
+        self.records += 1;
+        let bytes = &text.as_bytes()[..text.len().min(SCAN_BYTES)];
+        if let Some(m) = CALL_MARK.captures(bytes) {
+            let at = m.get(0).map_or(0, |g| g.start());
+            let line = 1 + memchr::memchr_iter(b'\n', &bytes[..at]).count();
+            self.found = Some((mark_name(&m), u32::try_from(line).unwrap_or(u32::MAX)));
+            if let Ok(v) = json_pos::skim(text, 5) {
+                let records = match v {
+                    serde_json::Value::Array(items) => items,
+                    other => vec![other],
+                };
+                self.resembles = resembling(&records);
+            }
+        }
+    }
+}
+
+fn mark(text: &str) -> Option<String> {
+    let bytes = &text.as_bytes()[..text.len().min(SCAN_BYTES)];
+    CALL_MARK.captures(bytes).map(|m| mark_name(&m))
+}
+
+fn mark_name(m: &regex::bytes::Captures<'_>) -> String {
+    ["list", "object", "kind", "name", "result", "response"]
+        .iter()
+        .find_map(|g| m.name(g))
+        .map(|g| String::from_utf8_lossy(g.as_bytes()).into_owned())
+        .unwrap_or_default()
+}
+
+fn resembling(records: &[serde_json::Value]) -> Vec<InputFormat> {
+    InputFormat::ALL
+        .iter()
+        .copied()
+        .filter(|f| records.iter().any(|r| f.sniff(r) > 0))
+        .collect()
+}
+
+/// Passes an adapter's output on, counting the traces and tool calls it emits.
+pub struct Tally<'a> {
+    out: &'a mut dyn Emit,
+    traces: usize,
+    calls: usize,
+    issues: usize,
+}
+
+impl<'a> Tally<'a> {
+    /// Count what goes to `out`.
+    pub fn new(out: &'a mut dyn Emit) -> Self {
+        Self {
+            out,
+            traces: 0,
+            calls: 0,
+            issues: 0,
+        }
+    }
+
+    /// The input is read: no call while a record holds one is an input error; no call and no
+    /// such record is a note.
+    pub fn finish(self, path: &str, format: InputFormat, scan: &Scan) {
+        if self.calls > 0 {
+            return;
+        }
+        match &scan.found {
+            Some((mark, line)) => {
+                let others: Vec<&str> = scan
+                    .resembles
+                    .iter()
+                    .filter(|f| **f != format)
+                    .map(|f| f.name())
+                    .collect();
+                let resembles = if others.is_empty() {
+                    String::new()
+                } else {
+                    format!(" (it also resembles {})", others.join(", "))
+                };
+                self.out.issue(InputIssue::at(
+                    path,
+                    *line,
+                    0,
+                    format!(
+                        "read as `{format}` but no tool call came out of it, though its records hold tool calls or results (`{mark}` on line {line}): it may be another format or a newer version of this one{resembles}; pass `--input-format` to choose"
+                    ),
+                ));
+            }
+            None if self.traces > 0 && self.issues == 0 => self.out.note(format!(
+                "no tool calls: {} record{} read as `{format}`, none of them a tool call",
+                scan.records,
+                if scan.records == 1 { "" } else { "s" }
+            )),
+            None => {}
+        }
+    }
+}
+
+impl Emit for Tally<'_> {
+    fn trace(&mut self, trace: Trace) {
+        self.traces += 1;
+        self.calls += trace.call_count();
+        self.out.trace(trace);
+    }
+    fn issue(&mut self, issue: InputIssue) {
+        self.issues += 1;
+        self.out.issue(issue);
+    }
+    fn note(&mut self, note: String) {
+        self.out.note(note);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn marks_need_a_call_not_an_empty_list() {
+        assert_eq!(mark(r#"{"role":"assistant","tool_calls":[]}"#), None);
+        assert_eq!(mark(r#"{"role":"assistant","tool_calls": null}"#), None);
+        assert_eq!(
+            mark(r#"{"tool_calls": [ {"id": "a"}]}"#).as_deref(),
+            Some("tool_calls")
+        );
+        assert_eq!(
+            mark(r#"{"content":[{"type": "tool_use","id":"x"}]}"#).as_deref(),
+            Some("tool_use")
+        );
+        assert_eq!(
+            mark(r#"{"type":"gemini","toolCalls":[{"id":"r"}]}"#).as_deref(),
+            Some("toolCalls")
+        );
+        // A value that merely mentions the words.
+        assert_eq!(mark(r#"{"text":"the tool_calls key"}"#), None);
+    }
+}
