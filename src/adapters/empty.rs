@@ -37,11 +37,14 @@ static CALL_MARK: LazyLock<Regex> = LazyLock::new(|| {
 /// Bytes of one line or document searched for a mark (bounds the work on a huge record).
 const SCAN_BYTES: usize = 4 << 20;
 
-/// The first record that holds a tool call, as seen by the text scan.
+/// The first record that holds a tool call (and the first that holds a result), as seen by
+/// the text scan.
 #[derive(Debug, Default)]
 pub struct Scan {
-    /// The mark found (`toolCalls`, `tool_use`, …) and the line it is on.
+    /// The call mark found (`toolCalls`, `tool_use`, …) and the line it is on.
     found: Option<(String, u32)>,
+    /// The first result mark (`tool_result`, `functionResponse`, …) and its line.
+    result: Option<(String, u32)>,
     /// Formats whose detection scores the marked record above zero.
     resembles: Vec<InputFormat>,
     /// Records looked at.
@@ -49,18 +52,12 @@ pub struct Scan {
 }
 
 impl Scan {
-    /// Look at one JSON Lines record (until a mark is found).
+    /// Look at one JSON Lines record (until a call mark is found).
     pub fn line(&mut self, line: Option<&Line>) {
         let Some(line) = line else { return };
         self.records += 1;
-        if self.found.is_some() {
-            return;
-        }
-        if let Some(mark) = mark(&line.text) {
-            self.found = Some((mark, line.number));
-            if let Ok(v) = json_pos::skim(&line.text, 4) {
-                self.resembles = resembling(&[v]);
-            }
+        if self.found.is_none() {
+            self.look(&line.text, |_| line.number, 4);
         }
     }
 
@@ -68,31 +65,62 @@ impl Scan {
     pub fn document(&mut self, text: &str) {
         self.records += 1;
         let bytes = &text.as_bytes()[..text.len().min(SCAN_BYTES)];
-        if let Some(m) = CALL_MARK.captures(bytes) {
-            let at = m.get(0).map_or(0, |g| g.start());
-            let line = 1 + memchr::memchr_iter(b'\n', &bytes[..at]).count();
-            self.found = Some((mark_name(&m), u32::try_from(line).unwrap_or(u32::MAX)));
-            if let Ok(v) = json_pos::skim(text, 5) {
-                let records = match v {
-                    serde_json::Value::Array(items) => items,
-                    other => vec![other],
-                };
-                self.resembles = resembling(&records);
+        self.look(
+            text,
+            |at| {
+                let line = 1 + memchr::memchr_iter(b'\n', &bytes[..at]).count();
+                u32::try_from(line).unwrap_or(u32::MAX)
+            },
+            5,
+        );
+    }
+
+    /// Record the first call mark (and the first result mark before it) in `text`; `line`
+    /// turns a byte offset into a line number.
+    fn look(&mut self, text: &str, line: impl Fn(usize) -> u32, depth: usize) {
+        let bytes = &text.as_bytes()[..text.len().min(SCAN_BYTES)];
+        let before = (self.found.is_some(), self.result.is_some());
+        for m in CALL_MARK.captures_iter(bytes) {
+            let at = line(m.get(0).map_or(0, |g| g.start()));
+            let (name, is_call) = mark_name(&m);
+            if is_call {
+                self.found = Some((name, at));
+                break;
             }
+            if self.result.is_none() {
+                self.result = Some((name, at));
+            }
+        }
+        if (self.found.is_some(), self.result.is_some()) != before
+            && let Ok(v) = json_pos::skim(text, depth)
+        {
+            let records = match v {
+                serde_json::Value::Array(items) => items,
+                other => vec![other],
+            };
+            self.resembles = resembling(&records);
         }
     }
 }
 
-fn mark(text: &str) -> Option<String> {
+/// The first mark in a text, and whether it is a call's (else a result's).
+#[cfg(test)]
+fn mark(text: &str) -> Option<(String, bool)> {
     let bytes = &text.as_bytes()[..text.len().min(SCAN_BYTES)];
     CALL_MARK.captures(bytes).map(|m| mark_name(&m))
 }
 
-fn mark_name(m: &regex::bytes::Captures<'_>) -> String {
+/// A mark's name, and whether it marks a call (else a result).
+fn mark_name(m: &regex::bytes::Captures<'_>) -> (String, bool) {
     ["list", "object", "kind", "name", "result", "response"]
         .iter()
-        .find_map(|g| m.name(g))
-        .map(|g| String::from_utf8_lossy(g.as_bytes()).into_owned())
+        .find_map(|g| m.name(g).map(|v| (*g, v)))
+        .map(|(g, v)| {
+            let name = String::from_utf8_lossy(v.as_bytes()).into_owned();
+            let is_call = !matches!(g, "result" | "response")
+                && !matches!(name.as_str(), "tool_call_id" | "toolCallId" | "tool_use_id");
+            (name, is_call)
+        })
         .unwrap_or_default()
 }
 
@@ -109,6 +137,7 @@ pub struct Tally<'a> {
     out: &'a mut dyn Emit,
     traces: usize,
     calls: usize,
+    results: usize,
     issues: usize,
 }
 
@@ -119,17 +148,26 @@ impl<'a> Tally<'a> {
             out,
             traces: 0,
             calls: 0,
+            results: 0,
             issues: 0,
         }
     }
 
-    /// The input is read: no call while a record holds one is an input error; no call and no
-    /// such record is a note.
+    /// The input is read: no call while a record holds one, or results that answer no call
+    /// read (more than one, or one that was not read either), is an input error; no call and
+    /// no such record is a note.
     pub fn finish(self, path: &str, format: InputFormat, scan: &Scan) {
-        if self.calls > 0 {
+        // Calls were read, or the adapter already said what it could not read.
+        if self.calls > 0 || self.issues > 0 {
             return;
         }
-        match &scan.found {
+        let unread = match (&scan.found, &scan.result) {
+            (Some(found), _) => Some(found),
+            (None, Some(found)) if self.results != 1 => Some(found),
+            (None, Some(_)) => return,
+            (None, None) => None,
+        };
+        match unread {
             Some((mark, line)) => {
                 let others: Vec<&str> = scan
                     .resembles
@@ -151,7 +189,7 @@ impl<'a> Tally<'a> {
                     ),
                 ));
             }
-            None if self.traces > 0 && self.issues == 0 => self.out.note(format!(
+            None if self.traces > 0 => self.out.note(format!(
                 "no tool calls: {} record{} read as `{format}`, none of them a tool call",
                 scan.records,
                 if scan.records == 1 { "" } else { "s" }
@@ -165,6 +203,11 @@ impl Emit for Tally<'_> {
     fn trace(&mut self, trace: Trace) {
         self.traces += 1;
         self.calls += trace.call_count();
+        self.results += trace
+            .steps
+            .iter()
+            .filter(|s| s.as_result().is_some())
+            .count();
         self.out.trace(trace);
     }
     fn issue(&mut self, issue: InputIssue) {
@@ -184,17 +227,22 @@ mod tests {
     fn marks_need_a_call_not_an_empty_list() {
         assert_eq!(mark(r#"{"role":"assistant","tool_calls":[]}"#), None);
         assert_eq!(mark(r#"{"role":"assistant","tool_calls": null}"#), None);
+        let call = |t: &str| Some((t.to_owned(), true));
         assert_eq!(
-            mark(r#"{"tool_calls": [ {"id": "a"}]}"#).as_deref(),
-            Some("tool_calls")
+            mark(r#"{"tool_calls": [ {"id": "a"}]}"#),
+            call("tool_calls")
         );
         assert_eq!(
-            mark(r#"{"content":[{"type": "tool_use","id":"x"}]}"#).as_deref(),
-            Some("tool_use")
+            mark(r#"{"content":[{"type": "tool_use","id":"x"}]}"#),
+            call("tool_use")
         );
         assert_eq!(
-            mark(r#"{"type":"gemini","toolCalls":[{"id":"r"}]}"#).as_deref(),
-            Some("toolCalls")
+            mark(r#"{"type":"gemini","toolCalls":[{"id":"r"}]}"#),
+            call("toolCalls")
+        );
+        assert_eq!(
+            mark(r#"{"type":"tool_result","tool_use_id":"t"}"#),
+            Some(("tool_result".to_owned(), false))
         );
         // A value that merely mentions the words.
         assert_eq!(mark(r#"{"text":"the tool_calls key"}"#), None);
