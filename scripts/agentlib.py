@@ -133,14 +133,21 @@ stream_max_retries = 0
 """
 
 
+_HELP = {}
+
+
 def codex_run(binary, home, work, fake, model, prompt, flags=(), extra_config="", timeout=120):
     os.makedirs(os.path.join(home, ".codex"), exist_ok=True)
     with open(os.path.join(home, ".codex", "config.toml"), "w") as f:
         f.write(CODEX_CONFIG.format(model=model, port=fake.port, extra=extra_config))
     env = base_env(home)
     env["TRACELINT_FAKE_KEY"] = "offline"
-    argv = [binary, "exec", "--skip-git-repo-check",
-            "--dangerously-bypass-approvals-and-sandbox", *flags, prompt]
+    if binary not in _HELP:
+        _HELP[binary] = codex_help(binary)
+    # The first Rust releases have no bypass flag; their `--full-auto` asks no approval.
+    bypass = ("--dangerously-bypass-approvals-and-sandbox"
+              if "--dangerously-bypass-approvals-and-sandbox" in _HELP[binary] else "--full-auto")
+    argv = [binary, "exec", "--skip-git-repo-check", bypass, *flags, prompt]
     return run(argv, work, env, timeout)
 
 
@@ -153,12 +160,16 @@ def codex_help(binary):
 def codex_models(binary, home):
     """The slugs of the model catalog built into the binary (`codex debug models`), when the
     release has the command."""
-    code, out = run([binary, "debug", "models"], tempfile.gettempdir(), base_env(home), 60)
-    if code != 0:
-        return []
-    start = out.find("{")
     try:
-        data = json.loads(out[start:])
+        p = subprocess.run([binary, "debug", "models"], cwd=tempfile.gettempdir(),
+                           env=base_env(home), stdin=subprocess.DEVNULL, capture_output=True,
+                           text=True, timeout=60)
+    except subprocess.TimeoutExpired:
+        return []
+    if p.returncode != 0 or "{" not in p.stdout:
+        return []
+    try:
+        data, _ = json.JSONDecoder().raw_decode(p.stdout[p.stdout.index("{"):])
     except ValueError:
         return []
     return [m["slug"] for m in data.get("models", []) if m.get("slug")]

@@ -16,6 +16,8 @@ Every request body is saved as `<log>/<n>-<dialect>.json`. The model's turns com
   {"custom": [{"name": "...", "input": "..."}]}           Codex freeform (custom) tool calls
   {"delay": seconds, ...}                                wait before answering (Gemini 0.20's
                                                          shell parser loads lazily)
+  {"first_available": [[name, args], ...]}               call the first tool of the list that
+                                                         the request offers
 When the script is used up the model says "done." and stops. Side requests (no tools: titles,
 next-speaker checks, summaries) get a short answer that ends the side task.
 
@@ -46,12 +48,20 @@ def save(dialect, path, body):
     return n
 
 
-def next_turn():
+def next_turn(offered=()):
+    """The script's next turn. A turn {"first_available": [[name, args], ...]} calls the first
+    of those tools the request offers (or just says "done." when it offers none of them)."""
     with LOCK:
         i = STATE["turn"]
         STATE["turn"] += 1
     script = STATE["script"]
-    return script[i] if i < len(script) else {"text": "done."}
+    turn = script[i] if i < len(script) else {"text": "done."}
+    if "first_available" in turn:
+        for name, args in turn["first_available"]:
+            if name in offered:
+                return {"calls": [{"name": name, "args": args}]}
+        return {"text": "done."}
+    return turn
 
 
 def args_text(args):
@@ -119,7 +129,8 @@ class Handler(BaseHTTPRequestHandler):
             isinstance(i, dict) and i.get("type") == "additional_tools"
             for i in body.get("input") or []
         )
-        turn = next_turn() if has_tools else {"text": "ok"}
+        offered = [t.get("name") for t in body.get("tools") or []]
+        turn = next_turn(offered) if has_tools else {"text": "ok"}
         if turn.get("delay"):
             time.sleep(turn["delay"])
         rid = f"resp_{STATE['n']}"
@@ -177,7 +188,9 @@ class Handler(BaseHTTPRequestHandler):
         has_tools = any(t.get("functionDeclarations") for t in body.get("tools") or [])
         gen = body.get("generationConfig") or {}
         if has_tools:
-            turn = next_turn()
+            offered = [d.get("name") for t in body.get("tools") or []
+                       for d in t.get("functionDeclarations") or []]
+            turn = next_turn(offered)
         elif gen.get("responseJsonSchema") or gen.get("responseSchema") or \
                 gen.get("responseMimeType") == "application/json":
             # next-speaker checks, loop detection, routing: hand the turn back to the user.
@@ -211,7 +224,8 @@ class Handler(BaseHTTPRequestHandler):
 
     # --- Anthropic Messages (Claude Code) --------------------------------------------------
     def anthropic(self, body):
-        turn = next_turn() if body.get("tools") else {"text": "ok"}
+        offered = [t.get("name") for t in body.get("tools") or []]
+        turn = next_turn(offered) if body.get("tools") else {"text": "ok"}
         blocks = []
         if turn.get("text"):
             blocks.append({"type": "text", "text": turn["text"]})

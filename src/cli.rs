@@ -285,6 +285,9 @@ pub enum InputFormatArg {
     Otel,
     /// Codex CLI rollouts (`~/.codex/sessions/…/rollout-*.jsonl`).
     Codex,
+    /// Gemini CLI sessions (`~/.gemini/tmp/<project>/chats/session-*.json[l]`).
+    #[value(name = "gemini-cli", alias = "gemini")]
+    GeminiCli,
 }
 
 /// `--fail-on` values.

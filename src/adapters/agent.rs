@@ -19,6 +19,47 @@ use super::content::{Collected, Item};
 use super::cursor::{Cursor, child};
 use super::json_pos::{Line, error_message, error_position};
 
+/// A reader of one session's records, driven by `read_lines` / `read_document`.
+pub trait Records {
+    /// Read one record (a line, a document, or an element of a top-level array).
+    fn record(&mut self, raw: &RawValue, cur: &Cursor<'_>, ptr: &str, out: &mut dyn Emit);
+    /// Part of the input could not be read.
+    fn mark_partial(&mut self);
+    /// Emit what was read.
+    fn finish(self, out: &mut dyn Emit);
+}
+
+/// Read a JSON Lines input with `reader`.
+pub fn read_lines<R: Records>(
+    mut reader: R,
+    lines: &mut dyn Iterator<Item = Result<Line, InputIssue>>,
+    input: &InputRef,
+    out: &mut dyn Emit,
+) {
+    if each_line(lines, input, out, |raw, cur, ptr, out| {
+        reader.record(raw, cur, ptr, out);
+    }) {
+        reader.mark_partial();
+    }
+    reader.finish(out);
+}
+
+/// Read a JSON document with `reader`: the whole document as one record (`whole`), or each
+/// element of a top-level array. Nothing is emitted when it is not JSON (an issue says why).
+pub fn read_document<R: Records>(
+    mut reader: R,
+    text: &str,
+    input: &InputRef,
+    out: &mut dyn Emit,
+    whole: bool,
+) {
+    if document(text, input, out, whole, |raw, cur, ptr, out| {
+        reader.record(raw, cur, ptr, out);
+    }) {
+        reader.finish(out);
+    }
+}
+
 /// Read every JSON Lines record: `f` gets each record's raw value and a cursor on its line.
 /// Returns true when a line could not be read (the trace is then partial).
 pub fn each_line(
@@ -175,6 +216,12 @@ impl Session {
             .iter()
             .filter(|i| matches!(i.kind, StepKind::ToolCall(_)))
             .count()
+    }
+
+    /// Emit the session as one trace named `id` (the file's path when it records none).
+    pub fn emit(self, id: Option<String>, input: &InputRef, out: &mut dyn Emit) {
+        let run_id = id.unwrap_or_else(|| input.path.clone());
+        out.trace(self.into_trace(run_id, input));
     }
 
     /// The trace: results whose own record gave no status take the verdict another record gave

@@ -13,6 +13,7 @@ pub mod codex;
 pub mod content;
 pub mod cursor;
 pub mod empty;
+pub mod gemini;
 pub mod json_pos;
 pub mod langfuse;
 pub mod native;
@@ -48,6 +49,8 @@ pub enum InputFormat {
     Otel,
     /// Codex CLI rollouts.
     Codex,
+    /// Gemini CLI sessions (JSON or JSON Lines).
+    GeminiCli,
 }
 
 impl InputFormat {
@@ -59,6 +62,7 @@ impl InputFormat {
         InputFormat::Langfuse,
         InputFormat::Otel,
         InputFormat::Codex,
+        InputFormat::GeminiCli,
     ];
 
     /// The name used on the command line and in reports.
@@ -70,6 +74,7 @@ impl InputFormat {
             InputFormat::Langfuse => "langfuse",
             InputFormat::Otel => "otel",
             InputFormat::Codex => "codex",
+            InputFormat::GeminiCli => "gemini-cli",
         }
     }
 
@@ -82,6 +87,7 @@ impl InputFormat {
             "langfuse" => Some(InputFormat::Langfuse),
             "otel" | "openinference" | "opentelemetry" => Some(InputFormat::Otel),
             "codex" | "codex-cli" => Some(InputFormat::Codex),
+            "gemini-cli" | "gemini" => Some(InputFormat::GeminiCli),
             _ => None,
         }
     }
@@ -94,6 +100,7 @@ impl InputFormat {
             InputFormat::Langfuse => langfuse::sniff(record),
             InputFormat::Otel => otel::sniff(record),
             InputFormat::Codex => codex::sniff(record),
+            InputFormat::GeminiCli => gemini::sniff(record),
         }
     }
 }
@@ -252,6 +259,8 @@ pub fn parse_body(format: InputFormat, body: Body<'_>, input: &InputRef, out: &m
         (InputFormat::Otel, Body::Lines(lines)) => otel::parse_lines(lines, input, out),
         (InputFormat::Codex, Body::Document(text)) => codex::parse_document(text, input, out),
         (InputFormat::Codex, Body::Lines(lines)) => codex::parse_lines(lines, input, out),
+        (InputFormat::GeminiCli, Body::Document(text)) => gemini::parse_document(text, input, out),
+        (InputFormat::GeminiCli, Body::Lines(lines)) => gemini::parse_lines(lines, input, out),
     }
 }
 

@@ -58,6 +58,25 @@ pub(crate) fn repo_real_files(folder: &str) -> Vec<PathBuf> {
     files
 }
 
+/// Read a file with format detection: the format, what it yielded, and its text.
+pub(crate) fn parse_path(path: &std::path::Path) -> (Option<super::InputFormat>, Parsed, String) {
+    let text = std::fs::read_to_string(path).unwrap();
+    let name = path.file_name().unwrap().to_string_lossy().into_owned();
+    let (format, parsed) = super::parse_bytes(text.as_bytes(), &name, None);
+    (format, parsed, text)
+}
+
+/// The repository fixture of `folder` whose path ends with `name`, read (detected as `want`).
+pub(crate) fn repo_fixture(folder: &str, name: &str, want: super::InputFormat) -> (Parsed, String) {
+    let path = repo_real_files(folder)
+        .into_iter()
+        .find(|p| p.to_string_lossy().ends_with(name))
+        .unwrap_or_else(|| panic!("no fixture {name} in {folder}"));
+    let (format, parsed, text) = parse_path(&path);
+    assert_eq!(format, Some(want), "{name}");
+    (parsed, text)
+}
+
 fn walk(dir: &std::path::Path) -> Vec<PathBuf> {
     let mut out = Vec::new();
     for e in std::fs::read_dir(dir).unwrap_or_else(|e| panic!("{}: {e}", dir.display())) {

@@ -77,6 +77,7 @@ fn resolve(args: &CheckArgs) -> anyhow::Result<Settings> {
             InputFormatArg::Langfuse => Some(InputFormat::Langfuse),
             InputFormatArg::Otel => Some(InputFormat::Otel),
             InputFormatArg::Codex => Some(InputFormat::Codex),
+            InputFormatArg::GeminiCli => Some(InputFormat::GeminiCli),
         };
     }
     let mut output = OutputFormat::Text;

@@ -122,6 +122,7 @@ fn format_arg(f: Option<InputFormatArg>) -> Option<InputFormat> {
         InputFormatArg::Langfuse => Some(InputFormat::Langfuse),
         InputFormatArg::Otel => Some(InputFormat::Otel),
         InputFormatArg::Codex => Some(InputFormat::Codex),
+        InputFormatArg::GeminiCli => Some(InputFormat::GeminiCli),
     }
 }
 

@@ -27,6 +27,8 @@ pub const ATTR_CLAUDE_CODE_VERSION: &str = "version";
 pub const ATTR_AGENT: &str = "agent";
 /// `Trace::attributes` key: the version of the agent the session records.
 pub const ATTR_AGENT_VERSION: &str = "agent_version";
+/// `Trace::attributes` key: the model the session's first turn ran.
+pub const ATTR_MODEL: &str = "model";
 /// `ATTR_AGENT` of a Claude Code session.
 pub const AGENT_CLAUDE_CODE: &str = "claude-code";
 /// `ATTR_AGENT` of a Codex CLI rollout.

@@ -27,7 +27,7 @@ use super::json_pos::{Line, error_message};
 /// `Trace::attributes` key: the Codex CLI version the session records.
 pub const ATTR_CLI_VERSION: &str = "codex_cli_version";
 /// `Trace::attributes` key: the model the session's first turn ran.
-pub const ATTR_MODEL: &str = "model";
+pub const ATTR_MODEL: &str = crate::model::ATTR_MODEL;
 
 /// Record types a rollout line has.
 const RECORD_TYPES: &[&str] = &[
@@ -63,22 +63,12 @@ pub fn parse_lines(
     input: &InputRef,
     out: &mut dyn Emit,
 ) {
-    let mut reader = Reader::new(input);
-    let partial = agent::each_line(lines, input, out, |raw, cur, ptr, out| {
-        reader.record(raw, cur, ptr, out);
-    });
-    reader.session.partial |= partial;
-    reader.finish(out);
+    agent::read_lines(Reader::new(input), lines, input, out);
 }
 
 /// Parse a rollout saved as one JSON document (an array of records, or one record).
 pub fn parse_document(text: &str, input: &InputRef, out: &mut dyn Emit) {
-    let mut reader = Reader::new(input);
-    if agent::document(text, input, out, false, |raw, cur, ptr, out| {
-        reader.record(raw, cur, ptr, out);
-    }) {
-        reader.finish(out);
-    }
+    agent::read_document(Reader::new(input), text, input, out, false);
 }
 
 /// A rollout line's envelope.
@@ -130,6 +120,18 @@ struct Reader<'i> {
     call_ids: std::collections::HashSet<String>,
 }
 
+impl agent::Records for Reader<'_> {
+    fn record(&mut self, raw: &RawValue, cur: &Cursor<'_>, ptr: &str, out: &mut dyn Emit) {
+        self.read(raw, cur, ptr, out);
+    }
+    fn mark_partial(&mut self) {
+        self.session.partial = true;
+    }
+    fn finish(self, out: &mut dyn Emit) {
+        self.session.emit(self.session_id, self.input, out);
+    }
+}
+
 impl<'i> Reader<'i> {
     fn new(input: &'i InputRef) -> Self {
         let mut session = Session::default();
@@ -142,7 +144,7 @@ impl<'i> Reader<'i> {
         }
     }
 
-    fn record(&mut self, raw: &RawValue, cur: &Cursor<'_>, prefix: &str, out: &mut dyn Emit) {
+    fn read(&mut self, raw: &RawValue, cur: &Cursor<'_>, prefix: &str, out: &mut dyn Emit) {
         let rec: Record<'_> = match serde_json::from_str(raw.get()) {
             Ok(r) => r,
             Err(e) => {
@@ -238,14 +240,6 @@ impl<'i> Reader<'i> {
             };
             s.context(ContextKind::Instructions, text);
         }
-    }
-
-    fn finish(self, out: &mut dyn Emit) {
-        let run_id = self
-            .session_id
-            .clone()
-            .unwrap_or_else(|| self.input.path.clone());
-        out.trace(self.session.into_trace(run_id, self.input));
     }
 }
 

@@ -6,32 +6,20 @@
 use serde_json::Value;
 
 use crate::adapters::testing::{
-    Counts, counted as c, counts, misplaced_steps, repo_real_files, summary,
+    Counts, counted as c, counts, misplaced_steps, parse_path, repo_fixture, repo_real_files,
+    summary,
 };
 use crate::adapters::{InputFormat, Parsed, parse_bytes};
 use crate::model::{Args, ContextKind, ResultStatus};
 
-fn parse(path: &std::path::Path) -> (Option<InputFormat>, Parsed, String) {
-    let text = std::fs::read_to_string(path).unwrap();
-    let name = path.file_name().unwrap().to_string_lossy().into_owned();
-    let (format, parsed) = parse_bytes(text.as_bytes(), &name, None);
-    (format, parsed, text)
-}
-
 fn fixture(name: &str) -> (Parsed, String) {
-    let path = repo_real_files("codex")
-        .into_iter()
-        .find(|p| p.file_name().is_some_and(|n| n == name))
-        .unwrap();
-    let (format, parsed, text) = parse(&path);
-    assert_eq!(format, Some(InputFormat::Codex));
-    (parsed, text)
+    repo_fixture("codex", name, InputFormat::Codex)
 }
 
 #[test]
 fn real_rollouts_snapshot() {
     for path in repo_real_files("codex") {
-        let (format, parsed, _) = parse(&path);
+        let (format, parsed, _) = parse_path(&path);
         assert_eq!(format, Some(InputFormat::Codex), "{}", path.display());
         assert!(parsed.issues.is_empty(), "{:?}", parsed.issues);
         let name = path.file_stem().unwrap().to_string_lossy().into_owned();
