@@ -25,8 +25,9 @@ PACKAGES = {
     "codex": "@openai/codex",
     "gemini-cli": "@google/gemini-cli",
     "claude-code": "@anthropic-ai/claude-code",
+    "cline": "cline",
 }
-BINARIES = {"codex": "codex", "gemini-cli": "gemini", "claude-code": "claude"}
+BINARIES = {"codex": "codex", "gemini-cli": "gemini", "claude-code": "claude", "cline": "cline"}
 
 
 def log(*a):
@@ -53,11 +54,13 @@ def install(agent, version):
         return binary
     os.makedirs(dest, exist_ok=True)
     log(f"npm install {pkg}@{version}")
-    subprocess.run(
-        ["npm", "install", "--prefix", dest, "--no-audit", "--no-fund", "--loglevel=error",
-         f"{pkg}@{version}"],
-        check=True, stdout=subprocess.DEVNULL,
-    )
+    argv = ["npm", "install", "--prefix", dest, "--no-audit", "--no-fund", "--loglevel=error",
+            f"{pkg}@{version}"]
+    if subprocess.run(argv, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL).returncode:
+        # Some releases' dependencies download a binary from the network when installed (a
+        # ripgrep build): without it the CLI falls back to its own code.
+        log(f"npm install {pkg}@{version}: retrying with --ignore-scripts")
+        subprocess.run(argv + ["--ignore-scripts"], check=True, stdout=subprocess.DEVNULL)
     if not os.path.exists(binary):
         raise RuntimeError(f"{pkg}@{version} installed no `{BINARIES[agent]}` executable")
     return binary
@@ -224,14 +227,39 @@ def gemini_tools(body):
     return [d for t in body.get("tools") or [] for d in t.get("functionDeclarations") or []]
 
 
+# --- Cline CLI -----------------------------------------------------------------------------
+
+def cline_run(binary, home, work, fake, model, prompt, timeout=180):
+    """The Cline CLI with an OpenAI-compatible provider pointed at the fake (the only kind of
+    provider it lets a base URL be set for)."""
+    env = base_env(home)
+    base = f"http://127.0.0.1:{fake.port}/v1"
+    # 3.x names the provider `openai-compatible`; 2.x calls it `openai`.
+    for provider in ("openai-compatible", "openai"):
+        code, out = run([binary, "auth", "-p", provider, "-k", "offline", "-m", model, "-b",
+                         base], work, env, 60)
+        if code == 0 and "Invalid provider" not in out:
+            break
+    else:
+        return code, out
+    # 2.x asks before acting unless `-y`; 3.x approves by default and has no such flag.
+    help_out = run([binary, "--help"], work, env, 60)[1]
+    flags = ["-y"] if "--yolo" in help_out else []
+    return run([binary, *flags, prompt], work, env, timeout)
+
+
 # --- shared --------------------------------------------------------------------------------
 
+SESSION_ROOTS = {"codex": ".codex/sessions", "gemini-cli": ".gemini/tmp",
+                 "claude-code": ".claude/projects", "cline": ".cline/data"}
+
+
 def session_files(home, agent):
-    root = {"codex": ".codex/sessions", "gemini-cli": ".gemini/tmp",
-            "claude-code": ".claude/projects"}[agent]
+    root = SESSION_ROOTS[agent]
     found = []
     for d, _, files in os.walk(os.path.join(home, root)):
         for f in files:
-            if f.endswith((".jsonl", ".json")):
+            if f.endswith((".jsonl", ".json")) and (agent != "cline" or "/sessions/" in d
+                                                     or "/tasks/" in d):
                 found.append(os.path.join(d, f))
     return sorted(found)

@@ -7,6 +7,7 @@ It speaks three dialects on 127.0.0.1 (nothing else is reachable through it):
   * Gemini (Gemini CLI):           POST /v1beta/models/M:streamGenerateContent?alt=sse -> SSE,
                                    POST /v1beta/models/M:generateContent, :countTokens -> JSON
   * Anthropic Messages (Claude Code): POST /v1/messages           -> SSE (or JSON)
+  * OpenAI Chat Completions (Cline): POST /v1/chat/completions     -> SSE (or JSON)
 
 Every request body is saved as `<log>/<n>-<dialect>.json`. The model's turns come from a script
 (a JSON list); each request that offers tools takes the next turn. A turn is
@@ -115,6 +116,9 @@ class Handler(BaseHTTPRequestHandler):
         if m:
             save("gemini-" + m.group(2), path, body)
             return self.gemini(m.group(1), m.group(2), body)
+        if "/chat/completions" in path:
+            save("chat", path, body)
+            return self.chat_completions(body)
         if path.startswith("/v1/messages"):
             save("messages", path, body)
             if "count_tokens" in path:
@@ -221,6 +225,45 @@ class Handler(BaseHTTPRequestHandler):
         if method == "streamGenerateContent":
             return self.send_sse([f"data: {json.dumps(resp)}\r\n\r\n"])
         self.send_json(resp)
+
+    # --- OpenAI Chat Completions (Cline) ----------------------------------------------------
+    def chat_completions(self, body):
+        offered = [(t.get("function") or {}).get("name") for t in body.get("tools") or []]
+        turn = next_turn(offered) if body.get("tools") else {"text": "ok"}
+        if turn.get("delay"):
+            time.sleep(turn["delay"])
+        cid = f"chatcmpl-{STATE['n']}"
+        calls = [{"index": k, "id": c.get("id") or f"call_{STATE['n']}_{k}", "type": "function",
+                  "function": {"name": c["name"], "arguments": args_text(c.get("args", {}))}}
+                 for k, c in enumerate(turn.get("calls") or [])]
+        finish = "tool_calls" if calls else "stop"
+        usage = {"prompt_tokens": 10, "completion_tokens": 5, "total_tokens": 15}
+        if not body.get("stream"):
+            msg = {"role": "assistant", "content": turn.get("text")}
+            if calls:
+                msg["tool_calls"] = [{k: v for k, v in c.items() if k != "index"} for c in calls]
+            return self.send_json({"id": cid, "object": "chat.completion", "created": 0,
+                                   "model": body.get("model"), "usage": usage,
+                                   "choices": [{"index": 0, "message": msg,
+                                                "finish_reason": finish}]})
+        ev = []
+
+        def emit(delta, finish_reason=None, extra=None):
+            chunk = {"id": cid, "object": "chat.completion.chunk", "created": 0,
+                     "model": body.get("model"),
+                     "choices": [{"index": 0, "delta": delta, "finish_reason": finish_reason}]}
+            if extra:
+                chunk.update(extra)
+            ev.append(f"data: {json.dumps(chunk)}\n\n")
+
+        emit({"role": "assistant", "content": ""})
+        if turn.get("text"):
+            emit({"content": turn["text"]})
+        if calls:
+            emit({"tool_calls": calls})
+        emit({}, finish, {"usage": usage})
+        ev.append("data: [DONE]\n\n")
+        self.send_sse(ev)
 
     # --- Anthropic Messages (Claude Code) --------------------------------------------------
     def anthropic(self, body):

@@ -288,6 +288,8 @@ pub enum InputFormatArg {
     /// Gemini CLI sessions (`~/.gemini/tmp/<project>/chats/session-*.json[l]`).
     #[value(name = "gemini-cli", alias = "gemini")]
     GeminiCli,
+    /// Cline task histories (`api_conversation_history.json`) and SDK sessions.
+    Cline,
 }
 
 /// `--fail-on` values.

@@ -210,12 +210,18 @@ impl Session {
         out.issue(InputIssue::at(&input.path, at.line, at.column, message));
     }
 
-    /// Number of tool calls read so far.
-    pub fn calls(&self) -> usize {
-        self.items
-            .iter()
-            .filter(|i| matches!(i.kind, StepKind::ToolCall(_)))
-            .count()
+    /// A record (the value `raw` at `ptr`) that could not be read.
+    pub fn problem_at(
+        &mut self,
+        raw: &RawValue,
+        cur: &Cursor<'_>,
+        ptr: &str,
+        why: &str,
+        input: &InputRef,
+        out: &mut dyn Emit,
+    ) {
+        let at = cur.at(raw, ptr.to_owned());
+        self.problem(&at, why.to_owned(), input, out);
     }
 
     /// Emit the session as one trace named `id` (the file's path when it records none).

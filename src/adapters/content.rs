@@ -172,7 +172,7 @@ fn read_blocks(
         match block.kind.as_deref() {
             Some("text" | "input_text" | "output_text" | "refusal") | None => {
                 if let Some(Value::String(s)) = block.text {
-                    append_text(&mut text, s, || cur.step(raw, &["\"text\""], ptr.clone()));
+                    append_text(&mut text, s, || cur.step(raw, &["\"text\":"], ptr.clone()));
                 }
             }
             Some(kind) if is_call(kind) => {

@@ -189,6 +189,14 @@ impl<'a> Tally<'a> {
                     ),
                 ));
             }
+            // Results that answer no call: the calls were not read.
+            None if self.results > 1 => self.out.issue(InputIssue::file(
+                path,
+                format!(
+                    "read as `{format}`: {} tool results but no tool call came out of it; the file may be another format or a newer version of this one; pass `--input-format` to choose",
+                    self.results
+                ),
+            )),
             None if self.traces > 0 => self.out.note(format!(
                 "no tool calls: {} record{} read as `{format}`, none of them a tool call",
                 scan.records,

@@ -8,6 +8,7 @@ pub mod args;
 pub mod assemble;
 pub mod chat;
 pub mod claude;
+pub mod cline;
 pub mod clock;
 pub mod codex;
 pub mod content;
@@ -51,6 +52,8 @@ pub enum InputFormat {
     Codex,
     /// Gemini CLI sessions (JSON or JSON Lines).
     GeminiCli,
+    /// Cline task histories and SDK sessions.
+    Cline,
 }
 
 impl InputFormat {
@@ -63,6 +66,7 @@ impl InputFormat {
         InputFormat::Otel,
         InputFormat::Codex,
         InputFormat::GeminiCli,
+        InputFormat::Cline,
     ];
 
     /// The name used on the command line and in reports.
@@ -75,6 +79,7 @@ impl InputFormat {
             InputFormat::Otel => "otel",
             InputFormat::Codex => "codex",
             InputFormat::GeminiCli => "gemini-cli",
+            InputFormat::Cline => "cline",
         }
     }
 
@@ -88,6 +93,7 @@ impl InputFormat {
             "otel" | "openinference" | "opentelemetry" => Some(InputFormat::Otel),
             "codex" | "codex-cli" => Some(InputFormat::Codex),
             "gemini-cli" | "gemini" => Some(InputFormat::GeminiCli),
+            "cline" => Some(InputFormat::Cline),
             _ => None,
         }
     }
@@ -101,6 +107,7 @@ impl InputFormat {
             InputFormat::Otel => otel::sniff(record),
             InputFormat::Codex => codex::sniff(record),
             InputFormat::GeminiCli => gemini::sniff(record),
+            InputFormat::Cline => cline::sniff(record),
         }
     }
 }
@@ -185,6 +192,11 @@ pub fn detect(head: &Head) -> Result<InputFormat, String> {
     if score == 0 && looks_like_tools(head) {
         return Err("this is a tools file, not a trace: pass it with `--tools`".to_owned());
     }
+    if score == 0
+        && let Some(what) = cline::companion(&head.records)
+    {
+        return Err(format!("this is {what}"));
+    }
     if score == 0 {
         let names: Vec<&str> = InputFormat::ALL.iter().map(|f| f.name()).collect();
         return Err(format!(
@@ -261,6 +273,8 @@ pub fn parse_body(format: InputFormat, body: Body<'_>, input: &InputRef, out: &m
         (InputFormat::Codex, Body::Lines(lines)) => codex::parse_lines(lines, input, out),
         (InputFormat::GeminiCli, Body::Document(text)) => gemini::parse_document(text, input, out),
         (InputFormat::GeminiCli, Body::Lines(lines)) => gemini::parse_lines(lines, input, out),
+        (InputFormat::Cline, Body::Document(text)) => cline::parse_document(text, input, out),
+        (InputFormat::Cline, Body::Lines(lines)) => cline::parse_lines(lines, input, out),
     }
 }
 
@@ -283,6 +297,9 @@ pub enum ReadOutcome {
     Read(InputFormat),
     /// A tools file found by a directory walk: skipped.
     SkippedToolsFile,
+    /// A file that goes with a session (an agent's UI log or metadata), found by a directory
+    /// walk: skipped; the text says what it is.
+    SkippedCompanion(&'static str),
     /// Nothing could be read; an issue says why.
     Failed,
 }
@@ -348,6 +365,9 @@ pub fn parse_reader<R: BufRead>(
     let undetected = |head: &Head, msg: String, out: &mut dyn Emit| {
         if opts.skip_tools_files && looks_like_tools(head) {
             ReadOutcome::SkippedToolsFile
+        } else if let (true, Some(what)) = (opts.skip_tools_files, cline::companion(&head.records))
+        {
+            ReadOutcome::SkippedCompanion(what)
         } else {
             out.issue(InputIssue::file(path, msg));
             ReadOutcome::Failed
@@ -526,6 +546,17 @@ pub fn parse_reader<R: BufRead>(
                 records,
             };
             match detect(&head) {
+                Ok(InputFormat::Cline)
+                    if opts.skip_tools_files
+                        && head.records.first().is_some_and(cline::is_sdk_metadata)
+                        && std::path::Path::new(path)
+                            .with_extension("messages.json")
+                            .is_file() =>
+                {
+                    return ReadOutcome::SkippedCompanion(
+                        "a Cline session's metadata; its conversation, the `.messages.json` beside it, is linted",
+                    );
+                }
                 Ok(f) => f,
                 Err(msg) => return undetected(&head, msg, out),
             }

@@ -78,6 +78,7 @@ fn resolve(args: &CheckArgs) -> anyhow::Result<Settings> {
             InputFormatArg::Otel => Some(InputFormat::Otel),
             InputFormatArg::Codex => Some(InputFormat::Codex),
             InputFormatArg::GeminiCli => Some(InputFormat::GeminiCli),
+            InputFormatArg::Cline => Some(InputFormat::Cline),
         };
     }
     let mut output = OutputFormat::Text;
@@ -163,22 +164,22 @@ fn resolve(args: &CheckArgs) -> anyhow::Result<Settings> {
     })
 }
 
-/// Load the `--tools` sources and apply config metadata overrides; notes go to stderr. The flag
-/// is true when `builtin:claude-code` (unpinned) asks to follow each session's version.
+/// Load the `--tools` sources and apply config metadata overrides; notes go to stderr. The
+/// agents listed are those whose `builtin:AGENT` (unpinned) asks to follow each session.
 fn registry(
     settings: &Settings,
     notes: &mut Vec<String>,
-) -> anyhow::Result<(Option<ToolRegistry>, bool)> {
-    let mut follow_builtin = false;
+) -> anyhow::Result<(Option<ToolRegistry>, Vec<sources::builtin::Agent>)> {
+    let mut follow_builtin = Vec::new();
     let mut specs = Vec::new();
     for spec in &settings.tools {
-        match sources::resolve_builtin(spec)? {
-            Some(s) => specs.push(s),
-            None => follow_builtin = true,
+        match sources::resolve(spec)? {
+            sources::Resolved::Source(s) => specs.push(s),
+            sources::Resolved::Follow(agent) => follow_builtin.push(agent),
         }
     }
-    if specs.is_empty() && follow_builtin {
-        return Ok((Some(ToolRegistry::new()), true));
+    if specs.is_empty() && !follow_builtin.is_empty() {
+        return Ok((Some(ToolRegistry::new()), follow_builtin));
     }
     if specs.is_empty() {
         if !settings.config.metadata.is_empty() {
@@ -186,7 +187,7 @@ fn registry(
                 "the config declares `[metadata.*]` overrides but no tools source: add `tools = \"tools.json\"` or pass `--tools`"
             );
         }
-        return Ok((None, false));
+        return Ok((None, follow_builtin));
     }
     let loaded = sources::load_all_with(&specs, &settings.mcp)?;
     notes.extend(loaded.notes);
@@ -402,6 +403,9 @@ fn record_outcome(builder: &mut ReportBuilder, input: usize, outcome: ReadOutcom
             input,
             "skipped: a tools file found in a walked directory, not a trace".into(),
         ),
+        ReadOutcome::SkippedCompanion(what) => {
+            builder.note(input, format!("skipped: {what}"));
+        }
         ReadOutcome::Failed => {}
     }
     if partial {
@@ -523,9 +527,7 @@ pub fn run(args: &CheckArgs) -> anyhow::Result<ExitStatus> {
             closed_toolset: settings.closed_toolset,
         },
     );
-    if follow_builtin {
-        linter.builtin_claude = crate::lint::BuiltinClaude::Follow;
-    }
+    linter.follow = follow_builtin;
     let (specs, expand_issues) = inputs::expand(&settings.inputs);
     let pool = rayon::ThreadPoolBuilder::new()
         .num_threads(settings.jobs.unwrap_or(0))

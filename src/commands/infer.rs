@@ -123,6 +123,7 @@ fn format_arg(f: Option<InputFormatArg>) -> Option<InputFormat> {
         InputFormatArg::Otel => Some(InputFormat::Otel),
         InputFormatArg::Codex => Some(InputFormat::Codex),
         InputFormatArg::GeminiCli => Some(InputFormat::GeminiCli),
+        InputFormatArg::Cline => Some(InputFormat::Cline),
     }
 }
 

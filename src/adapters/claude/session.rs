@@ -292,6 +292,14 @@ impl Session {
                     .attributes
                     .push((crate::model::ATTR_CLAUDE_CODE_VERSION.into(), v.clone()));
             }
+            // A Claude Code session (its lines carry a session id or version), not a file of
+            // flat tool events: it gets Claude Code's built-in schemas.
+            if self.session_id.is_some() || self.version.is_some() {
+                trace.attributes.push((
+                    crate::model::ATTR_AGENT.into(),
+                    crate::model::AGENT_CLAUDE_CODE.into(),
+                ));
+            }
             if main {
                 if let Some(m) = &self.model {
                     trace.attributes.push(("model".into(), m.clone()));

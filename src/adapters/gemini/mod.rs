@@ -290,8 +290,8 @@ impl<'i> Reader<'i> {
         why: &str,
         out: &mut dyn Emit,
     ) {
-        let at = cur.at(raw, ptr.to_owned());
-        self.session.problem(&at, why.to_owned(), self.input, out);
+        let input = self.input;
+        self.session.problem_at(raw, cur, ptr, why, input, out);
     }
 }
 
