@@ -82,9 +82,11 @@ class Fake:
             args += ["--script", script]
         self.proc = subprocess.Popen(args)
         for _ in range(100):
-            if os.path.exists(self.port_file):
+            if os.path.exists(self.port_file) or self.proc.poll() is not None:
                 break
             time.sleep(0.05)
+        if not os.path.exists(self.port_file):
+            raise RuntimeError(f"the fake model API did not start (exit {self.proc.poll()})")
         with open(self.port_file) as f:
             self.port = int(f.read())
 
@@ -227,6 +229,30 @@ def gemini_tools(body):
     return [d for t in body.get("tools") or [] for d in t.get("functionDeclarations") or []]
 
 
+# --- Claude Code ---------------------------------------------------------------------------
+
+def claude_env(home, fake):
+    env = base_env(home)
+    env.update({
+        "ANTHROPIC_BASE_URL": f"http://127.0.0.1:{fake.port}",
+        "ANTHROPIC_API_KEY": "sk-offline",
+        "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC": "1",
+        "DISABLE_AUTOUPDATER": "1",
+        "DISABLE_TELEMETRY": "1",
+        "DISABLE_ERROR_REPORTING": "1",
+        # Lets `--dangerously-skip-permissions` run as root (this machine's user).
+        "IS_SANDBOX": "1",
+    })
+    return env
+
+
+def claude_run(binary, home, work, fake, prompt, flags=(), timeout=180, env_extra=None):
+    env = claude_env(home, fake)
+    env.update(env_extra or {})
+    return run([binary, "-p", prompt, "--dangerously-skip-permissions", *flags], work, env,
+               timeout)
+
+
 # --- Cline CLI -----------------------------------------------------------------------------
 
 def cline_run(binary, home, work, fake, model, prompt, timeout=180):
@@ -259,7 +285,8 @@ def session_files(home, agent):
     found = []
     for d, _, files in os.walk(os.path.join(home, root)):
         for f in files:
-            if f.endswith((".jsonl", ".json")) and (agent != "cline" or "/sessions/" in d
-                                                     or "/tasks/" in d):
+            # Claude Code keeps large results beside the session (`tool-results/*.txt`).
+            if agent == "claude-code" or f.endswith((".jsonl", ".json")) and (
+                    agent != "cline" or "/sessions/" in d or "/tasks/" in d):
                 found.append(os.path.join(d, f))
     return sorted(found)

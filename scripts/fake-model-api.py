@@ -15,6 +15,8 @@ Every request body is saved as `<log>/<n>-<dialect>.json`. The model's turns com
   {"calls": [{"name": "...", "args": {...}}], "text"?}   call tools (args: object, or a string
                                                          sent verbatim as the arguments text)
   {"custom": [{"name": "...", "input": "..."}]}           Codex freeform (custom) tool calls
+  {"blocks": [{...}, ...]}                               Anthropic content blocks sent as they are
+                                                         (server_tool_use and its result)
   {"delay": seconds, ...}                                wait before answering (Gemini 0.20's
                                                          shell parser loads lazily)
   {"first_available": [[name, args], ...]}               call the first tool of the list that
@@ -275,6 +277,8 @@ class Handler(BaseHTTPRequestHandler):
         for k, c in enumerate(turn.get("calls") or []):
             blocks.append({"type": "tool_use", "id": c.get("id") or f"toolu_{STATE['n']}_{k}",
                            "name": c["name"], "input": c.get("args", {})})
+        # Raw content blocks, sent as they are (server tools and their results).
+        blocks += turn.get("blocks") or []
         msg = {"id": f"msg_{STATE['n']}", "type": "message", "role": "assistant",
                "model": body.get("model", "claude"), "content": [], "stop_reason": None,
                "stop_sequence": None, "usage": {"input_tokens": 10, "output_tokens": 1}}
@@ -294,6 +298,8 @@ class Handler(BaseHTTPRequestHandler):
                       "content_block": {"type": "text", "text": ""}})
                 emit({"type": "content_block_delta", "index": i,
                       "delta": {"type": "text_delta", "text": b["text"]}})
+            elif b["type"] != "tool_use":
+                emit({"type": "content_block_start", "index": i, "content_block": b})
             else:
                 emit({"type": "content_block_start", "index": i,
                       "content_block": {**b, "input": {}}})

@@ -8,7 +8,9 @@ use std::sync::{Arc, Mutex};
 use crate::config::Ignore;
 use crate::exit::ExitStatus;
 use crate::finding::{Coverage, Finding, InputIssue, RuleId, Tier};
-use crate::model::{ATTR_AGENT, ATTR_CLAUDE_CODE_VERSION, SchemaSource, ToolRegistry, Trace};
+use crate::model::{
+    ATTR_AGENT, ATTR_CLAUDE_CODE_VERSION, SchemaSource, ToolRegistry, ToolSpec, Trace,
+};
 use crate::reporters::{InputSummary, Report, RuleCoverage, Summary};
 use crate::rules::{self, RuleSettings, RunCx, Selection, TraceCx, TraceOutcome};
 use crate::sources::builtin::codex::{Choice, CodexTools};
@@ -191,18 +193,40 @@ impl Linter {
             (None, Some(agent)) => {
                 let (builtin, note) = self.builtin_for(agent, trace);
                 notes.push(format!("no `--tools` given: using {note}"));
-                owned = if trace.embedded_tools.is_empty() {
+                // Server tools the session called (the model's API ran them) come on top of
+                // whatever else the registry holds.
+                let (server, listed): (Vec<&ToolSpec>, Vec<&ToolSpec>) = trace
+                    .embedded_tools
+                    .iter()
+                    .partition(|t| t.source.0 == crate::adapters::claude::SERVER_TOOLS_SOURCE);
+                owned = if listed.is_empty() && server.is_empty() {
                     builtin
                 } else {
-                    // The session names the tools it had (stream-json `system/init`): judge
-                    // names against that list, with built-in schemas where Claude Code has them.
-                    let mut r = embedded_registry(trace);
-                    for spec in builtin.iter() {
-                        if r.get(&spec.name).is_some() {
+                    let mut r = if listed.is_empty() {
+                        (*builtin).clone()
+                    } else {
+                        // The session names the tools it had (stream-json `system/init`): judge
+                        // names against that list, with built-in schemas where Claude Code has
+                        // them.
+                        let mut r = ToolRegistry::new();
+                        for spec in listed {
+                            if r.get(&spec.name).is_none() {
+                                let _ = r.insert(spec.clone());
+                            }
+                        }
+                        for spec in builtin.iter() {
+                            if r.get(&spec.name).is_some() {
+                                r.replace(spec.clone());
+                            }
+                        }
+                        r.sources = builtin.sources.clone();
+                        r
+                    };
+                    for spec in server {
+                        if r.get(&spec.name).is_none() {
                             r.replace(spec.clone());
                         }
                     }
-                    r.sources = builtin.sources.clone();
                     Arc::new(r)
                 };
                 &owned

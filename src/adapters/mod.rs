@@ -193,7 +193,7 @@ pub fn detect(head: &Head) -> Result<InputFormat, String> {
         return Err("this is a tools file, not a trace: pass it with `--tools`".to_owned());
     }
     if score == 0
-        && let Some(what) = cline::companion(&head.records)
+        && let Some(what) = companion(&head.records)
     {
         return Err(format!("this is {what}"));
     }
@@ -218,6 +218,11 @@ pub fn detect(head: &Head) -> Result<InputFormat, String> {
         ));
     }
     Ok(best)
+}
+
+/// What a file that goes with a session (an agent's UI log or metadata) is, when it is one.
+fn companion(records: &[Value]) -> Option<&'static str> {
+    cline::companion(records).or_else(|| claude::companion(records))
 }
 
 /// A short description of what the records look like, for detection errors.
@@ -365,8 +370,7 @@ pub fn parse_reader<R: BufRead>(
     let undetected = |head: &Head, msg: String, out: &mut dyn Emit| {
         if opts.skip_tools_files && looks_like_tools(head) {
             ReadOutcome::SkippedToolsFile
-        } else if let (true, Some(what)) = (opts.skip_tools_files, cline::companion(&head.records))
-        {
+        } else if let (true, Some(what)) = (opts.skip_tools_files, companion(&head.records)) {
             ReadOutcome::SkippedCompanion(what)
         } else {
             out.issue(InputIssue::file(path, msg));

@@ -81,6 +81,8 @@ pub(super) struct Session {
     tools: Vec<ToolSpec>,
     final_answer: Option<String>,
     partial: bool,
+    /// What newer versions add (stored results, server tools).
+    extras: super::newer::Extras,
 }
 
 impl Session {
@@ -101,6 +103,7 @@ impl Session {
             tools: Vec::new(),
             final_answer: None,
             partial: false,
+            extras: super::newer::Extras::default(),
         };
         s.thread(&ThreadKey::Main);
         s
@@ -192,6 +195,12 @@ impl Session {
         key
     }
 
+    /// Read what newer versions add to one record's steps (see `newer.rs`).
+    pub(super) fn newer(&mut self, got: &mut Collected) {
+        self.extras
+            .record(got, &self.input, self.session_id.as_deref());
+    }
+
     /// A sub-agent record mirrored in an `agent_progress` line.
     pub(super) fn mirror(&mut self, key: &ThreadKey, parent_tool_use_id: Option<&str>) {
         let t = self.thread(key);
@@ -274,6 +283,8 @@ impl Session {
             .clone()
             .unwrap_or_else(|| self.input.path.clone());
         let only_main = self.threads.iter().skip(1).all(|t| t.steps.is_empty());
+        self.extras.notes(out);
+        let sub_agent_meta = super::newer::sub_agent_meta(&self.input);
         for thread in self.threads {
             let main = thread.key == ThreadKey::Main;
             if thread.steps.is_empty() && !(main && only_main) {
@@ -322,6 +333,14 @@ impl Session {
                         .push((MIRROR_ATTRIBUTE.into(), "agent_progress".into()));
                 }
             }
+            if !main {
+                for (k, v) in &sub_agent_meta {
+                    if trace.attribute(k).is_none() {
+                        trace.attributes.push((k.clone(), v.clone()));
+                    }
+                }
+            }
+            self.extras.apply(&mut trace);
             for item in thread.steps {
                 trace.push(item.kind, item.at, item.meta);
             }
