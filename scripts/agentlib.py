@@ -26,8 +26,10 @@ PACKAGES = {
     "gemini-cli": "@google/gemini-cli",
     "claude-code": "@anthropic-ai/claude-code",
     "cline": "cline",
+    "copilot-cli": "@github/copilot",
 }
-BINARIES = {"codex": "codex", "gemini-cli": "gemini", "claude-code": "claude", "cline": "cline"}
+BINARIES = {"codex": "codex", "gemini-cli": "gemini", "claude-code": "claude", "cline": "cline",
+            "copilot-cli": "copilot"}
 
 
 def log(*a):
@@ -274,10 +276,26 @@ def cline_run(binary, home, work, fake, model, prompt, timeout=180):
     return run([binary, *flags, prompt], work, env, timeout)
 
 
+# --- GitHub Copilot CLI --------------------------------------------------------------------
+
+def copilot_run(binary, home, work, fake, model, prompt, timeout=180):
+    """Copilot CLI offline (`COPILOT_OFFLINE`) with a BYOK OpenAI-compatible provider: the fake."""
+    env = base_env(home)
+    env.update({
+        "COPILOT_OFFLINE": "true",
+        "COPILOT_PROVIDER_BASE_URL": f"http://127.0.0.1:{fake.port}/v1",
+        "COPILOT_PROVIDER_API_KEY": "offline",
+        "COPILOT_MODEL": model,
+        "COPILOT_AUTO_UPDATE": "false",
+    })
+    return run([binary, "-p", prompt, "--allow-all-tools"], work, env, timeout)
+
+
 # --- shared --------------------------------------------------------------------------------
 
 SESSION_ROOTS = {"codex": ".codex/sessions", "gemini-cli": ".gemini/tmp",
-                 "claude-code": ".claude/projects", "cline": ".cline/data"}
+                 "claude-code": ".claude/projects", "cline": ".cline/data",
+                 "copilot-cli": ".copilot/session-state"}
 
 
 def session_files(home, agent):
@@ -286,7 +304,8 @@ def session_files(home, agent):
     for d, _, files in os.walk(os.path.join(home, root)):
         for f in files:
             # Claude Code keeps large results beside the session (`tool-results/*.txt`).
-            if agent == "claude-code" or f.endswith((".jsonl", ".json")) and (
+            if agent == "claude-code" or agent == "copilot-cli" and f == "events.jsonl" or \
+                    agent != "copilot-cli" and f.endswith((".jsonl", ".json")) and (
                     agent != "cline" or "/sessions/" in d or "/tasks/" in d):
                 found.append(os.path.join(d, f))
     return sorted(found)

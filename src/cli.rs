@@ -290,6 +290,9 @@ pub enum InputFormatArg {
     GeminiCli,
     /// Cline task histories (`api_conversation_history.json`) and SDK sessions.
     Cline,
+    /// GitHub Copilot CLI sessions (`~/.copilot/session-state/<id>/events.jsonl`).
+    #[value(name = "copilot-cli", alias = "copilot")]
+    CopilotCli,
 }
 
 /// `--fail-on` values.

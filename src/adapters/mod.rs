@@ -12,6 +12,7 @@ pub mod cline;
 pub mod clock;
 pub mod codex;
 pub mod content;
+pub mod copilot;
 pub mod cursor;
 pub mod empty;
 pub mod gemini;
@@ -54,6 +55,8 @@ pub enum InputFormat {
     GeminiCli,
     /// Cline task histories and SDK sessions.
     Cline,
+    /// GitHub Copilot CLI `events.jsonl`.
+    CopilotCli,
 }
 
 impl InputFormat {
@@ -67,6 +70,7 @@ impl InputFormat {
         InputFormat::Codex,
         InputFormat::GeminiCli,
         InputFormat::Cline,
+        InputFormat::CopilotCli,
     ];
 
     /// The name used on the command line and in reports.
@@ -80,6 +84,7 @@ impl InputFormat {
             InputFormat::Codex => "codex",
             InputFormat::GeminiCli => "gemini-cli",
             InputFormat::Cline => "cline",
+            InputFormat::CopilotCli => "copilot-cli",
         }
     }
 
@@ -94,6 +99,7 @@ impl InputFormat {
             "codex" | "codex-cli" => Some(InputFormat::Codex),
             "gemini-cli" | "gemini" => Some(InputFormat::GeminiCli),
             "cline" => Some(InputFormat::Cline),
+            "copilot-cli" | "copilot" => Some(InputFormat::CopilotCli),
             _ => None,
         }
     }
@@ -108,6 +114,7 @@ impl InputFormat {
             InputFormat::Codex => codex::sniff(record),
             InputFormat::GeminiCli => gemini::sniff(record),
             InputFormat::Cline => cline::sniff(record),
+            InputFormat::CopilotCli => copilot::sniff(record),
         }
     }
 }
@@ -280,6 +287,10 @@ pub fn parse_body(format: InputFormat, body: Body<'_>, input: &InputRef, out: &m
         (InputFormat::GeminiCli, Body::Lines(lines)) => gemini::parse_lines(lines, input, out),
         (InputFormat::Cline, Body::Document(text)) => cline::parse_document(text, input, out),
         (InputFormat::Cline, Body::Lines(lines)) => cline::parse_lines(lines, input, out),
+        (InputFormat::CopilotCli, Body::Document(text)) => {
+            copilot::parse_document(text, input, out)
+        }
+        (InputFormat::CopilotCli, Body::Lines(lines)) => copilot::parse_lines(lines, input, out),
     }
 }
 

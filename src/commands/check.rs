@@ -79,6 +79,7 @@ fn resolve(args: &CheckArgs) -> anyhow::Result<Settings> {
             InputFormatArg::Codex => Some(InputFormat::Codex),
             InputFormatArg::GeminiCli => Some(InputFormat::GeminiCli),
             InputFormatArg::Cline => Some(InputFormat::Cline),
+            InputFormatArg::CopilotCli => Some(InputFormat::CopilotCli),
         };
     }
     let mut output = OutputFormat::Text;

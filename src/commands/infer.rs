@@ -124,6 +124,7 @@ fn format_arg(f: Option<InputFormatArg>) -> Option<InputFormat> {
         InputFormatArg::Codex => Some(InputFormat::Codex),
         InputFormatArg::GeminiCli => Some(InputFormat::GeminiCli),
         InputFormatArg::Cline => Some(InputFormat::Cline),
+        InputFormatArg::CopilotCli => Some(InputFormat::CopilotCli),
     }
 }
 
