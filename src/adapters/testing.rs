@@ -58,6 +58,23 @@ pub(crate) fn repo_real_files(folder: &str) -> Vec<PathBuf> {
     files
 }
 
+/// Acceptance 5 of issue 24: an input read as some format that yields no call where calls
+/// were written is an input error saying so, never a clean pass.
+pub(crate) fn assert_not_an_empty_pass(parsed: &Parsed) {
+    assert_eq!(
+        parsed.traces.iter().map(Trace::call_count).sum::<usize>(),
+        0
+    );
+    assert!(
+        parsed
+            .issues
+            .iter()
+            .any(|i| i.message.contains("no tool call")),
+        "no input error in {:?}",
+        parsed.issues
+    );
+}
+
 /// Read a file with format detection: the format, what it yielded, and its text.
 pub(crate) fn parse_path(path: &std::path::Path) -> (Option<super::InputFormat>, Parsed, String) {
     let text = std::fs::read_to_string(path).unwrap();
