@@ -9,9 +9,11 @@
 #   INPUT_TRACES, INPUT_TRANSCRIPT  traces (files, directories, globs), split on whitespace
 #   INPUT_TOOLS                     schema sources, one per line
 #   INPUT_INPUT_FORMAT              auto (default: tracelint.toml or content decides) or a format
-#   INPUT_OUTPUT_FORMAT             the report file's format: sarif (default), json or html
+#   INPUT_OUTPUT_FORMAT             the report file's format: sarif (default), json, html or text
+#   INPUT_FORMAT                    seed 000's name for it (text, json, sarif; html too)
 #   INPUT_REPORT_PATH               the report file (default: a fresh folder in $RUNNER_TEMP)
 #   INPUT_FAIL_ON                   hard_defect | hard_event | candidate | never | empty
+#   INPUT_FAIL_ON_BLOCKERS          seed 000's switch: false = fail-on never, true = by fail-on
 #   INPUT_CONFIG                    a tracelint.toml to use instead of the nearest one
 #   INPUT_ARGS                      extra flags, split on whitespace
 #   TRACELINT_BIN                   the binary (default: `tracelint` on PATH)
@@ -81,15 +83,41 @@ while IFS= read -r line || [ -n "$line" ]; do
 done <<<"${INPUT_TOOLS:-}"
 
 output_format=$(trim "${INPUT_OUTPUT_FORMAT:-sarif}")
+format=$(trim "${INPUT_FORMAT:-}")
+if [ -n "$format" ]; then
+    # Seed 000's `format` names the report file's format; `output-format` left at its default
+    # gives way to it, a different explicit one is a contradiction.
+    if [ -n "$(trim "${INPUT_OUTPUT_FORMAT:-}")" ] && [ "$output_format" != sarif ] && [ "$output_format" != "$format" ]; then
+        usage_error "inputs \`format\` ($format) and \`output-format\` ($output_format) disagree: give one of them"
+    fi
+    output_format=$format
+fi
 case "$output_format" in
-sarif | json | html) ;;
-*) usage_error "input \`output-format\` must be sarif, json or html, not \`$output_format\`" ;;
+sarif | json | html | text) ;;
+*) usage_error "input \`output-format\` (or \`format\`) must be sarif, json, html or text, not \`$output_format\`" ;;
 esac
 
 fail_on=$(trim "${INPUT_FAIL_ON:-}")
 case "$fail_on" in
 "" | hard_defect | hard_event | candidate | never) ;;
 *) usage_error "input \`fail-on\` must be hard_defect, hard_event, candidate or never, not \`$fail_on\`" ;;
+esac
+
+blockers=$(trim "${INPUT_FAIL_ON_BLOCKERS:-}")
+case "$blockers" in
+"") ;;
+false)
+    if [ -n "$fail_on" ] && [ "$fail_on" != never ]; then
+        usage_error "input \`fail-on-blockers: false\` reports without failing, but \`fail-on: $fail_on\` asks to fail: give one of them"
+    fi
+    fail_on=never
+    ;;
+true)
+    if [ "$fail_on" = never ]; then
+        usage_error "input \`fail-on-blockers: true\` asks to fail, but \`fail-on: never\` never does: give one of them"
+    fi
+    ;;
+*) usage_error "input \`fail-on-blockers\` must be true or false, not \`$blockers\`" ;;
 esac
 
 work=$(mktemp -d "${RUNNER_TEMP:-${TMPDIR:-/tmp}}/tracelint.XXXXXX")
@@ -109,6 +137,7 @@ args=(check --output-format github)
 case "$output_format" in
 sarif) args+=(--sarif "$report") ;;
 html) args+=(--html "$report") ;;
+text) args+=(--text "$report") ;;
 json) ;;
 esac
 if [ "$output_format" = json ]; then
@@ -155,7 +184,11 @@ case "$status" in
 0) exit 0 ;;
 1 | 2)
     if [ "$fail_on" = never ]; then
-        echo "tracelint: exit $status, not failing the step (fail-on: never)"
+        if [ "$blockers" = false ]; then
+            echo "tracelint: exit $status, not failing the step (fail-on-blockers: false)"
+        else
+            echo "tracelint: exit $status, not failing the step (fail-on: never)"
+        fi
         exit 0
     fi
     exit "$status"

@@ -12,9 +12,21 @@ use clap::{Args, Parser, Subcommand, ValueEnum};
 /// arguments, loops, redundant calls, malformed arguments, unknown tools — each with the exact
 /// file:line evidence. No model judges anything.
 ///
-/// `tracelint FILE --tools TOOLS` is short for `tracelint check FILE --tools TOOLS`.
+/// `tracelint FILE… [--tools SOURCE]` is short for `tracelint check FILE… [--tools SOURCE]`;
+/// `--tools` is optional (Claude Code sessions use the built-in schemas, other traces the schemas
+/// they carry).
+///
+/// Adopting it on traces that already have findings: `tracelint doctor` says what can be checked,
+/// `tracelint init` writes a starter tools file, and `check --update-baseline` accepts today's
+/// findings so CI fails only on new ones.
 #[derive(Debug, Parser)]
-#[command(name = "tracelint", version, propagate_version = true, after_help = crate::exit::EXIT_CODES_HELP)]
+#[command(
+    name = "tracelint",
+    version,
+    propagate_version = true,
+    override_usage = "tracelint <COMMAND>\n       tracelint <INPUT>... [--tools <SOURCE>]... [OPTIONS]  (same as `tracelint check`)",
+    after_help = crate::exit::EXIT_CODES_HELP
+)]
 pub struct Cli {
     /// What to do.
     #[command(subcommand)]
@@ -29,6 +41,12 @@ pub enum Command {
     /// Lint traces; the exit code gates CI.
     #[command(after_help = CHECK_AFTER_HELP)]
     Check(CheckArgs),
+    /// Say how much of a corpus the rules can check, what they cannot and what to add.
+    #[command(after_help = DOCTOR_AFTER_HELP)]
+    Doctor(DoctorArgs),
+    /// Write a starter tools file from traces: real schemas first, behaviour left as `_todo`.
+    #[command(after_help = INIT_AFTER_HELP)]
+    Init(InitArgs),
     /// List the rules.
     Rules(RulesArgs),
     /// Explain a rule: what it checks, its tiers, an example, how to fix.
@@ -64,8 +82,8 @@ pub struct DemoArgs {
     /// Also write the suite, the scorecards and every finding as one self-contained HTML page.
     #[arg(long, value_name = "FILE")]
     pub html: Option<PathBuf>,
-    /// Scorecard runs per fault.
-    #[arg(long, default_value_t = 20, value_name = "N")]
+    /// Scorecard runs per fault (at least 1).
+    #[arg(long, default_value_t = 20, value_name = "N", value_parser = clap::value_parser!(u32).range(1..))]
     pub runs: u32,
     /// Scorecard seed.
     #[arg(long, default_value_t = 1, value_name = "S")]
@@ -99,8 +117,8 @@ pub struct ScorecardArgs {
     /// Faults to inject, comma-separated (default: all eight).
     #[arg(long, value_delimiter = ',', value_name = "LIST")]
     pub faults: Vec<String>,
-    /// Runs per fault (and for the baseline).
-    #[arg(long, default_value_t = 20, value_name = "N")]
+    /// Runs per fault (and for the baseline), at least 1.
+    #[arg(long, default_value_t = 20, value_name = "N", value_parser = clap::value_parser!(u32).range(1..))]
     pub runs: u32,
     /// Seed for every draw; the same seed reproduces the same table.
     #[arg(long, default_value_t = 1, value_name = "S")]
@@ -150,14 +168,24 @@ Examples:
   tracelint check traces/ --tools tools.json --sarif tracelint.sarif --html report.html
   cat trace.json | tracelint check - --tools tools.json
 
+Adopting tracelint on traces that already have findings (record once, commit the file; then CI
+fails only on new findings):
+  tracelint check traces/ --baseline tracelint-baseline.json --update-baseline
+  tracelint check traces/ --baseline tracelint-baseline.json
+A baseline matches findings per trace file by rule, tier, tools, fields and signal (never by step,
+line or run id), so re-recorded traces still match. It also records what each rule could check: a
+run that checks less (a schema deleted, arguments no longer recorded) exits 1 unless --no-ratchet.
+
 Exit codes (highest wins):
-  0  no finding at or above the --fail-on tier
-  1  only a non-default --fail-on gate tripped (candidates or hard events)
+  0  no finding at or above the --fail-on tier (always, with --exit-zero or --fail-on never,
+     unless an input error)
+  1  only a non-default --fail-on gate tripped (candidates or hard events), or coverage was
+     lost against the baseline
   2  a hard_defect
   3  input or usage error (unreadable file, malformed input, bad tools source, unknown rule)";
 
 /// `check` arguments.
-#[derive(Debug, Args, Clone)]
+#[derive(Debug, Args, Clone, Default)]
 pub struct CheckArgs {
     /// Traces to lint: files, directories (walked for .json/.jsonl/.ndjson), globs, or `-` for stdin.
     #[arg(required = true, value_name = "INPUT")]
@@ -208,6 +236,10 @@ pub struct CheckArgs {
     #[arg(long, value_name = "FILE", help_heading = "Output")]
     pub html: Option<PathBuf>,
 
+    /// Also write the text report (no colour) to FILE.
+    #[arg(long, value_name = "FILE", help_heading = "Output")]
+    pub text: Option<PathBuf>,
+
     /// The directory SARIF URIs and GitHub annotation paths are relative to (default: the git top level, else the working directory).
     #[arg(long, value_name = "DIR", help_heading = "Output")]
     pub sarif_root: Option<PathBuf>,
@@ -246,9 +278,25 @@ pub struct CheckArgs {
     )]
     pub ignore: Vec<String>,
 
-    /// The lowest tier that fails the run: hard_defect (default, exit 2), hard_event or candidate (exit 1).
+    /// The lowest tier that fails the run: hard_defect (default, exit 2), hard_event or candidate (exit 1), or never (report only: exit 0 unless an input error).
     #[arg(long, value_enum, value_name = "TIER", help_heading = "Rules")]
     pub fail_on: Option<FailOn>,
+
+    /// Report only: exit 0 whatever is found; an input or usage error still exits 3. Same as `--fail-on never`.
+    #[arg(long, alias = "warn-only", help_heading = "Rules")]
+    pub exit_zero: bool,
+
+    /// Accept the findings recorded in FILE and fail only on new ones; also fail (exit 1) when a rule checks less than it did (default: the config's `baseline`).
+    #[arg(long, value_name = "FILE", help_heading = "Baseline")]
+    pub baseline: Option<PathBuf>,
+
+    /// Record what the traces show now into the baseline file (entries of trace files not linted are kept), then report against it.
+    #[arg(long, help_heading = "Baseline")]
+    pub update_baseline: bool,
+
+    /// With a baseline, do not fail when a rule checks less than the baseline recorded (config: `ratchet = false`).
+    #[arg(long, help_heading = "Baseline")]
+    pub no_ratchet: bool,
 
     /// Read settings from this file instead of the nearest tracelint.toml.
     #[arg(long, value_name = "FILE", help_heading = "Config")]
@@ -265,6 +313,168 @@ pub struct CheckArgs {
     /// Only read and parse every record; lint nothing (benchmarks).
     #[arg(long, hide = true)]
     pub parse_only: bool,
+}
+
+const DOCTOR_AFTER_HELP: &str = "\
+Examples:
+  tracelint doctor traces/
+  tracelint doctor 'runs/**/*.jsonl' --tools tools.json --group-by tool
+  tracelint doctor traces/ --json > record.json
+  tracelint doctor traces/ --fail-under 80 --fail-under R1=95
+
+doctor lints the inputs exactly as `check` does (same tools, config and built-in schemas), so its
+per-rule coverage is the one `check` prints in its footer. It then says what could not be checked
+and why, per format and per rule (no schema, arguments not recorded, results missing, unknown
+status), which tools lack which contract section, and what to add to light a rule up. It judges the
+record, never the agent: findings are not shown (run `check` for them).
+
+Exit codes: 0 (advisory), 1 when a --fail-under gate is not met, 3 when nothing could be read (or,
+with --fail-under, when any input could not be read).";
+
+/// `doctor` arguments.
+#[derive(Debug, Args, Clone)]
+pub struct DoctorArgs {
+    /// Traces to examine: files, directories, globs, or `-` for stdin (any input format).
+    #[arg(required = true, value_name = "INPUT")]
+    pub inputs: Vec<String>,
+
+    /// Where tool schemas come from, as for `check`. Repeatable.
+    #[arg(
+        long = "tools",
+        short = 't',
+        value_name = "SOURCE",
+        help_heading = "Schemas"
+    )]
+    pub tools: Vec<String>,
+
+    /// An HTTP header sent to `mcp-http:` servers. Repeatable.
+    #[arg(long = "header", value_name = "NAME: VALUE", help_heading = "Schemas")]
+    pub headers: Vec<String>,
+
+    /// Seconds an MCP server may take to list its tools [default: 30].
+    #[arg(long, value_name = "SECONDS", value_parser = parse_seconds, help_heading = "Schemas")]
+    pub mcp_timeout: Option<std::time::Duration>,
+
+    /// Input format; `auto` decides from content.
+    #[arg(long, value_enum, value_name = "FORMAT", help_heading = "Input")]
+    pub input_format: Option<InputFormatArg>,
+
+    /// Largest single record (JSON Lines line or JSON document) in bytes.
+    #[arg(long, value_name = "BYTES", help_heading = "Input")]
+    pub max_record_size: Option<usize>,
+
+    /// The main breakdown: by rule (default), by tool or by input file.
+    #[arg(long, value_enum, default_value_t = GroupBy::Rule, value_name = "BY", help_heading = "Output")]
+    pub group_by: GroupBy,
+
+    /// Print the diagnosis as JSON instead of text.
+    #[arg(long, help_heading = "Output")]
+    pub json: bool,
+
+    /// Exit 1 when coverage is below PCT: `80` for all rules together, `R1=95` for one rule. Repeatable.
+    #[arg(long, value_name = "[RULE=]PCT", help_heading = "Gate")]
+    pub fail_under: Vec<String>,
+
+    /// Examine only these rules (comma-separated or repeated).
+    #[arg(
+        long,
+        value_delimiter = ',',
+        value_name = "RULES",
+        help_heading = "Rules"
+    )]
+    pub select: Vec<String>,
+
+    /// Leave these rules out.
+    #[arg(
+        long,
+        value_delimiter = ',',
+        value_name = "RULES",
+        help_heading = "Rules"
+    )]
+    pub ignore: Vec<String>,
+
+    /// Read settings from this file instead of the nearest tracelint.toml.
+    #[arg(long, value_name = "FILE", help_heading = "Config")]
+    pub config: Option<PathBuf>,
+
+    /// Ignore any tracelint.toml / pyproject.toml.
+    #[arg(long, help_heading = "Config", conflicts_with = "config")]
+    pub no_config: bool,
+
+    /// Threads to use (default: all cores).
+    #[arg(long, short = 'j', value_name = "N")]
+    pub jobs: Option<usize>,
+}
+
+/// `doctor --group-by` values.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum GroupBy {
+    /// Per rule: coverage and why units were not checked.
+    Rule,
+    /// Per tool: calls, coverage by rule, contract gaps.
+    Tool,
+    /// Per input file: format, record quality, coverage by rule.
+    File,
+}
+
+const INIT_AFTER_HELP: &str = "\
+Examples:
+  tracelint init traces/ -o tools.json
+  tracelint init session.jsonl --tools mcp-stdio:'npx -y @modelcontextprotocol/server-filesystem .' -o tools.json
+  tracelint init spans.json --input-format otel > tools.json
+
+Each tool called in the inputs gets the best schema there is, in this order: a --tools source (a
+tools file, an MCP server), a schema embedded in the traces (an OpenAI request's `tools`,
+OpenInference `llm.tools`), Claude Code's built-in schemas for a Claude Code session, and only then
+one inferred from the calls (marked for review; never an enum learned from a call that failed
+validation or whose result was an error). What a trace cannot prove — `side_effecting`,
+`idempotent`, `failure_when`, `requires` — is written as a `_todo` list in each tool's `metadata`
+for a human to answer, never as a guessed fact. The file loads with `--tools` as it is.
+
+An existing output file is never overwritten without --force.";
+
+/// `init` arguments.
+#[derive(Debug, Args, Clone)]
+pub struct InitArgs {
+    /// Traces to learn the tools from: files, directories, globs, or `-` for stdin.
+    #[arg(required = true, value_name = "INPUT")]
+    pub inputs: Vec<String>,
+
+    /// A real schema source to take schemas from (a tools file, `mcp-stdio:`, `mcp-http:`, `builtin:claude-code[@VERSION]`). Repeatable.
+    #[arg(long = "tools", short = 't', value_name = "SOURCE")]
+    pub tools: Vec<String>,
+
+    /// An HTTP header sent to `mcp-http:` servers. Repeatable.
+    #[arg(long = "header", value_name = "NAME: VALUE")]
+    pub headers: Vec<String>,
+
+    /// Seconds an MCP server may take to list its tools [default: 30].
+    #[arg(long, value_name = "SECONDS", value_parser = parse_seconds)]
+    pub mcp_timeout: Option<std::time::Duration>,
+
+    /// Where to write the tools file (`-`, the default, is stdout).
+    #[arg(long, short = 'o', value_name = "FILE", default_value = "-")]
+    pub output: PathBuf,
+
+    /// Overwrite the output file if it exists.
+    #[arg(long)]
+    pub force: bool,
+
+    /// An inferred string property with at most N distinct values gets an enum (0 turns enums off).
+    #[arg(long, value_name = "N", default_value_t = 10)]
+    pub enum_max: usize,
+
+    /// Input format; `auto` decides from content.
+    #[arg(long, value_enum, value_name = "FORMAT")]
+    pub input_format: Option<InputFormatArg>,
+
+    /// Read settings (`tools`, `input-format`) from this file instead of the nearest tracelint.toml.
+    #[arg(long, value_name = "FILE")]
+    pub config: Option<PathBuf>,
+
+    /// Ignore any tracelint.toml / pyproject.toml.
+    #[arg(long, conflicts_with = "config")]
+    pub no_config: bool,
 }
 
 /// `--input-format` values.
@@ -293,6 +503,48 @@ pub enum InputFormatArg {
     /// GitHub Copilot CLI sessions (`~/.copilot/session-state/<id>/events.jsonl`).
     #[value(name = "copilot-cli", alias = "copilot")]
     CopilotCli,
+    /// Inspect AI eval logs (`.json`, `.eval`).
+    #[value(alias = "inspect-ai")]
+    Inspect,
+    /// Harbor ATIF trajectories.
+    Atif,
+    /// LangSmith run trees.
+    Langsmith,
+    /// SWE-agent `.traj` trajectories.
+    SweAgent,
+    /// mini-swe-agent trajectories.
+    #[value(name = "mini-swe-agent")]
+    MiniSweAgent,
+    /// OpenHands trajectories.
+    Openhands,
+    /// Datasets of runs, one trajectory per row.
+    Dataset,
+}
+
+impl InputFormatArg {
+    /// The input format chosen (`None`: detect it).
+    pub fn format(self) -> Option<crate::adapters::InputFormat> {
+        use crate::adapters::InputFormat as F;
+        match self {
+            InputFormatArg::Auto => None,
+            InputFormatArg::Native => Some(F::Native),
+            InputFormatArg::Claude => Some(F::Claude),
+            InputFormatArg::Openai => Some(F::OpenAi),
+            InputFormatArg::Langfuse => Some(F::Langfuse),
+            InputFormatArg::Otel => Some(F::Otel),
+            InputFormatArg::Inspect => Some(F::Inspect),
+            InputFormatArg::Atif => Some(F::Atif),
+            InputFormatArg::Langsmith => Some(F::LangSmith),
+            InputFormatArg::SweAgent => Some(F::SweAgent),
+            InputFormatArg::MiniSweAgent => Some(F::MiniSwe),
+            InputFormatArg::Openhands => Some(F::OpenHands),
+            InputFormatArg::Dataset => Some(F::Dataset),
+            InputFormatArg::Codex => Some(F::Codex),
+            InputFormatArg::GeminiCli => Some(F::GeminiCli),
+            InputFormatArg::Cline => Some(F::Cline),
+            InputFormatArg::CopilotCli => Some(F::CopilotCli),
+        }
+    }
 }
 
 /// `--fail-on` values.
@@ -306,12 +558,15 @@ pub enum FailOn {
     HardEvent,
     /// Also fail (exit 1) on heuristic candidates.
     Candidate,
+    /// Never fail on a finding (report only); an input error still exits 3.
+    Never,
 }
 
 /// `--color` values.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, ValueEnum)]
 pub enum ColorArg {
     /// Colour a terminal, not a pipe; honour NO_COLOR.
+    #[default]
     Auto,
     /// Always colour.
     Always,
@@ -393,6 +648,8 @@ fn parse_seconds(s: &str) -> Result<std::time::Duration, String> {
 /// Subcommand names, for the implicit `check` (`tracelint FILE --tools T`).
 pub const SUBCOMMANDS: &[&str] = &[
     "check",
+    "doctor",
+    "init",
     "rules",
     "explain",
     "infer",
@@ -403,15 +660,26 @@ pub const SUBCOMMANDS: &[&str] = &[
 ];
 
 /// Insert `check` when the first argument is not a subcommand or a global flag, so
-/// `tracelint FILE --tools T` works (seed 000's form).
+/// `tracelint FILE --tools T` works (seed 000's form). A first argument that is no file, reads
+/// like a word rather than a path and is close to a subcommand's name (`chek`) is left for clap,
+/// which says "a similar subcommand exists: 'check'" instead of linting a file named `chek`.
 pub fn with_implicit_check(mut args: Vec<std::ffi::OsString>) -> Vec<std::ffi::OsString> {
     if let Some(first) = args.get(1).and_then(|a| a.to_str()) {
         let global = matches!(first, "-h" | "--help" | "-V" | "--version");
-        if !global && !SUBCOMMANDS.contains(&first) {
+        if !global && !SUBCOMMANDS.contains(&first) && !is_subcommand_typo(first) {
             args.insert(1, "check".into());
         }
     }
     args
+}
+
+/// A mistyped subcommand: not an existing path, no path or glob characters, and close to a name.
+fn is_subcommand_typo(word: &str) -> bool {
+    !word.is_empty()
+        && !word.starts_with('-')
+        && !word.contains(['/', '\\', '.', '*', '?', '[', ':'])
+        && !std::path::Path::new(word).exists()
+        && crate::suggest::closest_name(word, SUBCOMMANDS.iter().copied()).is_some()
 }
 
 #[cfg(test)]
@@ -445,5 +713,11 @@ mod tests {
         assert_eq!(a(&["tracelint", "infer", "t.json", "-o", "x"])[1], "infer");
         assert_eq!(a(&["tracelint", "completions", "bash"])[1], "completions");
         assert_eq!(a(&["tracelint", "--version"])[1], "--version");
+        // A mistyped subcommand is left for clap's "did you mean"; a path never is.
+        assert_eq!(a(&["tracelint", "chek", "t.json"])[1], "chek");
+        assert_eq!(a(&["tracelint", "doctr", "t.json"])[1], "doctr");
+        assert_eq!(a(&["tracelint", "chek.jsonl"])[1], "check");
+        assert_eq!(a(&["tracelint", "traces/chek"])[1], "check");
+        assert_eq!(a(&["tracelint", "session"])[1], "check");
     }
 }

@@ -86,6 +86,12 @@ pub struct Config {
     pub ignores: Vec<Ignore>,
     /// `[metadata.<tool>]` overrides.
     pub metadata: BTreeMap<String, ToolMetadata>,
+    /// `fail-on = "never"`: report only.
+    pub fail_never: bool,
+    /// `baseline`: the baseline file, relative to the config file's folder.
+    pub baseline: Option<PathBuf>,
+    /// `ratchet`: fail when a rule checks less than the baseline recorded (default true).
+    pub ratchet: Option<bool>,
 }
 
 #[derive(Deserialize)]
@@ -95,7 +101,7 @@ struct RawConfig {
     tools: Option<Spanned<toml::Value>>,
     #[serde(default, alias = "format", alias = "input_format")]
     input_format: Option<Spanned<String>>,
-    #[serde(default)]
+    #[serde(default, alias = "rules")]
     select: Option<Vec<Spanned<String>>>,
     #[serde(default)]
     ignore: Option<Vec<Spanned<toml::Value>>>,
@@ -107,6 +113,10 @@ struct RawConfig {
     include_candidates: Option<bool>,
     #[serde(default)]
     metadata: Option<BTreeMap<String, Spanned<toml::Value>>>,
+    #[serde(default)]
+    baseline: Option<Spanned<String>>,
+    #[serde(default)]
+    ratchet: Option<bool>,
 }
 
 #[derive(Deserialize)]
@@ -201,8 +211,24 @@ pub fn parse(text: &str, path: &Path) -> Result<Config, ConfigError> {
         path: Some(path.to_path_buf()),
         closed_toolset: raw.closed_toolset,
         include_candidates: raw.include_candidates,
+        ratchet: raw.ratchet,
         ..Config::default()
     };
+    if let Some(b) = raw.baseline {
+        let span = b.span();
+        let b = b.into_inner();
+        if b.trim().is_empty() {
+            return Err(err(
+                span,
+                "`baseline` must name a file, e.g. `baseline = \"tracelint-baseline.json\"`".into(),
+            ));
+        }
+        cfg.baseline = Some(if Path::new(&b).is_absolute() {
+            PathBuf::from(b)
+        } else {
+            base.join(b)
+        });
+    }
     if let Some(tools) = raw.tools {
         let span = tools.span();
         let list = match tools.into_inner() {
@@ -249,9 +275,13 @@ pub fn parse(text: &str, path: &Path) -> Result<Config, ConfigError> {
     if let Some(t) = raw.fail_on {
         let span = t.span();
         let name = t.into_inner();
-        cfg.fail_on = Some(Tier::parse(&name).ok_or_else(|| {
-            err(span, format!("unknown tier `{name}` for `fail-on` (expected hard_defect, hard_event or candidate)"))
-        })?);
+        if name.trim() == "never" {
+            cfg.fail_never = true;
+        } else {
+            cfg.fail_on = Some(Tier::parse(&name).ok_or_else(|| {
+                err(span, format!("unknown tier `{name}` for `fail-on` (expected hard_defect, hard_event, candidate or never)"))
+            })?);
+        }
     }
     for s in raw.select.unwrap_or_default() {
         let span = s.span();
@@ -297,6 +327,9 @@ const KEYS: &[&str] = &[
     "closed-toolset",
     "include-candidates",
     "metadata",
+    "rules",
+    "baseline",
+    "ratchet",
 ];
 
 /// The parser's message, with the closest known key when a key is unknown.
@@ -397,11 +430,11 @@ failure_when = { pointer = "/status", in = ["declined"] }
                 .lines()
                 .next()
                 .unwrap(),
-            "tracelint.toml:2:1: unknown field `fail-onn`, expected one of `tools`, `format`, `input-format`, `input_format`, `select`, `ignore`, `fail-on`, `fail_on`, `closed-toolset`, `closed_toolset`, `include-candidates`, `include_candidates`, `metadata` (did you mean `fail-on`?)"
+            "tracelint.toml:2:1: unknown field `fail-onn`, expected one of `tools`, `format`, `input-format`, `input_format`, `rules`, `select`, `ignore`, `fail-on`, `fail_on`, `closed-toolset`, `closed_toolset`, `include-candidates`, `include_candidates`, `metadata`, `baseline`, `ratchet` (did you mean `fail-on`?)"
         );
         assert_eq!(
             p("fail-on = \"hard_defekt\"\n").unwrap_err(),
-            "tracelint.toml:1:11: unknown tier `hard_defekt` for `fail-on` (expected hard_defect, hard_event or candidate)"
+            "tracelint.toml:1:11: unknown tier `hard_defekt` for `fail-on` (expected hard_defect, hard_event, candidate or never)"
         );
         assert_eq!(
             p("[[ignore]]\nrule = \"R3\"\n").unwrap_err(),
@@ -440,6 +473,39 @@ failure_when = { pointer = "/status", in = ["declined"] }
         let repo = outside.path().join("repo");
         std::fs::create_dir_all(repo.join(".git")).unwrap();
         assert!(discover(&repo).unwrap().is_none());
+    }
+
+    #[test]
+    fn the_python_peers_keys_mean_the_same() {
+        // `rules` is `select`; `baseline` is relative to the config file; `ratchet` and
+        // `fail_on` as the peer spells them.
+        let c = parse(
+            "[tool.tracelint]\nrules = [\"R1\", \"R2\"]\nbaseline = \"ci/tracelint-baseline.json\"\nratchet = false\nfail_on = \"never\"\n",
+            Path::new("sub/pyproject.toml"),
+        )
+        .unwrap();
+        assert_eq!(c.select, [RuleId::R1, RuleId::R2a, RuleId::R2b]);
+        assert_eq!(
+            c.baseline.as_deref(),
+            Some(Path::new("sub/ci/tracelint-baseline.json"))
+        );
+        assert_eq!(c.ratchet, Some(false));
+        assert!(c.fail_never && c.fail_on.is_none());
+        assert!(
+            p("rules = [\"R1\"]\nselect = [\"R7\"]\n")
+                .unwrap_err()
+                .contains("duplicate field"),
+        );
+        assert!(
+            p("baseline = \"\"\n")
+                .unwrap_err()
+                .starts_with("tracelint.toml:1:12: `baseline` must name a file")
+        );
+        assert!(
+            p("ratchet = \"no\"\n")
+                .unwrap_err()
+                .starts_with("tracelint.toml:1:11:")
+        );
     }
 
     #[test]

@@ -190,9 +190,21 @@ pub struct Finding {
     pub details: Vec<String>,
     /// A legitimate pattern can trip this finding.
     pub possible_false_positive: bool,
+    /// Which check the finding failed, or what evidence it rests on, for rules with several
+    /// (R2a: `structured`, `declared`, `status_in_result`, `error_line`, `empty`; R2b:
+    /// `not_retried`, `used_after_failure`; R3: `not_derivable_as_text`, `not_derivable_as_path`,
+    /// `not_derivable_as_number`): a word, never a value from the trace; stable, for scripts and
+    /// baselines (part of a finding's baseline key).
+    pub signal: Option<&'static str>,
     /// Set when a configured `[[ignore]]` matched: the reason. Ignored findings stay visible and
     /// stop counting toward the exit code.
     pub ignored: Option<String>,
+    /// Every argument the finding involves, when it is more than `field` (R1: the top-level
+    /// field of each schema error, `(root)` for the arguments object itself). Part of the
+    /// baseline key.
+    pub fields: Vec<String>,
+    /// Accepted by the baseline (`--baseline`): `ignored` says so, and text output leaves it out.
+    pub baselined: bool,
 }
 
 impl Finding {
@@ -218,7 +230,10 @@ impl Finding {
             help: None,
             details: Vec::new(),
             possible_false_positive: false,
+            signal: None,
             ignored: None,
+            fields: Vec::new(),
+            baselined: false,
         }
     }
 

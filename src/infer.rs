@@ -55,7 +55,9 @@ struct Shape {
 }
 
 impl Shape {
-    fn add(&mut self, v: &Value, depth: usize, enum_max: usize) {
+    /// Learn `v`; its strings count toward an enum only when `enums` (`init` learns no enum
+    /// from a call whose result was an error).
+    fn learn(&mut self, v: &Value, depth: usize, enum_max: usize, enums: bool) {
         self.seen += 1;
         if depth >= MAX_DEPTH {
             self.too_deep = true;
@@ -69,7 +71,7 @@ impl Shape {
             }
             Value::String(s) => {
                 self.types |= STRING;
-                if !self.too_many_strings && !self.strings.contains(s) {
+                if enums && !self.too_many_strings && !self.strings.contains(s) {
                     if self.strings.len() >= enum_max {
                         self.too_many_strings = true;
                         self.strings.clear();
@@ -82,7 +84,7 @@ impl Shape {
                 self.types |= ARRAY;
                 let shape = self.items.get_or_insert_with(Box::default);
                 for item in items {
-                    shape.add(item, depth + 1, enum_max);
+                    shape.learn(item, depth + 1, enum_max, enums);
                 }
             }
             Value::Object(map) => {
@@ -92,7 +94,7 @@ impl Shape {
                     self.props
                         .entry(k.clone())
                         .or_default()
-                        .add(v, depth + 1, enum_max);
+                        .learn(v, depth + 1, enum_max, enums);
                 }
             }
         }
@@ -196,15 +198,27 @@ impl Inferrer {
     /// Learn from every call of a trace.
     pub fn add_trace(&mut self, trace: &Trace) {
         for call in trace.steps.iter().filter_map(|s| s.as_call()) {
-            self.calls += 1;
-            let tool = self.tools.entry(call.name.clone()).or_default();
-            tool.calls += 1;
-            match &call.args {
-                Args::Known(v) => tool.args.add(v, 0, self.enum_max),
-                Args::Malformed(_) => self.skipped.malformed += 1,
-                Args::Unknown(_) => self.skipped.unknown += 1,
-            }
+            self.add_call(call, true);
         }
+    }
+
+    /// Learn from one call; its string values count toward enums only when `enums`.
+    pub fn add_call(&mut self, call: &crate::model::ToolCall, enums: bool) {
+        self.calls += 1;
+        let tool = self.tools.entry(call.name.clone()).or_default();
+        tool.calls += 1;
+        match &call.args {
+            Args::Known(v) => tool.args.learn(v, 0, self.enum_max, enums),
+            Args::Malformed(_) => self.skipped.malformed += 1,
+            Args::Unknown(_) => self.skipped.unknown += 1,
+        }
+    }
+
+    /// The schema inferred for a tool, with how many of its calls had usable arguments.
+    pub fn schema_for(&self, name: &str) -> Option<(Value, usize)> {
+        self.tools
+            .get(name)
+            .map(|t| (Self::schema_of(t), t.args.seen))
     }
 
     /// Tool calls seen (including skipped ones).
@@ -411,7 +425,7 @@ mod tests {
             v = json!({ "a": v });
         }
         let mut shape = Shape::default();
-        shape.add(&v, 0, 10);
+        shape.learn(&v, 0, 10, true);
         let mut s = shape.schema();
         let mut depth = 0;
         while let Some(inner) = s.get("properties").and_then(|p| p.get("a")).cloned() {

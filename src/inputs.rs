@@ -1,5 +1,5 @@
 //! INPUT arguments → the list of inputs to lint: files, directories (walked for `.json`,
-//! `.jsonl`, `.ndjson`), globs (expanded here, so they work from the GitHub action and on
+//! `.jsonl`, `.ndjson`, Inspect's `.eval` archives and SWE-agent's `.traj` files), globs (expanded here, so they work from the GitHub action and on
 //! Windows) and `-` for stdin. Sorted, de-duplicated, symlink loops and unreadable entries
 //! reported as input errors instead of crashing or hanging.
 
@@ -20,7 +20,7 @@ pub struct InputSpec {
 }
 
 /// Extensions a directory walk picks up.
-const TRACE_EXTENSIONS: &[&str] = &["json", "jsonl", "ndjson"];
+const TRACE_EXTENSIONS: &[&str] = &["json", "jsonl", "ndjson", "eval", "traj"];
 /// Deepest directory nesting walked.
 const MAX_WALK_DEPTH: usize = 64;
 
@@ -56,7 +56,7 @@ pub fn expand(args: &[String]) -> (Vec<InputSpec>, Vec<InputIssue>) {
             if found.is_empty() {
                 issues.push(InputIssue::file(
                     arg,
-                    "the directory holds no .json, .jsonl or .ndjson file",
+                    "the directory holds no .json, .jsonl, .ndjson, .eval or .traj file",
                 ));
             }
             for p in found {
@@ -224,6 +224,8 @@ mod tests {
         std::fs::write(d.join("a.json"), "{}").unwrap();
         std::fs::write(d.join("notes.txt"), "x").unwrap();
         std::fs::write(d.join("sub/c.ndjson"), "{}").unwrap();
+        std::fs::write(d.join("sub/d.eval"), "PK").unwrap();
+        std::fs::write(d.join("sub/e.traj"), "{}").unwrap();
         std::fs::write(d.join(".hidden.json"), "{}").unwrap();
         let (specs, issues) = expand(&[d.to_string_lossy().into_owned()]);
         assert!(issues.is_empty(), "{issues:?}");
@@ -239,7 +241,16 @@ mod tests {
                     .into_owned()
             })
             .collect();
-        assert_eq!(names, ["a.json", "b.jsonl", "sub/c.ndjson"]);
+        assert_eq!(
+            names,
+            [
+                "a.json",
+                "b.jsonl",
+                "sub/c.ndjson",
+                "sub/d.eval",
+                "sub/e.traj"
+            ]
+        );
     }
 
     #[cfg(unix)]

@@ -18,16 +18,20 @@
 //! stability promise.
 
 pub mod adapters;
+pub mod baseline;
 pub mod cli;
 pub mod commands;
 pub mod config;
 pub mod demo;
+pub mod doctor;
 pub mod exit;
 pub mod finding;
 pub mod infer;
+pub mod init;
 pub mod inputs;
 pub mod lint;
 pub mod model;
+pub mod record;
 pub mod reporters;
 pub mod rules;
 pub mod scorecard;

@@ -11,6 +11,7 @@ use crate::finding::{Coverage, Finding, InputIssue, RuleId, Tier};
 use crate::model::{
     ATTR_AGENT, ATTR_CLAUDE_CODE_VERSION, SchemaSource, ToolRegistry, ToolSpec, Trace,
 };
+use crate::record::InputDetail;
 use crate::reporters::{InputSummary, Report, RuleCoverage, Summary};
 use crate::rules::{self, RuleSettings, RunCx, Selection, TraceCx, TraceOutcome};
 use crate::sources::builtin::codex::{Choice, CodexTools};
@@ -40,6 +41,8 @@ pub struct Linter {
     pub run: RunCx,
     /// Built-in registries by capture, built once per run.
     builtin_cache: Mutex<HashMap<BuiltinKey, Arc<ToolRegistry>>>,
+    /// Measure each trace's record against the registry in force (`doctor`).
+    pub measure_record: bool,
 }
 
 /// One linted trace.
@@ -63,6 +66,8 @@ pub struct TraceLint {
     /// The trace's adapter emits traces one after another, each past the last one's lines
     /// (native traces): its findings can be written as soon as it is linted.
     pub ordered: bool,
+    /// The trace's record quality (when `Linter::measure_record`).
+    pub record: Option<Box<crate::record::RecordStats>>,
 }
 
 impl TraceLint {
@@ -91,6 +96,7 @@ impl Linter {
                 ..RunCx::default()
             },
             builtin_cache: Mutex::default(),
+            measure_record: false,
         }
     }
 
@@ -160,6 +166,28 @@ impl Linter {
 
     /// Lint one trace.
     pub fn lint(&self, trace: &Trace) -> TraceLint {
+        self.with_registry(trace, |registry, schemas, notes| {
+            let cx = TraceCx::new(trace, registry, &self.run);
+            TraceLint {
+                outcome: rules::run(&cx, &self.selection),
+                schemas,
+                notes,
+                record: self
+                    .measure_record
+                    .then(|| Box::new(crate::record::measure(trace, registry))),
+                ..TraceLint::of(trace)
+            }
+        })
+    }
+
+    /// Run `f` with the registry in force for `trace` (the given one, the schemas the trace
+    /// carries, Claude Code's built-in ones), where its schemas came from, and notes for the
+    /// report.
+    pub fn with_registry<R>(
+        &self,
+        trace: &Trace,
+        f: impl FnOnce(&ToolRegistry, Vec<String>, Vec<String>) -> R,
+    ) -> R {
         let owned: Arc<ToolRegistry>;
         let mut notes = Vec::new();
         // Only a coding agent's own session gets its built-in schemas: a trace of anything else
@@ -178,6 +206,7 @@ impl Linter {
                         }
                     }
                     merged.sources.extend(builtin.sources.iter().cloned());
+                    merged.builtin |= builtin.builtin;
                 }
                 merged.closed |= given.closed;
                 for spec in given.iter() {
@@ -242,13 +271,15 @@ impl Linter {
             } else {
                 registry.sources.clone()
             };
-        let cx = TraceCx::new(trace, registry, &self.run);
-        TraceLint {
-            outcome: rules::run(&cx, &self.selection),
-            schemas,
-            notes,
-            ..TraceLint::of(trace)
-        }
+        // The adapter's facts about the run (after `schemas`, which reads whether notes exist).
+        notes.extend(
+            trace
+                .attributes
+                .iter()
+                .filter(|(k, _)| k == crate::model::ATTR_NOTE)
+                .map(|(_, v)| v.clone()),
+        );
+        f(registry, schemas, notes)
     }
 }
 
@@ -289,11 +320,14 @@ pub struct ReportBuilder {
     excerpt_budget: Option<usize>,
     /// Streaming: suppressions counted but not kept (they are not listed).
     dropped_suppressions: Option<usize>,
+    /// Per-input coverage by rule and tool, and record quality (`keep_details`).
+    details: Option<Vec<InputDetail>>,
 }
 
 /// Per-finding bookkeeping, applied in report order: the report's excerpt budget, reasoned
-/// ignores, the counts and the exit status. `ReportBuilder::finish` runs it over every finding;
-/// a streaming `check` runs it over each batch just before writing it.
+/// ignores, the baseline, the counts and the exit status. `ReportBuilder::finish` runs it over
+/// every input's findings; a streaming `check` runs it over each batch just before writing it
+/// (one batch per input when a baseline is in force, so its counts are matched over the input).
 #[derive(Debug)]
 pub struct Settle<'i> {
     ignores: &'i [Ignore],
@@ -304,7 +338,11 @@ pub struct Settle<'i> {
     fail_on: Tier,
     counts: [usize; 3],
     ignored: usize,
+    baselined: usize,
     status: ExitStatus,
+    /// `--exit-zero` / `--fail-on never`: findings never raise the exit status.
+    report_only: bool,
+    baseline: Option<&'i mut crate::baseline::BaselineRun>,
 }
 
 impl<'i> Settle<'i> {
@@ -319,12 +357,54 @@ impl<'i> Settle<'i> {
             fail_on,
             counts: [0; 3],
             ignored: 0,
+            baselined: 0,
             status: ExitStatus::Clean,
+            report_only: false,
+            baseline: None,
         }
+    }
+
+    /// Findings never raise the exit status (`--exit-zero`, `--fail-on never`).
+    pub fn report_only(mut self, yes: bool) -> Self {
+        self.report_only = yes;
+        self
+    }
+
+    /// Match findings against a baseline (or record them into it).
+    pub fn with_baseline(mut self, baseline: Option<&'i mut crate::baseline::BaselineRun>) -> Self {
+        self.baseline = baseline;
+        self
     }
 
     /// Settle the next finding in report order; `path` is its input's.
     pub fn finding(&mut self, f: &mut Finding, path: &str) {
+        self.batch(std::slice::from_mut(f), path);
+    }
+
+    /// Settle the next findings in report order, all of the input at `path`: reasoned ignores
+    /// first, then the baseline (over the whole batch, so its counts and tiers are matched
+    /// together), then the counts.
+    pub fn batch(&mut self, findings: &mut [Finding], path: &str) {
+        for f in findings.iter_mut() {
+            if let Some((i, ig)) = self
+                .ignores
+                .iter()
+                .enumerate()
+                .find(|(_, ig)| ig.matches(f, path))
+            {
+                self.used[i] = true;
+                f.ignored = Some(ig.reason.clone());
+            }
+        }
+        if let Some(b) = self.baseline.as_deref_mut() {
+            b.settle(path, findings);
+        }
+        for f in findings {
+            self.count(f);
+        }
+    }
+
+    fn count(&mut self, f: &mut Finding) {
         for e in &mut f.evidence {
             self.spent = self.spent.saturating_add(e.excerpt.len());
             if self.spent > self.budget && !e.excerpt.is_empty() {
@@ -332,15 +412,16 @@ impl<'i> Settle<'i> {
                 self.cut_inputs.insert(f.input);
             }
         }
-        if let Some((i, ig)) = self
-            .ignores
-            .iter()
-            .enumerate()
-            .find(|(_, ig)| ig.matches(f, path))
-        {
-            self.used[i] = true;
-            f.ignored = Some(ig.reason.clone());
+        if f.baselined {
+            self.baselined += 1;
+            return;
+        }
+        if f.ignored.is_some() {
             self.ignored += 1;
+            return;
+        }
+        if self.report_only {
+            self.counts[tier_slot(f.tier)] += 1;
             return;
         }
         self.counts[match f.tier {
@@ -354,10 +435,23 @@ impl<'i> Settle<'i> {
     }
 }
 
+fn tier_slot(t: Tier) -> usize {
+    match t {
+        Tier::HardDefect => 0,
+        Tier::HardEvent => 1,
+        Tier::Candidate => 2,
+    }
+}
+
 impl ReportBuilder {
     /// An empty builder.
     pub fn new() -> Self {
         Self::default()
+    }
+
+    /// Keep each input's coverage by rule and tool and its record (`Report::details`).
+    pub fn keep_details(&mut self) {
+        self.details.get_or_insert_with(Vec::new);
     }
 
     /// Set the total size of evidence excerpts kept (tests use a small one).
@@ -422,6 +516,35 @@ impl ReportBuilder {
                 summary.notes.push(n);
             }
         }
+        if let Some(details) = &mut self.details {
+            if details.len() <= input {
+                details.resize_with(input + 1, InputDetail::default);
+            }
+            let d = &mut details[input];
+            for (rule, unit, c) in &lint.outcome.coverage {
+                let r = d.rules.entry(*rule).or_default();
+                r.unit = unit;
+                r.coverage.add(*c);
+            }
+            for (rule, tools) in &lint.outcome.tool_coverage {
+                let r = d.rules.entry(*rule).or_default();
+                for (tool, c) in tools {
+                    r.tools.entry(tool.clone()).or_default().add(*c);
+                }
+            }
+            for sup in &lint.outcome.suppressions {
+                if let Some(tool) = &sup.tool {
+                    d.rules
+                        .entry(sup.rule)
+                        .or_default()
+                        .suppressed
+                        .insert(tool.clone());
+                }
+            }
+            if let Some(record) = &lint.record {
+                d.record.add(record);
+            }
+        }
         for (rule, unit, c) in lint.outcome.coverage {
             self.coverage
                 .entry(rule)
@@ -465,17 +588,24 @@ impl ReportBuilder {
     }
 
     /// Sort, apply ignores, count, and decide the exit status.
-    pub fn finish(mut self, fail_on: Tier, ignores: &[Ignore]) -> Report {
-        let r = &mut self.report;
-        r.findings.sort_by(|a, b| a.sort_key().cmp(&b.sort_key()));
-        let mut settle = Settle::new(
+    pub fn finish(self, fail_on: Tier, ignores: &[Ignore]) -> Report {
+        let settle = Settle::new(
             ignores,
             fail_on,
             self.excerpt_budget.unwrap_or(EXCERPT_BUDGET),
         );
+        self.finish_with(settle)
+    }
+
+    /// Sort, settle every input's findings with `settle` (ignores, a baseline), count, and
+    /// decide the exit status.
+    pub fn finish_with(mut self, mut settle: Settle<'_>) -> Report {
+        let r = &mut self.report;
+        r.findings.sort_by(|a, b| a.sort_key().cmp(&b.sort_key()));
         let mut findings = std::mem::take(&mut r.findings);
-        for f in &mut findings {
-            settle.finding(f, r.path_of(f.input));
+        for batch in findings.chunk_by_mut(|a, b| a.input == b.input) {
+            let path = r.path_of(batch[0].input).to_owned();
+            settle.batch(batch, &path);
         }
         r.findings = findings;
         self.finish_settled(settle)
@@ -537,9 +667,14 @@ impl ReportBuilder {
             hard_event: settle.counts[1],
             candidate: settle.counts[2],
             ignored: settle.ignored,
+            baselined: settle.baselined,
             suppressions: r.suppressions.len() + self.dropped_suppressions.unwrap_or(0),
             input_errors: r.issues.len(),
         };
+        if let Some(mut details) = self.details {
+            details.resize_with(r.inputs.len(), InputDetail::default);
+            r.details = details;
+        }
         r.exit = if r.issues.is_empty() {
             settle.status
         } else {

@@ -3,8 +3,28 @@
 
 #[test]
 fn cli_cases() {
-    trycmd::TestCases::new()
+    let cases = trycmd::TestCases::new();
+    cases
         .env("NO_COLOR", "1")
         .env("TRACELINT_TEST", "1")
-        .case("tests/cmd/*.toml");
+        // Cases run by a helper (a loopback server, the action's step script) call tracelint
+        // through this.
+        .env("TRACELINT_BIN", env!("CARGO_BIN_EXE_tracelint"))
+        .env(
+            "TRACELINT_ACTION_RUN",
+            concat!(env!("CARGO_MANIFEST_DIR"), "/action/run.sh"),
+        );
+    for helper in ["python3", "bash"] {
+        if let Some(path) = on_path(helper) {
+            cases.register_bin(helper, path);
+        }
+    }
+    cases.case("tests/cmd/*.toml");
+}
+
+/// A program on `PATH`.
+fn on_path(name: &str) -> Option<std::path::PathBuf> {
+    std::env::split_paths(&std::env::var_os("PATH")?)
+        .map(|d| d.join(name))
+        .find(|p| p.is_file())
 }

@@ -316,10 +316,12 @@ fn join(units: &[Unit]) -> Joins {
         if joins.by_tool.contains_key(t) {
             continue;
         }
+        // Arguments that are not JSON never reach a tool: no record is their execution.
         let free = |(pos, c): &&(CallPos, &super::chat::EmittedCall)| {
             c.name == tool.name
                 && !joins.by_call.contains_key(pos)
                 && (c.id.is_none() || tool.call_id.is_none())
+                && !matches!(c.args, Args::Malformed(_))
         };
         let found = calls
             .iter()

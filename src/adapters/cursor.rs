@@ -101,6 +101,53 @@ impl<'t> Cursor<'t> {
     }
 }
 
+/// Parse a whole JSON document and call `each` once per element of a top-level array (pointer
+/// `/i`, default id `PATH[i]`) or once on any other top value (pointer `""`, id `PATH`), with a
+/// cursor over the document; invalid JSON is an input issue.
+pub fn each_top_value(
+    text: &str,
+    path: &str,
+    out: &mut dyn super::Emit,
+    mut each: impl FnMut(&RawValue, &Cursor<'_>, &str, &str, &mut dyn super::Emit),
+) {
+    let raw: &RawValue = match serde_json::from_str(text) {
+        Ok(r) => r,
+        Err(e) => return super::json_pos::json_issue(&e, 1, path, out),
+    };
+    let index = LineIndex::new(text);
+    let cur = Cursor::document(text, &index);
+    match super::raw::array(raw) {
+        Some(items) => {
+            for (i, item) in items.iter().enumerate() {
+                each(item, &cur, &child("", i), &format!("{path}[{i}]"), out);
+            }
+        }
+        None => each(raw, &cur, "", path, out),
+    }
+}
+
+/// The members of `raw`, or an input issue at it saying `what` must be a JSON object.
+pub fn object_or_issue<'a>(
+    raw: &'a RawValue,
+    cur: &Cursor<'_>,
+    ptr: &str,
+    path: &str,
+    what: &str,
+    out: &mut dyn super::Emit,
+) -> Option<super::raw::Members<'a>> {
+    let m = super::raw::object(raw);
+    if m.is_none() {
+        let at = cur.at(raw, ptr.to_owned());
+        out.issue(crate::finding::InputIssue::at(
+            path,
+            at.line,
+            at.column,
+            format!("{what} must be a JSON object"),
+        ));
+    }
+    m
+}
+
 /// Append one RFC 6901 reference token to a pointer.
 pub fn child(pointer: &str, token: impl std::fmt::Display) -> String {
     let token = token.to_string();

@@ -132,6 +132,18 @@ fn resembling(records: &[serde_json::Value]) -> Vec<InputFormat> {
         .collect()
 }
 
+/// The format is a coding agent's own session, which records every call before its result.
+fn writes_calls_first(format: InputFormat) -> bool {
+    matches!(
+        format,
+        InputFormat::Claude
+            | InputFormat::Codex
+            | InputFormat::GeminiCli
+            | InputFormat::Cline
+            | InputFormat::CopilotCli
+    )
+}
+
 /// Passes an adapter's output on, counting the traces and tool calls it emits.
 pub struct Tally<'a> {
     out: &'a mut dyn Emit,
@@ -159,6 +171,16 @@ impl<'a> Tally<'a> {
     pub fn finish(self, path: &str, format: InputFormat, scan: &Scan) {
         // Calls were read, or the adapter already said what it could not read.
         if self.calls > 0 || self.issues > 0 {
+            return;
+        }
+        // An agent CLI writes each call before its result: results with no call read mean the
+        // calls were not. An eval log or a dataset may hold results whose calls it trimmed
+        // (Inspect's own test logs do): a note says so.
+        if self.results > 1 && scan.found.is_none() && !writes_calls_first(format) {
+            self.out.note(format!(
+                "no tool calls: {} tool results read as `{format}` answer calls the file does not hold",
+                self.results
+            ));
             return;
         }
         let unread = match (&scan.found, &scan.result) {

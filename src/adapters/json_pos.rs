@@ -31,6 +31,36 @@ pub fn error_position(err: &serde_json::Error, first_line: u32) -> (u32, u32) {
     )
 }
 
+/// Report a JSON parse error of a text that starts at line `first_line` as an input issue.
+pub fn json_issue(e: &serde_json::Error, first_line: u32, path: &str, out: &mut dyn super::Emit) {
+    let (line, col) = error_position(e, first_line);
+    out.issue(InputIssue::at(
+        path,
+        line,
+        col,
+        format!("invalid JSON: {}", error_message(e)),
+    ));
+}
+
+/// Run `each` over every record of JSON Lines, borrowed from its line; a line that is not JSON
+/// (or could not be read) is an input issue, and the rest are still read.
+pub fn each_record(
+    lines: &mut dyn Iterator<Item = Result<Line, InputIssue>>,
+    path: &str,
+    out: &mut dyn super::Emit,
+    mut each: impl FnMut(&RawValue, &Line, &mut dyn super::Emit),
+) {
+    for line in lines {
+        match line {
+            Err(issue) => out.issue(issue),
+            Ok(line) => match serde_json::from_str::<&RawValue>(&line.text) {
+                Ok(raw) => each(raw, &line, out),
+                Err(e) => json_issue(&e, line.number, path, out),
+            },
+        }
+    }
+}
+
 /// The deepest JSON nesting read (serde_json's fixed recursion limit; it cannot be raised).
 pub const MAX_NESTING: usize = 128;
 

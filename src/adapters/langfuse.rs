@@ -74,19 +74,11 @@ pub fn parse_lines(
     input: &InputRef,
     out: &mut dyn Emit,
 ) {
-    for line in lines {
-        match line {
-            Err(issue) => out.issue(issue),
-            Ok(line) => match serde_json::from_str::<&RawValue>(&line.text) {
-                Ok(raw) => {
-                    let index = LineIndex::starting_at(&line.text, line.number);
-                    let id = format!("{}:{}", input.path, line.number);
-                    parse_export(&line.text, &index, raw, "", &id, input, out);
-                }
-                Err(e) => json_error(&e, line.number, input, out),
-            },
-        }
-    }
+    super::json_pos::each_record(lines, &input.path, out, |raw, line, out| {
+        let index = LineIndex::starting_at(&line.text, line.number);
+        let id = format!("{}:{}", input.path, line.number);
+        parse_export(&line.text, &index, raw, "", &id, input, out);
+    });
 }
 
 fn json_error(e: &serde_json::Error, first_line: u32, input: &InputRef, out: &mut dyn Emit) {

@@ -6,6 +6,7 @@
 pub mod agent;
 pub mod args;
 pub mod assemble;
+pub mod atif;
 pub mod chat;
 pub mod claude;
 pub mod cline;
@@ -14,16 +15,24 @@ pub mod codex;
 pub mod content;
 pub mod copilot;
 pub mod cursor;
+pub mod dataset;
 pub mod empty;
 pub mod gemini;
+pub mod history;
+pub mod inspect;
 pub mod json_pos;
 pub mod langfuse;
+pub mod langsmith;
+pub mod miniswe;
 pub mod native;
 pub mod openai;
+pub mod openhands;
 pub mod otel;
+pub mod raw;
 pub mod record;
 #[cfg(test)]
 mod snapshot;
+pub mod sweagent;
 #[cfg(test)]
 mod testing;
 
@@ -57,6 +66,20 @@ pub enum InputFormat {
     Cline,
     /// GitHub Copilot CLI `events.jsonl`.
     CopilotCli,
+    /// Inspect AI eval logs (`.json`, and `.eval` zip archives).
+    Inspect,
+    /// Harbor ATIF trajectories (`agent/trajectory.json`).
+    Atif,
+    /// SWE-agent `.traj` trajectories.
+    SweAgent,
+    /// mini-swe-agent trajectories (current, and legacy bash blocks in text).
+    MiniSwe,
+    /// OpenHands trajectories (an array of events).
+    OpenHands,
+    /// LangSmith run trees (`child_runs` nested).
+    LangSmith,
+    /// Datasets of agent runs, one trajectory per row (SWE-Gym, SWE-smith, Toucan, …).
+    Dataset,
 }
 
 impl InputFormat {
@@ -71,6 +94,13 @@ impl InputFormat {
         InputFormat::GeminiCli,
         InputFormat::Cline,
         InputFormat::CopilotCli,
+        InputFormat::Inspect,
+        InputFormat::Atif,
+        InputFormat::SweAgent,
+        InputFormat::MiniSwe,
+        InputFormat::OpenHands,
+        InputFormat::LangSmith,
+        InputFormat::Dataset,
     ];
 
     /// The name used on the command line and in reports.
@@ -85,6 +115,13 @@ impl InputFormat {
             InputFormat::GeminiCli => "gemini-cli",
             InputFormat::Cline => "cline",
             InputFormat::CopilotCli => "copilot-cli",
+            InputFormat::Inspect => "inspect",
+            InputFormat::Atif => "atif",
+            InputFormat::SweAgent => "swe-agent",
+            InputFormat::MiniSwe => "mini-swe-agent",
+            InputFormat::OpenHands => "openhands",
+            InputFormat::LangSmith => "langsmith",
+            InputFormat::Dataset => "dataset",
         }
     }
 
@@ -100,6 +137,13 @@ impl InputFormat {
             "gemini-cli" | "gemini" => Some(InputFormat::GeminiCli),
             "cline" => Some(InputFormat::Cline),
             "copilot-cli" | "copilot" => Some(InputFormat::CopilotCli),
+            "inspect" | "inspect-ai" | "inspect_ai" => Some(InputFormat::Inspect),
+            "atif" | "harbor" => Some(InputFormat::Atif),
+            "swe-agent" | "swe_agent" | "sweagent" => Some(InputFormat::SweAgent),
+            "mini-swe-agent" | "mini_swe_agent" | "mini" => Some(InputFormat::MiniSwe),
+            "openhands" => Some(InputFormat::OpenHands),
+            "langsmith" => Some(InputFormat::LangSmith),
+            "dataset" => Some(InputFormat::Dataset),
             _ => None,
         }
     }
@@ -115,6 +159,13 @@ impl InputFormat {
             InputFormat::GeminiCli => gemini::sniff(record),
             InputFormat::Cline => cline::sniff(record),
             InputFormat::CopilotCli => copilot::sniff(record),
+            InputFormat::Inspect => inspect::sniff(record),
+            InputFormat::Atif => atif::sniff(record),
+            InputFormat::SweAgent => sweagent::sniff(record),
+            InputFormat::MiniSwe => miniswe::sniff(record),
+            InputFormat::OpenHands => openhands::sniff(record),
+            InputFormat::LangSmith => langsmith::sniff(record),
+            InputFormat::Dataset => dataset::sniff(record),
         }
     }
 }
@@ -291,7 +342,56 @@ pub fn parse_body(format: InputFormat, body: Body<'_>, input: &InputRef, out: &m
             copilot::parse_document(text, input, out)
         }
         (InputFormat::CopilotCli, Body::Lines(lines)) => copilot::parse_lines(lines, input, out),
+        (InputFormat::Inspect, Body::Document(text)) => inspect::parse_document(text, input, out),
+        (InputFormat::Inspect, Body::Lines(lines)) => inspect::parse_lines(lines, input, out),
+        (InputFormat::Atif, Body::Document(text)) => atif::parse_document(text, input, out),
+        (InputFormat::Atif, Body::Lines(lines)) => atif::parse_lines(lines, input, out),
+        (InputFormat::SweAgent, Body::Document(text)) => sweagent::parse_document(text, input, out),
+        (InputFormat::SweAgent, Body::Lines(lines)) => sweagent::parse_lines(lines, input, out),
+        (InputFormat::MiniSwe, Body::Document(text)) => miniswe::parse_document(text, input, out),
+        (InputFormat::MiniSwe, Body::Lines(lines)) => miniswe::parse_lines(lines, input, out),
+        (InputFormat::OpenHands, Body::Document(text)) => {
+            openhands::parse_document(text, input, out)
+        }
+        (InputFormat::LangSmith, Body::Document(text)) => {
+            langsmith::parse_document(text, input, out);
+        }
+        (InputFormat::LangSmith, Body::Lines(lines)) => langsmith::parse_lines(lines, input, out),
+        (InputFormat::Dataset, Body::Document(text)) => dataset::parse_document(text, input, out),
+        (InputFormat::Dataset, Body::Lines(lines)) => dataset::parse_lines(lines, input, out),
+        (InputFormat::OpenHands, Body::Lines(lines)) => {
+            let mut events = Vec::new();
+            for l in lines {
+                events.push(l);
+            }
+            openhands_lines(events, input, out);
+        }
     }
+}
+
+/// OpenHands events one a line: one trajectory.
+fn openhands_lines(lines: Vec<Result<Line, InputIssue>>, input: &InputRef, out: &mut dyn Emit) {
+    let mut trace = Trace::new(input.path.clone(), input.clone());
+    let mut calls = openhands::Calls::default();
+    for line in lines {
+        match line {
+            Err(issue) => {
+                trace.partial = true;
+                out.issue(issue);
+            }
+            Ok(line) => match serde_json::from_str::<&serde_json::value::RawValue>(&line.text) {
+                Ok(raw) => {
+                    let cur = cursor::Cursor::record(&line.text, line.number);
+                    openhands::event(raw, &cur, String::new(), &mut calls, &mut trace);
+                }
+                Err(e) => {
+                    trace.partial = true;
+                    json_pos::json_issue(&e, line.number, &input.path, out);
+                }
+            },
+        }
+    }
+    out.trace(trace);
 }
 
 /// How to read one input.
@@ -319,6 +419,9 @@ pub enum ReadOutcome {
     /// Nothing could be read; an issue says why.
     Failed,
 }
+
+/// The input error of an empty input (`check` turns it into a note when other inputs are linted).
+pub const EMPTY_FILE: &str = "the file is empty: nothing to lint";
 
 /// Does the head look like a tools file (`{"tools": …}`, a `tools/list` reply, an array of tool
 /// definitions)?
@@ -401,6 +504,26 @@ pub fn parse_reader<R: BufRead>(
             out.issue(InputIssue::file(path, format!("cannot read: {e}")));
             return ReadOutcome::Failed;
         }
+    }
+    if inspect::is_zip(&first) && format.is_none_or(|f| f == InputFormat::Inspect) {
+        // A zip archive (an Inspect `.eval` log) read from a stream: held in memory, bounded.
+        let mut bytes = first;
+        let cap = (limits.max_record as u64).saturating_mul(4);
+        if let Err(e) = reader
+            .take(cap.saturating_sub(bytes.len() as u64) + 1)
+            .read_to_end(&mut bytes)
+        {
+            out.issue(InputIssue::file(path, format!("cannot read: {e}")));
+            return ReadOutcome::Failed;
+        }
+        if bytes.len() as u64 > cap {
+            out.issue(InputIssue::file(
+                path,
+                format!("the archive is larger than the limit of {cap} bytes"),
+            ));
+            return ReadOutcome::Failed;
+        }
+        return read_zip(std::io::Cursor::new(bytes), path, opts, out);
     }
     let bom_len = if first.starts_with(b"\xEF\xBB\xBF") {
         3
@@ -523,7 +646,7 @@ pub fn parse_reader<R: BufRead>(
     };
     let trimmed = text.trim_start();
     if trimmed.is_empty() {
-        out.issue(InputIssue::file(path, "the file is empty: nothing to lint"));
+        out.issue(InputIssue::file(path, EMPTY_FILE));
         return ReadOutcome::Failed;
     }
     if !trimmed.starts_with(['{', '[']) {
@@ -676,6 +799,9 @@ pub fn parse_file<R: Read + Seek>(
         out.issue(InputIssue::file(path, format!("cannot read: {e}")));
         return ReadOutcome::Failed;
     }
+    if inspect::is_zip(&head[..filled]) && opts.format.is_none_or(|f| f == InputFormat::Inspect) {
+        return read_zip(file, path, opts, out);
+    }
     if !stream {
         return parse_reader(BufReader::with_capacity(256 << 10, file), path, opts, out);
     }
@@ -685,6 +811,21 @@ pub fn parse_file<R: Read + Seek>(
     };
     otel::parse_seekable(file, &input, opts.limits, out);
     ReadOutcome::Read(InputFormat::Otel)
+}
+
+/// A zip archive: an Inspect `.eval` log.
+fn read_zip<R: Read + Seek>(
+    file: R,
+    path: &str,
+    opts: &ReadOptions,
+    out: &mut dyn Emit,
+) -> ReadOutcome {
+    let input = InputRef {
+        path: path.to_owned(),
+        format: InputFormat::Inspect.name().to_owned(),
+    };
+    inspect::parse_zip(file, &input, opts.limits, out);
+    ReadOutcome::Read(InputFormat::Inspect)
 }
 
 /// Parse a whole input held in memory (library API and tests).

@@ -269,26 +269,43 @@ pub(crate) fn misplaced_steps(text: &str, traces: &[Trace]) -> Vec<String> {
                     step_line(t, s.index)
                 ));
             }
+            let prefix = |text: &str| -> String {
+                text.trim_start()
+                    .chars()
+                    .take_while(|c| {
+                        c.is_ascii()
+                            && !c.is_ascii_control()
+                            && !matches!(c, '"' | '\\' | '<' | '>' | '&' | '\'')
+                    })
+                    .take(12)
+                    .collect()
+            };
             let wanted: Vec<String> = match &s.kind {
                 StepKind::ToolCall(c) => {
                     c.call_id.iter().cloned().chain([c.name.clone()]).collect()
                 }
-                StepKind::ToolResult(r) => match &r.call_id {
-                    Some(id) => vec![id.clone()],
-                    None => vec![String::new()],
+                // A result names its call, or (answering a call parsed from text, whose id is
+                // ours) starts with its content.
+                StepKind::ToolResult(r) => match (&r.call_id, &r.content) {
+                    (Some(id), Value::String(t)) => {
+                        let start = t
+                            .trim_start()
+                            .trim_start_matches(|c: char| !c.is_ascii_alphanumeric());
+                        let p = prefix(start);
+                        let mut w = vec![id.clone()];
+                        if p.len() >= 3 {
+                            w.push(p);
+                        } else if t.trim().is_empty() {
+                            // An empty result is cited at its (empty) content.
+                            w.push("\"content\"".into());
+                        }
+                        w
+                    }
+                    (Some(id), _) => vec![id.clone()],
+                    (None, _) => vec![String::new()],
                 },
                 StepKind::Message(m) => {
-                    let prefix: String = m
-                        .content
-                        .trim_start()
-                        .chars()
-                        .take_while(|c| {
-                            c.is_ascii()
-                                && !c.is_ascii_control()
-                                && !matches!(c, '"' | '\\' | '<' | '>' | '&' | '\'')
-                        })
-                        .take(12)
-                        .collect();
+                    let prefix = prefix(&m.content);
                     if prefix.len() < 3 {
                         continue;
                     }
@@ -329,4 +346,43 @@ pub(crate) fn cassette_log(path: &std::path::Path) -> String {
         }
     }
     log
+}
+
+/// The files of this repository's `fixtures/real/<folder>/` named in `table` as (file, calls,
+/// results, successes): each is detected as `format` with no input issue, holds exactly those
+/// counts (successes: results whose status is `Ok`), and cites every step at a line that holds
+/// it.
+pub(crate) fn check_real_counts(
+    folder: &str,
+    format: super::InputFormat,
+    table: &[(&str, usize, usize, usize)],
+) {
+    for (name, calls, results, ok) in table {
+        let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("fixtures/real")
+            .join(folder)
+            .join(name);
+        let text = std::fs::read_to_string(path).unwrap();
+        let (f, p) = super::parse_bytes(text.as_bytes(), name, None);
+        assert_eq!(f, Some(format), "{name}");
+        assert!(p.issues.is_empty(), "{name}: {:?}", p.issues);
+        let c = p
+            .traces
+            .iter()
+            .map(counts)
+            .fold(Counts::default(), |a, b| a + b);
+        let fine = p
+            .traces
+            .iter()
+            .flat_map(|t| &t.steps)
+            .filter(|s| s.as_result().is_some_and(|r| r.status == ResultStatus::Ok))
+            .count();
+        assert_eq!(
+            (c.calls, c.results, fine),
+            (*calls, *results, *ok),
+            "{name}"
+        );
+        let bad = misplaced_steps(&text, &p.traces);
+        assert!(bad.is_empty(), "{name}: {}", bad.join("\n"));
+    }
 }

@@ -5,7 +5,7 @@
 //! reported under the first file) and linted whole.
 
 use std::collections::{BTreeMap, HashSet};
-use std::io::{Read, Write};
+use std::io::Write;
 use std::path::Path;
 use std::sync::mpsc::Sender;
 
@@ -13,7 +13,8 @@ use anyhow::{Context, bail};
 use rayon::prelude::*;
 
 use crate::adapters::{self, Emit, InputFormat, Limits, ReadOptions, ReadOutcome, otel};
-use crate::cli::{CheckArgs, ColorArg, FailOn, InputFormatArg};
+use crate::baseline::{self, BaselineRun};
+use crate::cli::{CheckArgs, ColorArg, FailOn};
 use crate::config::{self, Config};
 use crate::exit::ExitStatus;
 use crate::finding::{InputIssue, RuleId, Tier};
@@ -55,9 +56,26 @@ pub struct Settings {
     pub notices: Vec<String>,
     /// How live MCP sources are loaded (`--mcp-timeout`, `--header`).
     pub mcp: LoadOptions,
+    /// `--exit-zero` / `--fail-on never`: report only; findings never fail the run.
+    pub report_only: bool,
+    /// The baseline in force (`--baseline`, or the config's `baseline`).
+    pub baseline: Option<BaselineSettings>,
 }
 
-fn resolve(args: &CheckArgs) -> anyhow::Result<Settings> {
+/// The baseline a run uses.
+#[derive(Debug, Clone)]
+pub struct BaselineSettings {
+    /// The file, relative to the working directory.
+    pub path: std::path::PathBuf,
+    /// `--update-baseline`.
+    pub update: bool,
+    /// The coverage ratchet is on (not `--no-ratchet`, not `ratchet = false`).
+    pub ratchet: bool,
+}
+
+/// Flags over config into one `Settings` (also used by `doctor` and `init`, so all three read
+/// the same tools, formats and rules).
+pub fn resolve(args: &CheckArgs) -> anyhow::Result<Settings> {
     let config = if args.no_config {
         Config::default()
     } else if let Some(path) = &args.config {
@@ -69,18 +87,7 @@ fn resolve(args: &CheckArgs) -> anyhow::Result<Settings> {
     let mut notices = Vec::new();
     let mut input_format = config.input_format;
     if let Some(f) = args.input_format {
-        input_format = match f {
-            InputFormatArg::Auto => None,
-            InputFormatArg::Native => Some(InputFormat::Native),
-            InputFormatArg::Claude => Some(InputFormat::Claude),
-            InputFormatArg::Openai => Some(InputFormat::OpenAi),
-            InputFormatArg::Langfuse => Some(InputFormat::Langfuse),
-            InputFormatArg::Otel => Some(InputFormat::Otel),
-            InputFormatArg::Codex => Some(InputFormat::Codex),
-            InputFormatArg::GeminiCli => Some(InputFormat::GeminiCli),
-            InputFormatArg::Cline => Some(InputFormat::Cline),
-            InputFormatArg::CopilotCli => Some(InputFormat::CopilotCli),
-        };
+        input_format = f.format();
     }
     let mut output = OutputFormat::Text;
     if let Some(name) = args.output_format.as_deref() {
@@ -110,11 +117,25 @@ fn resolve(args: &CheckArgs) -> anyhow::Result<Settings> {
     } else {
         parse_rule_list(&args.ignore)?
     };
-    let fail_on = match args.fail_on {
-        Some(FailOn::HardDefect) => Tier::HardDefect,
-        Some(FailOn::HardEvent) => Tier::HardEvent,
-        Some(FailOn::Candidate) => Tier::Candidate,
-        None => config.fail_on.unwrap_or(Tier::HardDefect),
+    let config_tier = config.fail_on.unwrap_or(Tier::HardDefect);
+    let (fail_on, never) = match args.fail_on {
+        Some(FailOn::HardDefect) => (Tier::HardDefect, false),
+        Some(FailOn::HardEvent) => (Tier::HardEvent, false),
+        Some(FailOn::Candidate) => (Tier::Candidate, false),
+        Some(FailOn::Never) => (config_tier, true),
+        None => (config_tier, config.fail_never),
+    };
+    let report_only = never || args.exit_zero;
+    let baseline = match args.baseline.clone().or_else(|| config.baseline.clone()) {
+        Some(path) => Some(BaselineSettings {
+            path,
+            update: args.update_baseline,
+            ratchet: !args.no_ratchet && config.ratchet.unwrap_or(true),
+        }),
+        None if args.update_baseline => bail!(
+            "`--update-baseline` needs a baseline file: pass `--baseline FILE` (e.g. `--baseline tracelint-baseline.json`) or set `baseline = \"…\"` in tracelint.toml"
+        ),
+        None => None,
     };
     let tools: Vec<SourceSpec> = if args.tools.is_empty() {
         config.tools.iter()
@@ -162,12 +183,14 @@ fn resolve(args: &CheckArgs) -> anyhow::Result<Settings> {
         config,
         notices,
         mcp,
+        report_only,
+        baseline,
     })
 }
 
 /// Load the `--tools` sources and apply config metadata overrides; notes go to stderr. The
 /// agents listed are those whose `builtin:AGENT` (unpinned) asks to follow each session.
-fn registry(
+pub fn registry(
     settings: &Settings,
     notes: &mut Vec<String>,
 ) -> anyhow::Result<(Option<ToolRegistry>, Vec<sources::builtin::Agent>)> {
@@ -190,7 +213,8 @@ fn registry(
         }
         return Ok((None, follow_builtin));
     }
-    let loaded = sources::load_all_with(&specs, &settings.mcp)?;
+    let loaded = sources::load_all_with(&specs, &settings.mcp)
+        .map_err(|e| explain_source_error(e, &specs, &settings.inputs))?;
     notes.extend(loaded.notes);
     let mut registry = loaded.registry;
     for (tool, meta) in &settings.config.metadata {
@@ -202,6 +226,81 @@ fn registry(
     Ok((Some(registry), follow_builtin))
 }
 
+/// A tools source that failed, said so that the fix is plain: a trace given to `--tools` (and a
+/// tools file given as an INPUT) is named as such with the command that swaps them; a tools file
+/// that is not JSON says "tools file" and what one holds.
+fn explain_source_error(
+    e: sources::SourceError,
+    specs: &[SourceSpec],
+    inputs: &[String],
+) -> anyhow::Error {
+    let files: Vec<&str> = specs
+        .iter()
+        .filter_map(|s| match s {
+            SourceSpec::File(p) => Some(p.as_str()),
+            _ => None,
+        })
+        .collect();
+    let failed = files
+        .iter()
+        .copied()
+        .find(|p| sources::load_file(Path::new(p), p).is_err());
+    let Some(failed) = failed else {
+        return e.into();
+    };
+    if let Some(format) = trace_format(failed) {
+        let swapped: Vec<&str> = inputs
+            .iter()
+            .map(String::as_str)
+            .filter(|i| Path::new(i).is_file() && sources::load_file(Path::new(i), i).is_ok())
+            .collect();
+        let fix = match swapped.as_slice() {
+            [tools] => format!(
+                ", and the INPUT `{tools}` is a tools file: swap them: `tracelint check {failed} --tools {tools}`"
+            ),
+            _ => format!(
+                ": traces are the INPUTs (`tracelint check {failed} --tools TOOLS`); `--tools` takes a tools file, `mcp-stdio:`, `mcp-http:` or `builtin:claude-code`"
+            ),
+        };
+        return anyhow::anyhow!(
+            "`{failed}` given to `--tools` is a trace ({format}), not a tools file{fix}"
+        );
+    }
+    match e {
+        sources::SourceError::Invalid {
+            source_name,
+            message,
+        } if message.starts_with("invalid JSON") && !message.contains("nested deeper") => {
+            anyhow::anyhow!(
+                "{source_name}: the tools file is not JSON ({}): a tools file holds `{{\"tools\": [...]}}` (MCP style), a JSON array of tools (OpenAI or Anthropic), seed 002's `{{\"tools\": {{name: {{...}}}}}}` or a saved `tools/list` reply; check the path given to `--tools`",
+                message.trim_start_matches("invalid JSON: ")
+            )
+        }
+        other => other.into(),
+    }
+}
+
+/// The format of `path` when it reads as a trace holding tool calls.
+fn trace_format(path: &str) -> Option<&'static str> {
+    use std::io::Read;
+    let mut bytes = Vec::new();
+    std::fs::File::open(path)
+        .ok()?
+        .take(sources::MAX_TOOLS_FILE)
+        .read_to_end(&mut bytes)
+        .ok()?;
+    let (format, parsed) = adapters::parse_bytes(&bytes, path, None);
+    let calls: usize = parsed.traces.iter().map(Trace::call_count).sum();
+    (calls > 0).then(|| match format.map(InputFormat::name) {
+        Some("claude") => "Claude Code session lines",
+        Some("openai") => "OpenAI messages",
+        Some("langfuse") => "a Langfuse export",
+        Some("otel") => "OpenTelemetry spans",
+        Some("native") => "a native trace",
+        _ => "a trace",
+    })
+}
+
 /// What one input produced.
 struct InputResult {
     outcome: ReadOutcome,
@@ -211,6 +310,8 @@ struct InputResult {
     issues: Vec<InputIssue>,
     /// Notes the adapter made about the input.
     notes: Vec<String>,
+    /// The input was empty (and other inputs were given).
+    empty: bool,
 }
 
 /// Lints each trace as soon as its adapter emits it, so memory follows the largest trace —
@@ -293,6 +394,12 @@ impl<'a> Emit for Sink<'a, '_> {
         drop(tx.send(Event::Trace(input, seq, lint)));
     }
     fn issue(&mut self, issue: InputIssue) {
+        // An empty input among others is a note, not an input error (all empty: see
+        // `no_trace_at_all`).
+        if self.defer_otel && issue.line == 0 && issue.message == adapters::EMPTY_FILE {
+            self.result.empty = true;
+            return;
+        }
         match self.events {
             Some((input, tx)) => drop(tx.send(Event::Issue(input, issue))),
             None => self.result.issues.push(issue),
@@ -391,13 +498,22 @@ impl InputResult {
             deferred: Vec::new(),
             issues: Vec::new(),
             notes: Vec::new(),
+            empty: false,
         }
     }
 }
 
 /// Record how an input was read (its format, or why it was skipped) and whether only part of
 /// it could be read.
-fn record_outcome(builder: &mut ReportBuilder, input: usize, outcome: ReadOutcome, partial: bool) {
+fn record_outcome(
+    builder: &mut ReportBuilder,
+    input: usize,
+    (outcome, empty): (ReadOutcome, bool),
+    partial: bool,
+) {
+    if empty {
+        builder.note(input, "empty: nothing to lint in it".into());
+    }
     match outcome {
         ReadOutcome::Read(f) => builder.format(input, f.name()),
         ReadOutcome::SkippedToolsFile => builder.note(
@@ -441,41 +557,11 @@ fn read_into(spec: &InputSpec, settings: &Settings, mut sink: Sink<'_, '_>) -> I
         limits: settings.limits,
         skip_tools_files: spec.walked,
     };
-    let outcome = match &spec.path {
-        None => {
-            let mut bytes = Vec::new();
-            match std::io::stdin()
-                .lock()
-                .take(settings.limits.max_record as u64 + 1)
-                .read_to_end(&mut bytes)
-            {
-                Ok(_) => adapters::parse_reader(&bytes[..], &spec.display, &opts, &mut sink),
-                Err(e) => {
-                    sink.issue(InputIssue::file("-", format!("cannot read stdin: {e}")));
-                    ReadOutcome::Failed
-                }
-            }
-        }
-        Some(path) => match open(path) {
-            Ok(file) => adapters::parse_file(file, &spec.display, &opts, &mut sink),
-            Err(e) => {
-                sink.issue(InputIssue::file(&spec.display, format!("cannot read: {e}")));
-                ReadOutcome::Failed
-            }
-        },
-    };
+    let outcome = super::read_spec(spec, &opts, &mut sink);
     sink.result.outcome = outcome;
     // The run's last trace: only the report and the exit follow (see `Sink::retire`).
     std::mem::forget(sink.last.take());
     sink.result
-}
-
-fn open(path: &Path) -> std::io::Result<std::fs::File> {
-    let file = std::fs::File::open(path)?;
-    if file.metadata()?.is_dir() {
-        return Err(std::io::Error::other("it is a directory"));
-    }
-    Ok(file)
 }
 
 /// The OTel traces held back from every input, grouped by trace id and merged; each comes with
@@ -511,12 +597,81 @@ fn merge_split_runs(results: &mut [InputResult]) -> Vec<(usize, Trace)> {
 #[allow(clippy::print_stderr)]
 pub fn run(args: &CheckArgs) -> anyhow::Result<ExitStatus> {
     let settings = resolve(args)?;
+    let mut linter = linter(&settings, !settings.text.quiet)?;
+    let cwd = std::env::current_dir().context("cannot read the working directory")?;
+    let mut baseline = match &settings.baseline {
+        Some(b) => Some(BaselineRun::open(
+            &b.path,
+            &cwd,
+            baseline::Options {
+                update: b.update,
+                ratchet: b.ratchet,
+                gate: settings.fail_on,
+                selection: settings.selection,
+            },
+        )?),
+        None => None,
+    };
+    // The ratchet compares coverage per file, rule and tool.
+    linter.run.tool_coverage = baseline.is_some();
+    let (specs, expand_issues) = inputs::expand(&settings.inputs);
+    let pool = rayon::ThreadPoolBuilder::new()
+        .num_threads(settings.jobs.unwrap_or(0))
+        .build()
+        .context("cannot start worker threads")?;
+    let defer_otel = specs.len() > 1;
+    if settings.output == OutputFormat::Text
+        && args.json.is_none()
+        && args.sarif.is_none()
+        && args.html.is_none()
+        && args.text.is_none()
+    {
+        let run = Run {
+            args,
+            settings: &settings,
+            linter: &linter,
+            pool: &pool,
+            specs: &specs,
+            defer_otel,
+        };
+        return run.stream(expand_issues, baseline);
+    }
+    let mut builder = ReportBuilder::new();
+    if baseline.is_some() {
+        builder.keep_details();
+    }
+    lint_all(
+        &settings,
+        &linter,
+        &pool,
+        &specs,
+        expand_issues,
+        args.parse_only,
+        &mut builder,
+    );
+    let settle = Settle::new(
+        &settings.config.ignores,
+        settings.fail_on,
+        builder.excerpt_budget(),
+    )
+    .report_only(settings.report_only)
+    .with_baseline(baseline.as_mut());
+    let mut report = builder.finish_with(settle);
+    settle_baseline(&mut report, baseline, settings.report_only)?;
+    render_all(args, &settings, &report, &cwd)?;
+    Ok(report.exit)
+}
+
+/// The settings' notices and the tools sources' notes on stderr (`notes`: not `--quiet`), then
+/// the linter for the run.
+#[allow(clippy::print_stderr)]
+pub fn linter(settings: &Settings, notes: bool) -> anyhow::Result<Linter> {
     for n in &settings.notices {
         eprintln!("{n}");
     }
     let mut source_notes = Vec::new();
-    let (given, follow_builtin) = registry(&settings, &mut source_notes)?;
-    if !settings.text.quiet {
+    let (given, follow_builtin) = registry(settings, &mut source_notes)?;
+    if notes {
         for n in &source_notes {
             eprintln!("note: {n}");
         }
@@ -529,42 +684,29 @@ pub fn run(args: &CheckArgs) -> anyhow::Result<ExitStatus> {
         },
     );
     linter.follow = follow_builtin;
-    let (specs, expand_issues) = inputs::expand(&settings.inputs);
-    let pool = rayon::ThreadPoolBuilder::new()
-        .num_threads(settings.jobs.unwrap_or(0))
-        .build()
-        .context("cannot start worker threads")?;
+    Ok(linter)
+}
+
+/// Read and lint every input into `builder`, keeping every finding (the whole-report path;
+/// `doctor` uses it too): inputs in parallel, OTel runs split across inputs merged, sub-agent
+/// mirrors dropped where the sub-agent has its own file.
+pub fn lint_all(
+    settings: &Settings,
+    linter: &Linter,
+    pool: &rayon::ThreadPool,
+    specs: &[InputSpec],
+    expand_issues: Vec<InputIssue>,
+    parse_only: bool,
+    builder: &mut ReportBuilder,
+) {
     let defer_otel = specs.len() > 1;
-    if settings.output == OutputFormat::Text
-        && args.json.is_none()
-        && args.sarif.is_none()
-        && args.html.is_none()
-    {
-        let run = Run {
-            args,
-            settings: &settings,
-            linter: &linter,
-            pool: &pool,
-            specs: &specs,
-            defer_otel,
-        };
-        return run.stream(expand_issues);
-    }
     let mut results: Vec<InputResult> = pool.install(|| {
         specs
             .par_iter()
             .enumerate()
             .map(|(i, spec)| {
                 let last = i + 1 == specs.len();
-                read_input(
-                    spec,
-                    &settings,
-                    &linter,
-                    args.parse_only,
-                    defer_otel,
-                    None,
-                    last,
-                )
+                read_input(spec, settings, linter, parse_only, defer_otel, None, last)
             })
             .collect()
     });
@@ -572,7 +714,7 @@ pub fn run(args: &CheckArgs) -> anyhow::Result<ExitStatus> {
     let merged_lints: Vec<(usize, TraceLint)> = pool.install(|| {
         merged
             .par_iter()
-            .map(|(input, trace)| (*input, lint_one(&linter, args.parse_only, trace)))
+            .map(|(input, trace)| (*input, lint_one(linter, parse_only, trace)))
             .collect()
     });
     // A sub-agent linted from its own file is not linted again from the `agent_progress`
@@ -583,14 +725,13 @@ pub fn run(args: &CheckArgs) -> anyhow::Result<ExitStatus> {
         .filter(|t| !t.mirror)
         .map(|t| t.run_id.clone())
         .collect();
-    let mut builder = ReportBuilder::new();
     for issue in expand_issues {
         builder.issue(issue);
     }
     for (spec, result) in specs.iter().zip(results) {
         let input = builder.input(&spec.display);
         let partial = result.issues.iter().any(|i| i.line > 0);
-        record_outcome(&mut builder, input, result.outcome, partial);
+        record_outcome(builder, input, (result.outcome, result.empty), partial);
         for issue in result.issues {
             builder.issue(issue);
         }
@@ -598,7 +739,7 @@ pub fn run(args: &CheckArgs) -> anyhow::Result<ExitStatus> {
             builder.note(input, note);
         }
         for t in result.traces {
-            if let Some(t) = unless_mirrored(&mut builder, input, t, &originals) {
+            if let Some(t) = unless_mirrored(builder, input, t, &originals) {
                 builder.trace(input, t);
             }
         }
@@ -606,13 +747,38 @@ pub fn run(args: &CheckArgs) -> anyhow::Result<ExitStatus> {
     for (input, lint) in merged_lints {
         builder.trace(input, lint);
     }
-    let report = builder.finish(settings.fail_on, &settings.config.ignores);
-    let cwd = std::env::current_dir().context("cannot read the working directory")?;
+    for issue in nothing_linted(builder) {
+        builder.issue(issue);
+    }
+}
+
+/// When every input was empty, each is an input error after all: never a silent pass.
+fn nothing_linted(builder: &ReportBuilder) -> Vec<InputIssue> {
+    let r = builder.report();
+    let empty =
+        |i: &crate::reporters::InputSummary| i.notes.iter().any(|n| n.starts_with("empty:"));
+    if r.inputs.iter().any(|i| i.traces > 0) || !r.inputs.iter().any(empty) {
+        return Vec::new();
+    }
+    r.inputs
+        .iter()
+        .filter(|i| empty(i))
+        .map(|i| InputIssue::file(&i.path, adapters::EMPTY_FILE))
+        .collect()
+}
+
+/// Side outputs, the step summary and stdout, for a finished report.
+fn render_all(
+    args: &CheckArgs,
+    settings: &Settings,
+    report: &reporters::Report,
+    cwd: &Path,
+) -> anyhow::Result<()> {
     let opts = RenderOptions {
         text: settings.text,
         base: match &args.sarif_root {
-            Some(root) => PathBase::new(&cwd, root),
-            None => PathBase::discover(&cwd),
+            Some(root) => PathBase::new(cwd, root),
+            None => PathBase::discover(cwd),
         },
     };
     // Side outputs first, so a CI upload step finds them whatever the exit code.
@@ -623,8 +789,20 @@ pub fn run(args: &CheckArgs) -> anyhow::Result<ExitStatus> {
     ];
     for (path, format) in side {
         if let Some(path) = path {
-            write_file(path, |out| reporters::render(format, &report, &opts, out))?;
+            write_file(path, |out| reporters::render(format, report, &opts, out))?;
         }
+    }
+    if let Some(path) = &args.text {
+        let plain = RenderOptions {
+            text: TextOptions {
+                color: false,
+                ..opts.text
+            },
+            base: opts.base.clone(),
+        };
+        write_file(path, |out| {
+            reporters::render(OutputFormat::Text, report, &plain, out)
+        })?;
     }
     if settings.output == OutputFormat::Github
         && let Some(path) = std::env::var_os("GITHUB_STEP_SUMMARY").filter(|p| !p.is_empty())
@@ -642,15 +820,31 @@ pub fn run(args: &CheckArgs) -> anyhow::Result<ExitStatus> {
             .open(path)
             .with_context(context)?;
         let mut out = std::io::BufWriter::new(file);
-        reporters::github::step_summary(&report, &opts.base, &mut out)
+        reporters::github::step_summary(report, &opts.base, &mut out)
             .and_then(|()| out.flush())
             .with_context(context)?;
     }
     let stdout = std::io::stdout();
     let mut out = std::io::BufWriter::new(stdout.lock());
-    reporters::render(settings.output, &report, &opts, &mut out)?;
+    reporters::render(settings.output, report, &opts, &mut out)?;
     out.flush()?;
-    Ok(report.exit)
+    Ok(())
+}
+
+/// Finish the baseline (stale entries, lost coverage; `--update-baseline` writes the file) and
+/// put what it did in the report. Lost coverage fails the run (exit 1) unless report-only.
+fn settle_baseline(
+    report: &mut reporters::Report,
+    baseline: Option<BaselineRun>,
+    report_only: bool,
+) -> anyhow::Result<()> {
+    let Some(b) = baseline else { return Ok(()) };
+    let outcome = b.finish(report)?;
+    if !outcome.lost.is_empty() && !report_only {
+        report.exit = report.exit.max(ExitStatus::GateTripped);
+    }
+    report.baseline = Some(outcome);
+    Ok(())
 }
 
 /// Write one side output, whole, to `path`.
@@ -716,9 +910,7 @@ impl Writer<'_, '_> {
     ) -> std::io::Result<()> {
         findings.sort_by(|a, b| a.sort_key().cmp(&b.sort_key()));
         let path = self.builder.path_of(input).to_owned();
-        for f in &mut findings {
-            self.settle.finding(f, &path);
-        }
+        self.settle.batch(&mut findings, &path);
         issues.sort();
         issues.dedup();
         let mut pending = issues.iter().peekable();
@@ -734,7 +926,7 @@ impl Writer<'_, '_> {
     fn finish_input(
         &mut self,
         input: usize,
-        outcome: ReadOutcome,
+        outcome: (ReadOutcome, bool),
         mut pending: Pending,
         merged: Vec<TraceLint>,
     ) -> std::io::Result<()> {
@@ -757,18 +949,29 @@ impl Writer<'_, '_> {
 }
 
 impl Run<'_> {
-    fn stream(self, expand_issues: Vec<InputIssue>) -> anyhow::Result<ExitStatus> {
+    fn stream(
+        self,
+        expand_issues: Vec<InputIssue>,
+        mut baseline: Option<BaselineRun>,
+    ) -> anyhow::Result<ExitStatus> {
         let stdout = std::io::stdout();
         let mut out = std::io::BufWriter::new(stdout.lock());
         let mut builder = ReportBuilder::new();
         if !self.settings.text.show_suppressions {
             builder.count_suppressions_only();
         }
+        // A baseline matches counts over a whole input: its findings are settled in one batch.
+        let per_trace = baseline.is_none();
+        if baseline.is_some() {
+            builder.keep_details();
+        }
         let settle = Settle::new(
             &self.settings.config.ignores,
             self.settings.fail_on,
             builder.excerpt_budget(),
-        );
+        )
+        .report_only(self.settings.report_only)
+        .with_baseline(baseline.as_mut());
         let mut w = Writer {
             builder,
             settle,
@@ -843,7 +1046,7 @@ impl Run<'_> {
                 }
                 while !holding && next < pending.len() {
                     let p = &mut pending[next];
-                    if p.traces.iter().all(|t| t.ordered && !t.mirror) {
+                    if per_trace && p.traces.iter().all(|t| t.ordered && !t.mirror) {
                         for t in std::mem::take(&mut p.traces) {
                             let findings = w.builder.trace_streamed(next, t);
                             w.write(next, findings, &mut p.issues)?;
@@ -857,7 +1060,7 @@ impl Run<'_> {
                         holding = true;
                         break;
                     }
-                    let outcome = done.outcome;
+                    let outcome = (done.outcome, done.empty);
                     w.finish_input(next, outcome, std::mem::take(p), Vec::new())?;
                     next += 1;
                 }
@@ -883,7 +1086,12 @@ impl Run<'_> {
         for (offset, lints) in merged_lints.into_iter().enumerate() {
             let input = next + offset;
             let p = std::mem::take(&mut pending[input]);
-            w.finish_input(input, held[offset].outcome, p, lints)?;
+            let outcome = (held[offset].outcome, held[offset].empty);
+            w.finish_input(input, outcome, p, lints)?;
+        }
+        for issue in nothing_linted(&w.builder) {
+            w.text.issue(&issue, &mut *w.out)?;
+            w.builder.issue(issue);
         }
         let Writer {
             builder,
@@ -892,7 +1100,8 @@ impl Run<'_> {
             out: o,
             ..
         } = w;
-        let report = builder.finish_settled(settle);
+        let mut report = builder.finish_settled(settle);
+        settle_baseline(&mut report, baseline, self.settings.report_only)?;
         text.tail(&report, &mut *o)?;
         o.flush()?;
         Ok(report.exit)

@@ -3,12 +3,12 @@
 //! the inputs again against what was written, with the rules that use schemas (R1, R7), and say
 //! `OK: inferred schema validates against N transcript(s)` or show the findings.
 
-use std::io::{BufReader, Read, Write};
+use std::io::Write;
 use std::path::Path;
 
 use anyhow::{Context, bail};
 
-use crate::adapters::{self, Emit, InputFormat, ReadOptions, ReadOutcome};
+use crate::adapters::{Emit, InputFormat, ReadOptions, ReadOutcome};
 use crate::cli::{InferArgs, InputFormatArg};
 use crate::exit::ExitStatus;
 use crate::finding::{InputIssue, RuleId, Tier};
@@ -59,34 +59,7 @@ fn read_all(
             handler: &mut *handler,
             issues: Vec::new(),
         };
-        let outcome = match &spec.path {
-            None => {
-                let mut bytes = Vec::new();
-                match std::io::stdin()
-                    .lock()
-                    .take(opts.limits.max_record as u64 + 1)
-                    .read_to_end(&mut bytes)
-                {
-                    Ok(_) => adapters::parse_reader(&bytes[..], &spec.display, &opts, &mut sink),
-                    Err(e) => {
-                        sink.issue(InputIssue::file("-", format!("cannot read stdin: {e}")));
-                        ReadOutcome::Failed
-                    }
-                }
-            }
-            Some(path) => match std::fs::File::open(path) {
-                Ok(file) => adapters::parse_reader(
-                    BufReader::with_capacity(256 << 10, file),
-                    &spec.display,
-                    &opts,
-                    &mut sink,
-                ),
-                Err(e) => {
-                    sink.issue(InputIssue::file(&spec.display, format!("cannot read: {e}")));
-                    ReadOutcome::Failed
-                }
-            },
-        };
+        let outcome = super::read_spec(spec, &opts, &mut sink);
         outcomes.push(outcome);
         issues.append(&mut sink.issues);
     }
@@ -114,18 +87,7 @@ impl OnTrace for Validate<'_> {
 }
 
 fn format_arg(f: Option<InputFormatArg>) -> Option<InputFormat> {
-    match f? {
-        InputFormatArg::Auto => None,
-        InputFormatArg::Native => Some(InputFormat::Native),
-        InputFormatArg::Claude => Some(InputFormat::Claude),
-        InputFormatArg::Openai => Some(InputFormat::OpenAi),
-        InputFormatArg::Langfuse => Some(InputFormat::Langfuse),
-        InputFormatArg::Otel => Some(InputFormat::Otel),
-        InputFormatArg::Codex => Some(InputFormat::Codex),
-        InputFormatArg::GeminiCli => Some(InputFormat::GeminiCli),
-        InputFormatArg::Cline => Some(InputFormat::Cline),
-        InputFormatArg::CopilotCli => Some(InputFormat::CopilotCli),
-    }
+    f?.format()
 }
 
 /// `tracelint infer`.

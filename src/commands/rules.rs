@@ -98,6 +98,14 @@ fn explain_builtin(name: &str) -> anyhow::Result<ExitStatus> {
         tools.schema_count()
     )?;
     writeln!(out, "Tools: {}\n", tools.tool_names().join(", "))?;
+    writeln!(
+        out,
+        "Field origins (R3; fields not listed are derived and judged):"
+    )?;
+    for line in crate::sources::origins::Origins::claude_code().describe() {
+        writeln!(out, "- {line}")?;
+    }
+    writeln!(out)?;
     writeln!(out, "Versions: {}", versions.join(", "))?;
     Ok(ExitStatus::Clean)
 }
@@ -119,6 +127,20 @@ pub fn explain(args: &ExplainArgs) -> anyhow::Result<ExitStatus> {
     writeln!(out, "{}\n", meta.summary)?;
     writeln!(out, "Tiers: {}\n", meta.tiers_text())?;
     write!(out, "{}", meta.explanation)?;
+    if id == RuleId::R3 {
+        // The origins tables, from the data the binary embeds (never a copy that can go stale).
+        writeln!(out, "\n## Field origins of the built-in tools\n")?;
+        writeln!(
+            out,
+            "Fields not listed are derived and judged. The same table applies to every captured version.\n"
+        )?;
+        for (source, table) in crate::sources::origins::Origins::builtin() {
+            writeln!(out, "`{source}`:")?;
+            for line in table.describe() {
+                writeln!(out, "- {line}")?;
+            }
+        }
+    }
     Ok(ExitStatus::Clean)
 }
 

@@ -44,6 +44,10 @@ pub const AGENT_COPILOT_CLI: &str = "copilot-cli";
 /// sub-agent read from `agent_progress` mirror lines), dropped when that file is linted too.
 pub const ATTR_MIRROR: &str = "mirror";
 
+/// `Trace::attributes` key: a fact about the run that its report shows as a note (a model
+/// request that failed, calls an adapter parsed out of the assistant's text). May repeat.
+pub const ATTR_NOTE: &str = "note";
+
 /// One agent run: the steps it took, in order.
 #[derive(Debug, Clone, Serialize)]
 pub struct Trace {
@@ -145,6 +149,18 @@ impl Trace {
     /// Number of tool calls in the trace.
     pub fn call_count(&self) -> usize {
         self.steps.iter().filter(|s| s.as_call().is_some()).count()
+    }
+
+    /// Record a fact about the run for its report (`ATTR_NOTE`), once.
+    pub fn add_note(&mut self, note: impl Into<String>) {
+        let note = note.into();
+        if !self
+            .attributes
+            .iter()
+            .any(|(k, v)| k == ATTR_NOTE && *v == note)
+        {
+            self.attributes.push((ATTR_NOTE.to_owned(), note));
+        }
     }
 
     /// The value of an attribute recorded by the adapter.

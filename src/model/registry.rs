@@ -30,15 +30,19 @@ pub enum ValueOrigin {
     /// names in its description): judged only against the values the definition lists, when
     /// the registry carries them, never against observed text.
     Choice,
+    /// A path the call creates (a file written): its directory must be derivable, its file
+    /// name is the agent's.
+    Created,
 }
 
 impl ValueOrigin {
-    /// Parse `provided` / `generated` / `choice`.
+    /// Parse `provided` / `generated` / `choice` / `created`.
     pub fn parse(s: &str) -> Option<Self> {
         match s {
             "provided" => Some(Self::Provided),
             "generated" => Some(Self::Generated),
             "choice" => Some(Self::Choice),
+            "created" => Some(Self::Created),
             _ => None,
         }
     }
@@ -71,6 +75,11 @@ pub struct ToolMetadata {
     /// certain but tolerated event, not a defect.
     #[serde(skip_serializing_if = "std::ops::Not::not")]
     pub extra_keys_tolerated: bool,
+    /// The tool's result is another agent's written report (a sub-agent's summary, Claude
+    /// Code's `Task`/`Agent`): an error it quotes is a finding of that agent's work, not the
+    /// tool failing, so R2a reads only its structured status (no text heuristics).
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub result_is_report: bool,
 }
 
 impl ToolMetadata {
@@ -311,6 +320,10 @@ pub struct ToolRegistry {
     tools: BTreeMap<String, ToolSpec>,
     /// When true, a call to an undeclared tool is a hard defect (R7).
     pub closed: bool,
+    /// The registry is an agent's built-in toolset (`builtin:claude-code`, …): it cannot know
+    /// the MCP servers a user configured, so a call to an `mcp__…` tool is not checked against it.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub builtin: bool,
     /// The sources merged into this registry, in order.
     pub sources: Vec<String>,
 }
@@ -352,6 +365,7 @@ impl ToolRegistry {
     /// Merge another registry into this one (sources in order; `closed` if either is).
     pub fn merge(&mut self, other: ToolRegistry) -> Result<(), DuplicateTool> {
         self.closed |= other.closed;
+        self.builtin |= other.builtin;
         for src in other.sources {
             if !self.sources.contains(&src) {
                 self.sources.push(src);

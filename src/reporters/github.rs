@@ -114,6 +114,12 @@ fn counts(report: &Report) -> String {
     if s.ignored > 0 {
         parts.push(format!("{} ignored with a reason", s.ignored));
     }
+    if s.baselined > 0 {
+        parts.push(format!("{} in the baseline", s.baselined));
+    }
+    if let Some(b) = report.baseline.as_ref().filter(|b| !b.lost.is_empty()) {
+        parts.push(plural(b.lost.len(), "coverage loss", "coverage losses"));
+    }
     if s.input_errors > 0 {
         parts.push(plural(s.input_errors, "input error", "input errors"));
     }
@@ -135,6 +141,16 @@ pub fn render(report: &Report, base: &PathBase, out: &mut dyn Write) -> io::Resu
     let files = relative_inputs(report, base);
     for f in report.active() {
         writeln!(out, "{}", annotation(&files, f))?;
+    }
+    // The ratchet fails the run: say where, or the step fails with nothing annotated.
+    for l in report.baseline.iter().flat_map(|b| &b.lost) {
+        writeln!(
+            out,
+            "::error {},title={}::{}",
+            location(&base.relative(&l.file), 0, 0),
+            escape_property("tracelint coverage lost"),
+            escape_data(&clean(&l.message))
+        )?;
     }
     writeln!(
         out,

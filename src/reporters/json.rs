@@ -29,6 +29,8 @@ struct V1Report<'a> {
     inputs: Vec<V1Input<'a>>,
     input_errors: Vec<V1Issue<'a>>,
     unmatched_ignores: &'a [String],
+    #[serde(skip_serializing_if = "Option::is_none")]
+    baseline: Option<&'a super::BaselineReport>,
 }
 
 #[derive(Serialize, Clone, Copy)]
@@ -54,6 +56,9 @@ struct V1Finding<'a> {
     details: &'a [String],
     help: Option<&'a str>,
     possible_false_positive: bool,
+    /// Which check failed, for rules with several (absent otherwise).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    signal: Option<&'a str>,
     ignore_reason: Option<&'a str>,
     evidence: Vec<V1Evidence<'a>>,
 }
@@ -124,6 +129,7 @@ fn finding<'a>(report: &'a Report, f: &'a Finding) -> V1Finding<'a> {
         details: &f.details,
         help: f.help.as_deref(),
         possible_false_positive: f.possible_false_positive,
+        signal: f.signal,
         ignore_reason: f.ignored.as_deref(),
         evidence: f
             .evidence
@@ -222,6 +228,7 @@ fn build(report: &Report) -> V1Report<'_> {
             .collect(),
         input_errors: report.issues.iter().map(issue).collect(),
         unmatched_ignores: &report.unmatched_ignores,
+        baseline: report.baseline.as_ref(),
     }
 }
 

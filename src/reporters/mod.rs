@@ -66,6 +66,9 @@ pub struct Summary {
     pub candidate: usize,
     /// Findings silenced by a reasoned `[[ignore]]`.
     pub ignored: usize,
+    /// Findings accepted by the baseline (`--baseline`).
+    #[serde(skip_serializing_if = "is_zero")]
+    pub baselined: usize,
     /// Suppressions (rules that could not decide).
     pub suppressions: usize,
     /// Input errors.
@@ -95,6 +98,45 @@ pub struct Report {
     pub exit: ExitStatus,
     /// The tier at which the run fails.
     pub fail_on: Option<Tier>,
+    /// Per input (in `inputs` order): coverage by rule and tool, record quality. Empty unless
+    /// the run asked for it (a baseline, `doctor`).
+    pub details: Vec<crate::record::InputDetail>,
+    /// What the baseline did, when one was in force.
+    pub baseline: Option<BaselineReport>,
+}
+
+/// What a baseline did in a run: plain text and counts for the reporters.
+#[derive(Debug, Clone, Default, Serialize)]
+pub struct BaselineReport {
+    /// The baseline file, as given.
+    pub path: String,
+    /// Findings it accepted.
+    pub accepted: usize,
+    /// Accepted findings that no longer occur, one line each (`file: R1 schema_violation …`).
+    pub stale: Vec<String>,
+    /// Coverage lost against it (the ratchet), one entry each.
+    pub lost: Vec<LostCoverage>,
+    /// `--update-baseline`: what was written (`recorded N findings from M trace files`).
+    pub recorded: Option<String>,
+    /// Other notes (a gate the baseline was not recorded at, a ratchet turned off).
+    pub notes: Vec<String>,
+}
+
+/// One rule that checks less than the baseline recorded.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct LostCoverage {
+    /// The trace file.
+    pub file: String,
+    /// The rule.
+    pub rule: RuleId,
+    /// The tool it can no longer check, or `None` when it checks nothing in the file any more.
+    pub tool: Option<String>,
+    /// What was lost, in words.
+    pub message: String,
+}
+
+fn is_zero(n: &usize) -> bool {
+    *n == 0
 }
 
 impl Report {

@@ -232,6 +232,7 @@ pub(crate) fn report() -> Report {
             ignored: 1,
             suppressions: 1,
             input_errors: 2,
+            ..Summary::default()
         },
         inputs,
         findings,
@@ -242,5 +243,6 @@ pub(crate) fn report() -> Report {
         rules,
         exit: ExitStatus::InputError,
         fail_on: Some(Tier::HardDefect),
+        ..Report::default()
     }
 }

@@ -105,7 +105,7 @@ impl TextStream {
         out: &mut dyn Write,
     ) -> io::Result<()> {
         for f in findings {
-            if f.tier == Tier::Candidate && !self.opts.include_candidates {
+            if f.baselined || f.tier == Tier::Candidate && !self.opts.include_candidates {
                 continue;
             }
             while let Some(i) = issues.next_if(|i| i.line <= f.at().line) {
@@ -146,7 +146,8 @@ impl TextStream {
             }
         }
         if opts.quiet {
-            return Ok(());
+            // Lost coverage fails the run: it is shown like an input error, footer or not.
+            return lost_coverage(report, &self.p, out);
         }
         footer(report, opts, self.printed, &self.p, out)
     }
@@ -205,6 +206,80 @@ fn finding(path: &str, f: &Finding, p: &Painter, out: &mut dyn Write) -> io::Res
     Ok(())
 }
 
+/// Longest list of stale baseline entries (or of lost coverage) printed.
+const MAX_STALE_SHOWN: usize = 20;
+
+/// What the baseline did: what it recorded or accepted, entries that no longer occur, and lost
+/// coverage.
+fn baseline(report: &Report, p: &Painter, out: &mut dyn Write) -> io::Result<()> {
+    let Some(b) = &report.baseline else {
+        return Ok(());
+    };
+    match &b.recorded {
+        Some(r) => writeln!(out, "baseline: {}", terminal(r))?,
+        None => writeln!(
+            out,
+            "baseline: {} accepted by {}",
+            plural(b.accepted, "finding", "findings"),
+            terminal(&b.path)
+        )?,
+    }
+    for n in &b.notes {
+        writeln!(out, "note: {}", terminal(n))?;
+    }
+    if !b.stale.is_empty() {
+        writeln!(
+            out,
+            "note: {} in the baseline no longer {} (run with --update-baseline to drop {}):",
+            plural(b.stale.len(), "entry", "entries"),
+            if b.stale.len() == 1 {
+                "occurs"
+            } else {
+                "occur"
+            },
+            if b.stale.len() == 1 { "it" } else { "them" },
+        )?;
+        for line in b.stale.iter().take(MAX_STALE_SHOWN) {
+            writeln!(out, "    {}", terminal(line))?;
+        }
+        if b.stale.len() > MAX_STALE_SHOWN {
+            writeln!(out, "    … and {} more", b.stale.len() - MAX_STALE_SHOWN)?;
+        }
+    }
+    lost_coverage(report, p, out)
+}
+
+/// The ratchet's failures: each rule that checks less than the baseline recorded.
+fn lost_coverage(report: &Report, p: &Painter, out: &mut dyn Write) -> io::Result<()> {
+    let Some(b) = report.baseline.as_ref().filter(|b| !b.lost.is_empty()) else {
+        return Ok(());
+    };
+    alarm(
+        p,
+        &format!(
+            "coverage lost against {} (exit 1; pass --no-ratchet to accept it, or --update-baseline to record it):",
+            terminal(&b.path)
+        ),
+        out,
+    )?;
+    for l in b.lost.iter().take(MAX_STALE_SHOWN) {
+        writeln!(out, "    {}: {}", terminal(&l.file), terminal(&l.message))?;
+    }
+    if b.lost.len() > MAX_STALE_SHOWN {
+        writeln!(
+            out,
+            "    … and {} more (the JSON report lists them all)",
+            b.lost.len() - MAX_STALE_SHOWN
+        )?;
+    }
+    Ok(())
+}
+
+/// A line that says why the run fails, in bold red.
+fn alarm(p: &Painter, text: &str, out: &mut dyn Write) -> io::Result<()> {
+    writeln!(out, "{}", p.paint(AnsiColor::Red.on_default().bold(), text))
+}
+
 fn plural(n: usize, one: &str, many: &str) -> String {
     format!("{n} {}", if n == 1 { one } else { many })
 }
@@ -226,11 +301,14 @@ fn footer(
     } else {
         " (hidden: pass --include-candidates)".to_owned()
     };
-    let ignored = if s.ignored > 0 {
+    let mut ignored = if s.ignored > 0 {
         format!(", {} ignored with a reason", s.ignored)
     } else {
         String::new()
     };
+    if s.baselined > 0 {
+        ignored.push_str(&format!(", {} in the baseline", s.baselined));
+    }
     writeln!(
         out,
         "{}, {}, {}{hidden}{ignored}",
@@ -299,17 +377,15 @@ fn footer(
     for u in &report.unmatched_ignores {
         writeln!(out, "warning: ignore matched nothing: {}", terminal(u))?;
     }
+    baseline(report, p, out)?;
     if s.input_errors > 0 {
-        writeln!(
+        alarm(
+            p,
+            &format!(
+                "{} (exit 3)",
+                plural(s.input_errors, "input error", "input errors")
+            ),
             out,
-            "{}",
-            p.paint(
-                AnsiColor::Red.on_default().bold(),
-                &format!(
-                    "{} (exit 3)",
-                    plural(s.input_errors, "input error", "input errors")
-                )
-            )
         )?;
     }
     Ok(())

@@ -121,6 +121,8 @@ pub struct RunCx {
     pub schemas: SchemaCache,
     /// Rule settings.
     pub settings: RuleSettings,
+    /// Count coverage per tool too (a baseline's ratchet and `doctor` need it).
+    pub tool_coverage: bool,
 }
 
 /// Per-trace context: everything a rule may read.

@@ -9,6 +9,8 @@ pub mod context;
 mod heads;
 mod normalize;
 mod outcome;
+mod parameters;
+mod paths;
 mod provenance;
 mod r1_schema_violation;
 mod r2a_tool_error_event;
@@ -67,16 +69,20 @@ pub struct Sink {
     pub suppressions: Vec<Suppression>,
     /// Units decided / looked at.
     pub coverage: Coverage,
+    /// Units decided / looked at per tool, when the run asks for it (`RunCx::tool_coverage`:
+    /// a baseline's ratchet, `doctor`); `None` otherwise, so a plain run pays nothing.
+    by_tool: Option<std::collections::BTreeMap<String, Coverage>>,
 }
 
 impl Sink {
-    fn new(meta: &'static RuleMeta, run_id: &str) -> Self {
+    fn new(meta: &'static RuleMeta, run_id: &str, by_tool: bool) -> Self {
         Self {
             meta,
             run_id: run_id.to_owned(),
             findings: Vec::new(),
             suppressions: Vec::new(),
             coverage: Coverage::default(),
+            by_tool: by_tool.then(std::collections::BTreeMap::new),
         }
     }
 
@@ -114,10 +120,39 @@ impl Sink {
         });
     }
 
-    /// Count one unit looked at; `decided` when the rule could judge it.
+    /// A suppression for the whole trace, raised by the rule while checking (one reason for
+    /// many steps it could not decide).
+    pub fn suppress_trace(&mut self, reason: impl Into<String>) {
+        self.suppressions.push(Suppression {
+            rule: self.meta.id,
+            input: 0,
+            run_id: self.run_id.clone(),
+            step: None,
+            at: None,
+            tool: None,
+            reason: reason.into(),
+        });
+    }
+
+    /// Count one unit looked at; `decided` when the rule could judge it. Prefer `count_tool`
+    /// when the unit belongs to a tool, so the ratchet and `doctor` can say which tool a rule
+    /// could (not) check.
     pub fn count(&mut self, decided: bool) {
         self.coverage.total += 1;
         self.coverage.decided += usize::from(decided);
+    }
+
+    /// Count one unit of `tool` (the called tool; a result's call) looked at.
+    pub fn count_tool(&mut self, tool: Option<&str>, decided: bool) {
+        self.count(decided);
+        if let (Some(map), Some(tool)) = (&mut self.by_tool, tool) {
+            let c = match map.get_mut(tool) {
+                Some(c) => c,
+                None => map.entry(tool.to_owned()).or_default(),
+            };
+            c.total += 1;
+            c.decided += usize::from(decided);
+        }
     }
 }
 
@@ -318,6 +353,8 @@ pub struct TraceOutcome {
     pub suppressions: Vec<Suppression>,
     /// Per-rule coverage, in rule order.
     pub coverage: Vec<(RuleId, &'static str, Coverage)>,
+    /// Per-rule, per-tool coverage (only when `RunCx::tool_coverage`), in rule order.
+    pub tool_coverage: Vec<(RuleId, std::collections::BTreeMap<String, Coverage>)>,
 }
 
 /// Run the selected rules on one trace.
@@ -328,11 +365,16 @@ pub fn run(cx: &TraceCx<'_>, selection: &Selection) -> TraceOutcome {
         if !selection.contains(meta.id) {
             continue;
         }
-        let mut sink = Sink::new(meta, &cx.trace.run_id);
+        let mut sink = Sink::new(meta, &cx.trace.run_id, cx.run.tool_coverage);
         match rule.applicable(cx) {
             Ok(()) => rule.check(cx, &mut sink),
             Err(reason) => {
                 sink.coverage.total = unit_count(cx, meta.unit);
+                if let Some(map) = &mut sink.by_tool {
+                    for tool in unit_tools(cx, meta.unit) {
+                        map.entry(tool.to_owned()).or_default().total += 1;
+                    }
+                }
                 sink.suppressions.push(Suppression {
                     rule: meta.id,
                     input: 0,
@@ -347,8 +389,31 @@ pub fn run(cx: &TraceCx<'_>, selection: &Selection) -> TraceOutcome {
         outcome.findings.append(&mut sink.findings);
         outcome.suppressions.append(&mut sink.suppressions);
         outcome.coverage.push((meta.id, meta.unit, sink.coverage));
+        if let Some(map) = sink.by_tool {
+            outcome.tool_coverage.push((meta.id, map));
+        }
     }
     outcome
+}
+
+/// The tool of each unit a rule counts (a call's name; a result's call's name), for a rule that
+/// could not run on the trace at all.
+fn unit_tools<'a>(cx: &'a TraceCx<'_>, unit: &str) -> Vec<&'a str> {
+    let steps = &cx.trace.steps;
+    match unit {
+        "tool results" => steps
+            .iter()
+            .filter(|s| s.as_result().is_some())
+            .filter_map(|s| cx.pairing.call_for(s.index))
+            .filter_map(|i| steps.get(i).and_then(Step::as_call))
+            .map(|c| c.name.as_str())
+            .collect(),
+        _ => steps
+            .iter()
+            .filter_map(Step::as_call)
+            .map(|c| c.name.as_str())
+            .collect(),
+    }
 }
 
 fn unit_count(cx: &TraceCx<'_>, unit: &str) -> usize {
@@ -378,7 +443,18 @@ pub(crate) mod testing {
 
     /// Lint native trace text against a tools-file text with the given settings.
     pub(crate) fn lint(trace: &str, tools: Option<&str>, settings: RuleSettings) -> String {
-        let parsed = crate::adapters::native::parse_str(trace, "trace.json");
+        lint_in(trace, tools, settings, &[])
+    }
+
+    /// The outcomes of linting native trace text whose traces were given `context` (what an
+    /// adapter records outside the steps, such as a working directory).
+    pub(crate) fn outcomes(
+        trace: &str,
+        tools: Option<&str>,
+        settings: RuleSettings,
+        context: &[(crate::model::ContextKind, &str)],
+    ) -> Vec<TraceOutcome> {
+        let mut parsed = crate::adapters::native::parse_str(trace, "trace.json");
         assert!(parsed.issues.is_empty(), "{:?}", parsed.issues);
         let registry = match tools {
             Some(t) => crate::sources::file::parse_tools_str(t, "tools.json").expect("tools"),
@@ -388,10 +464,27 @@ pub(crate) mod testing {
             settings,
             ..RunCx::default()
         };
+        for t in &mut parsed.traces {
+            for (kind, value) in context {
+                t.add_context(*kind, *value);
+            }
+        }
+        parsed
+            .traces
+            .iter()
+            .map(|trace| super::run(&TraceCx::new(trace, &registry, &run), &Selection::default()))
+            .collect()
+    }
+
+    /// `lint`, with `context` given to every trace (see `outcomes`).
+    pub(crate) fn lint_in(
+        trace: &str,
+        tools: Option<&str>,
+        settings: RuleSettings,
+        context: &[(crate::model::ContextKind, &str)],
+    ) -> String {
         let mut out = String::new();
-        for trace in &parsed.traces {
-            let cx = TraceCx::new(trace, &registry, &run);
-            let o = super::run(&cx, &Selection::default());
+        for o in outcomes(trace, tools, settings, context) {
             for f in &o.findings {
                 let at = f.at();
                 out.push_str(&format!(

@@ -48,6 +48,7 @@ use super::normalize::{
     canonical_number_str, canonical_number_str_into, digit_streams, digits, digits_into,
     for_each_number_and_stream, is_ascii_space, normalize_into, normalize_text,
 };
+use super::paths;
 
 /// Bytes of one source (a message, a text result, one string in a structured result) indexed;
 /// the rest of that source is not.
@@ -101,6 +102,8 @@ pub(crate) struct Provenance {
     /// of the index is a set), so it is skipped (keys and status words repeat in every result).
     texts_seen: Recent,
     leaves_seen: Recent,
+    /// The home directory `~` stands for in path values (a planned index's context).
+    home: Option<String>,
 }
 
 /// The fingerprints of strings observed lately, in a table of slots (a slot per fingerprint's
@@ -250,13 +253,28 @@ struct Plan {
     short_to_pattern: Vec<u32>,
     /// Some value is several words: sources are kept for phrases (and only then).
     phrases: bool,
+    /// By pattern id: what it is searched for (`TOKEN`: a value's form or digits, found
+    /// inside a token that is not a number; `PIECE`: a path's piece, found on path boundaries,
+    /// `paths`), and whether it was found as a piece.
+    roles: Vec<u8>,
+    aligned: Vec<bool>,
+    /// By pattern id: found as a dotted module name (`MODULE`).
+    module_found: Vec<bool>,
 }
+
+/// `Plan::roles`: a value's single-token form or digit string.
+const TOKEN: u8 = 1;
+/// `Plan::roles`: a piece of a path value (`paths::PathForm::pieces`).
+const PIECE: u8 = 2;
+/// `Plan::roles`: the dotted module name a path value's source file has (`paths`).
+const MODULE: u8 = 4;
 
 impl Plan {
     /// The plan for `values`; the numbers and scalars' digit strings `derivable` can ask about
     /// for them go into `numbers` and `scalar_digits`.
     fn new<'v>(
         values: impl IntoIterator<Item = &'v Value>,
+        home: Option<&str>,
         numbers: &mut Tracked,
         scalar_digits: &mut Tracked,
         scalars: &mut Edges,
@@ -279,6 +297,16 @@ impl Plan {
                 plan.phrases = true;
             } else if chars >= 3 {
                 plan.pattern(&norm);
+            }
+            if v.is_string()
+                && let Some(form) = paths::path_form(&norm, home)
+            {
+                for piece in form.pieces() {
+                    plan.piece(&piece, PIECE);
+                }
+                for module in form.modules() {
+                    plan.piece(&module, MODULE);
+                }
             }
             let d = digits(&norm);
             if chars >= 2 {
@@ -313,14 +341,62 @@ impl Plan {
             plan.searcher = Some(Heads::new(&by_id));
         }
         plan.in_text = vec![false; plan.patterns.len()];
+        plan.aligned = vec![false; plan.patterns.len()];
+        plan.module_found = vec![false; plan.patterns.len()];
         plan.short_found = vec![false; plan.short.len()];
         plan
     }
 
-    /// Declare `p`; its id.
+    /// Declare `p` as a value's form or digits; its id.
     fn pattern(&mut self, p: &str) -> u32 {
+        self.declare(p, TOKEN)
+    }
+
+    /// Declare `p` as a path's piece or module name (`role`); one shorter than a head is never
+    /// searched for: it counts as observed (`aligned`).
+    fn piece(&mut self, p: &str, role: u8) {
+        if p.len() >= 3 {
+            self.declare(p, role);
+        }
+    }
+
+    fn declare(&mut self, p: &str, role: u8) -> u32 {
         let next = self.patterns.len() as u32;
-        *self.patterns.entry(p.to_owned()).or_insert(next)
+        let id = *self.patterns.entry(p.to_owned()).or_insert(next);
+        if id == next {
+            self.roles.push(role);
+        } else {
+            self.roles[id as usize] |= role;
+        }
+        id
+    }
+
+    /// Was this piece of a path value observed on path boundaries?
+    fn aligned(&self, piece: &str) -> bool {
+        self.found_as(piece, &self.aligned)
+    }
+
+    /// Was this module name of a path value observed on module boundaries?
+    fn module_found(&self, module: &str) -> bool {
+        self.found_as(module, &self.module_found)
+    }
+
+    fn found_as(&self, p: &str, found: &[bool]) -> bool {
+        if p.len() < 3 {
+            return true;
+        }
+        match self.patterns.get(p) {
+            Some(id) => found[*id as usize],
+            None => {
+                debug_assert!(false, "{p:?} was not declared");
+                true
+            }
+        }
+    }
+
+    /// Can a path be derived from the pieces and module names observed so far?
+    fn path_derivable(&self, form: &paths::PathForm) -> bool {
+        form.derivable(|p| self.aligned(p), |m| self.module_found(m))
     }
 
     /// Mark the patterns inside the tokens of a text that are not numbers: a normalised text,
@@ -356,10 +432,15 @@ impl Plan {
                 }
                 if let Some(id) = self.short.get(&packed) {
                     let id = *id as usize;
+                    let pattern = self.short_to_pattern[id] as usize;
+                    // A pattern that is also a path's piece stays searched for as a piece.
+                    let settled = (self.roles[pattern] & PIECE == 0 || self.aligned[pattern])
+                        && (self.roles[pattern] & MODULE == 0 || self.module_found[pattern]);
                     if !std::mem::replace(&mut self.short_found[id], true)
+                        && settled
                         && let Some(tokens) = &mut self.searcher
                     {
-                        tokens.retire(self.short_to_pattern[id] as usize);
+                        tokens.retire(pattern);
                     }
                 }
             }
@@ -375,10 +456,35 @@ impl Plan {
         };
         let bytes = text.as_bytes();
         let mut budget = search_budget(text);
-        let in_text = &mut self.in_text;
+        let (in_text, aligned, module_found, roles) = (
+            &mut self.in_text,
+            &mut self.aligned,
+            &mut self.module_found,
+            &self.roles,
+        );
         // The token of the last match, and whether it is a number: a token is classified once.
         let mut token = (0, 0, false);
         search.search(bytes, &mut budget, |id, start, end| {
+            // Retired once found in every role it has.
+            let mut settled = true;
+            if roles[id] & PIECE != 0 && !aligned[id] {
+                let absolute = matches!(bytes[start], b'/' | b'\\');
+                if tokens && paths::aligned(bytes, start, end, absolute) {
+                    aligned[id] = true;
+                } else {
+                    settled = false;
+                }
+            }
+            if roles[id] & MODULE != 0 && !module_found[id] {
+                if tokens && paths::aligned_module(bytes, start, end) {
+                    module_found[id] = true;
+                } else {
+                    settled = false;
+                }
+            }
+            if roles[id] & TOKEN == 0 || in_text[id] {
+                return settled;
+            }
             if tokens && !(token.0 <= start && end <= token.1) {
                 // Patterns hold no whitespace: a match lies inside one token.
                 let from = bytes[..start]
@@ -395,7 +501,7 @@ impl Plan {
                 return false;
             }
             in_text[id] = true;
-            true
+            settled
         })
     }
 
@@ -630,11 +736,25 @@ impl Provenance {
     /// is a bug). Each source is searched for them as it arrives instead of being indexed:
     /// much less work when the values are known before the walk (R3's are the trace's
     /// arguments).
+    #[cfg(test)]
     pub(crate) fn planned<'v>(values: impl IntoIterator<Item = &'v Value>) -> Self {
-        let mut index = Self::default();
+        Self::planned_at(values, None)
+    }
+
+    /// `planned`, with the home directory a path value's `~` stands for (normalised). String
+    /// values that look like paths are also derived as paths (`paths`).
+    pub(crate) fn planned_at<'v>(
+        values: impl IntoIterator<Item = &'v Value>,
+        home: Option<String>,
+    ) -> Self {
+        let mut index = Self {
+            home,
+            ..Self::default()
+        };
         let mut edges = Box::new(Edges::new());
         let plan = Plan::new(
             values,
+            index.home.as_deref(),
             &mut index.numbers,
             &mut index.scalar_digits,
             &mut edges,
@@ -959,10 +1079,28 @@ impl Provenance {
 
     /// Is this scalar derivable from what was observed? Anything but a string or a number is.
     pub(crate) fn check(&mut self, value: &Value) -> Derivation {
+        self.check_as(value, true)
+    }
+
+    /// `check` without deriving paths as paths (what an open index answers).
+    #[cfg(test)]
+    pub(crate) fn check_as_text(&mut self, value: &Value) -> Derivation {
+        self.check_as(value, false)
+    }
+
+    fn check_as(&mut self, value: &Value, as_path: bool) -> Derivation {
         let Some((norm, number)) = query_forms(value) else {
             return Derivation::Derivable;
         };
         if self.derivable(&norm, number.as_deref()) {
+            return Derivation::Derivable;
+        }
+        if as_path
+            && value.is_string()
+            && let Substrings::Planned(plan) = &self.substrings
+            && let Some(form) = paths::path_form(&norm, self.home.as_deref())
+            && plan.path_derivable(&form)
+        {
             return Derivation::Derivable;
         }
         let d = digits(&norm);
@@ -970,6 +1108,31 @@ impl Provenance {
             Derivation::BeyondCap
         } else {
             Derivation::NotDerivable
+        }
+    }
+
+    /// `check` for a path the call creates: derivable as a whole, or its directory derivable
+    /// as a path (the file name is the agent's to choose).
+    pub(crate) fn check_created(&mut self, value: &Value) -> Derivation {
+        let whole = self.check(value);
+        if whole == Derivation::Derivable {
+            return whole;
+        }
+        let Value::String(s) = value else {
+            return whole;
+        };
+        let Some(form) = paths::path_form(&normalize_text(s), self.home.as_deref()) else {
+            return whole;
+        };
+        match (&self.substrings, form.parent()) {
+            (_, None) => Derivation::Derivable,
+            // A directory is not a module: only its pieces count.
+            (Substrings::Planned(plan), Some(dir))
+                if dir.derivable(|p| plan.aligned(p), |_| false) =>
+            {
+                Derivation::Derivable
+            }
+            _ => whole,
         }
     }
 

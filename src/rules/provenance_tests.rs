@@ -116,6 +116,7 @@ fn a_planned_index_answers_as_an_open_one() {
     };
     let mut answers = HashMap::new();
     let mut screened_out = 0;
+    let mut derived_as_paths = 0;
     for round in 0..400 {
         let mut sources: Vec<(bool, String)> = Vec::new();
         for _ in 0..(1 + next() % 6) {
@@ -192,11 +193,23 @@ fn a_planned_index_answers_as_an_open_one() {
         }
         for v in &values {
             let answer = open.check(v);
+            // The path pieces searched beside the values change no answer as text; the path
+            // rule (planned only) may only add derivable values, and only values that are paths.
             assert_eq!(
                 answer,
-                planned.check(v),
+                planned.check_as_text(v),
                 "round {round}: {v} after {sources:?}"
             );
+            let as_path = planned.check(v);
+            if as_path != answer {
+                assert_eq!(as_path, Derivation::Derivable, "round {round}: {v}");
+                let norm = super::normalize_text(v.as_str().expect("a path is a string"));
+                assert!(
+                    super::paths::path_form(&norm, None).is_some(),
+                    "round {round}: {v} is not a path"
+                );
+                derived_as_paths += 1;
+            }
             *answers.entry(format!("{answer:?}")).or_insert(0) += 1;
         }
     }
@@ -206,6 +219,8 @@ fn a_planned_index_answers_as_an_open_one() {
         "{answers:?}"
     );
     assert!(screened_out > 100, "{screened_out} scalars left out");
+    // The random values include paths the path rule derives (`a/b` of two observed words).
+    assert!(derived_as_paths > 0, "no value was derived as a path");
 }
 
 #[test]

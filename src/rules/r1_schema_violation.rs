@@ -44,11 +44,11 @@ impl Rule for SchemaViolation {
             let Some(call) = step.as_call() else { continue };
             let Some(spec) = cx.spec(&call.name) else {
                 // R7 reports the unknown tool; nothing to validate against.
-                out.count(false);
+                out.count_tool(Some(&call.name), false);
                 continue;
             };
             let Some(schema) = spec.schema.as_ref() else {
-                out.count(false);
+                out.count_tool(Some(&call.name), false);
                 out.suppress(
                     step,
                     Some(&call.name),
@@ -60,11 +60,11 @@ impl Rule for SchemaViolation {
                 Args::Known(v) => v,
                 Args::Malformed(_) => {
                     // R6 reports it; one broken call never yields two defects.
-                    out.count(false);
+                    out.count_tool(Some(&call.name), false);
                     continue;
                 }
                 Args::Unknown(reason) => {
-                    out.count(false);
+                    out.count_tool(Some(&call.name), false);
                     out.suppress(
                         step,
                         Some(&call.name),
@@ -79,12 +79,12 @@ impl Rule for SchemaViolation {
             let validator = match validator.as_ref() {
                 Ok(v) => v,
                 Err(reason) => {
-                    out.count(false);
+                    out.count_tool(Some(&call.name), false);
                     out.suppress(step, Some(&call.name), reason.clone());
                     continue;
                 }
             };
-            out.count(true);
+            out.count_tool(Some(&call.name), true);
             // Most calls are valid: a yes/no check first, errors gathered only for the others.
             if validator.is_valid(args) {
                 continue;
@@ -138,6 +138,17 @@ impl Rule for SchemaViolation {
                 .first()
                 .and_then(|(p, _, _)| p.strip_prefix('/'))
                 .map(|p| p.split('/').next().unwrap_or(p).to_owned());
+            // Every top-level field an error is about (`(root)`: the arguments object itself),
+            // so a baseline tells a violation of one field from one of another.
+            f.fields = errors
+                .iter()
+                .map(|(p, _, _)| match p.strip_prefix('/') {
+                    Some(rest) => rest.split('/').next().unwrap_or(rest).to_owned(),
+                    None => "(root)".to_owned(),
+                })
+                .collect();
+            f.fields.sort();
+            f.fields.dedup();
             f.details = details;
             f.help = Some(format!(
                 "fix the arguments the agent builds for `{}`, or correct the schema if it is wrong",

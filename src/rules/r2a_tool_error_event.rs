@@ -91,7 +91,7 @@ impl Rule for ToolErrorEvent {
             let shown = Shown(tool);
             match outcome {
                 Outcome::Error(detail) => {
-                    out.count(true);
+                    out.count_tool(tool, true);
                     let f = out.finding(
                         Tier::HardEvent,
                         step,
@@ -104,9 +104,10 @@ impl Rule for ToolErrorEvent {
                         "the failed result",
                     );
                     f.help = Some("make sure the agent handles or retries the error".into());
+                    f.signal = Some("structured");
                 }
                 Outcome::DeclaredFailure(what) => {
-                    out.count(true);
+                    out.count_tool(tool, true);
                     let f = out.finding(
                         Tier::HardEvent,
                         step,
@@ -115,18 +116,23 @@ impl Rule for ToolErrorEvent {
                         "the failed result",
                     );
                     f.help = Some("make sure the agent handles the failure before going on".into());
+                    f.signal = Some("declared");
                 }
-                Outcome::Fine(_) => out.count(true),
+                Outcome::Fine(_) => out.count_tool(tool, true),
                 Outcome::NotRecorded => {
-                    out.count(false);
+                    out.count_tool(tool, false);
                     out.suppress(
                         step,
                         tool,
                         "the result's content and status were not recorded: cannot tell whether the call failed",
                     );
                 }
+                // A sub-agent's report quotes errors as its findings: no text heuristics.
+                Outcome::Unknown { .. } if spec.is_some_and(|s| s.metadata.result_is_report) => {
+                    out.count_tool(tool, false);
+                }
                 Outcome::Unknown { declared_absent } => {
-                    out.count(false);
+                    out.count_tool(tool, false);
                     heuristics(step, result, call, spec, declared_absent.as_deref(), out);
                 }
             }
@@ -163,24 +169,28 @@ fn heuristics(
         Some((
             format!("{shown} result carries {what}, and the tool declares no `failure_when`"),
             "declare `failure_when` for the tool to make this a certain event (or to say it is data)",
+            "status_in_result",
         ))
     } else if let Some(line) = result_error_line(result) {
         Some((
             format!("{shown} result may be an error: a line begins with `{line}`"),
             "if this output is expected, declare `failure_when` for the tool so the result is classified",
+            "error_line",
         ))
     } else if result_is_empty(result) && !call.is_some_and(is_search) {
         Some((
             format!("{shown} returned an empty result"),
             "check that the agent noticed the empty result; declare `failure_when` if empty means failure",
+            "empty",
         ))
     } else {
         None
     };
-    if let Some((message, help)) = suspicion {
+    if let Some((message, help, signal)) = suspicion {
         let f = out.finding(Tier::Candidate, step, tool, message, "the result");
         f.possible_false_positive = true;
         f.help = Some(help.into());
+        f.signal = Some(signal);
         return;
     }
     let Some(name) = tool.filter(|_| side_effecting) else {
@@ -195,6 +205,15 @@ fn heuristics(
         ),
     };
     out.suppress(step, tool, reason);
+}
+
+/// Would an unknown-status result make an R2a candidate (a status in its body, a line that
+/// begins with an error report, or an empty result of a call that is not a search)? Other rules
+/// that build on "this call probably succeeded" ask it (R3's confirmation of a value).
+pub(super) fn suspected(result: &ToolResult, call: Option<&ToolCall>) -> bool {
+    result_body_status(result).is_some()
+        || result_error_line(result).is_some()
+        || (result_is_empty(result) && !call.is_some_and(is_search))
 }
 
 /// Keys of a result body that carry a status.

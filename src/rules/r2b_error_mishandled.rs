@@ -30,6 +30,52 @@ pub(crate) static META: RuleMeta = RuleMeta {
 
 /// Values followed per failed result; past this, a suppression says so.
 const VALUES_PER_FAILURE: usize = 1024;
+/// Words with which an agent's text speaks of a failure (lower case; matched as a word start).
+const FAILURE_WORDS: &[&str] = &[
+    "fail",
+    "error",
+    "exit code",
+    "could not",
+    "couldn't",
+    "cannot",
+    "can't",
+    "unable",
+    "not found",
+    "does not exist",
+    "doesn't exist",
+    "no such",
+    "denied",
+    "timed out",
+    "timeout",
+    "broken",
+    "refused",
+    "rejected",
+    "invalid",
+    "missing",
+    "didn't work",
+    "did not work",
+    "not work",
+    "wrong",
+    "problem",
+    "issue",
+];
+
+/// Does an agent's text speak of a failure (a word from `FAILURE_WORDS` at a word start)? The
+/// agent's words are never evidence of what happened, only of what it noticed: enough to say it
+/// did not carry on as if nothing failed.
+fn speaks_of_failure(text: &str) -> bool {
+    let lower = text.to_lowercase();
+    FAILURE_WORDS.iter().any(|w| {
+        lower.match_indices(w).any(|(i, _)| {
+            i == 0
+                || !lower[..i]
+                    .chars()
+                    .next_back()
+                    .is_some_and(char::is_alphanumeric)
+        })
+    })
+}
+
 /// Deepest nesting walked for values.
 const MAX_DEPTH: usize = 32;
 
@@ -43,6 +89,9 @@ struct Failure {
     /// A later call used a value this result carried (even if an earlier failure supplied it
     /// first and the use is reported there).
     used: bool,
+    /// The agent's next words (its text before its next call, or its final answer) speak of a
+    /// failure: it saw this one and said so.
+    acknowledged: bool,
     uses: Vec<Use>,
 }
 
@@ -85,7 +134,7 @@ impl Rule for ErrorMishandled {
         if !failed.contains(&true) {
             for s in steps {
                 if let Some(c) = s.as_call() {
-                    out.count(matches!(c.args, Args::Known(_)));
+                    out.count_tool(Some(&c.name), matches!(c.args, Args::Known(_)));
                 }
             }
             return;
@@ -97,9 +146,18 @@ impl Rule for ErrorMishandled {
             taints: HashMap::default(),
             failures: Vec::new(),
             awaiting_retry: HashMap::default(),
+            unanswered: Vec::new(),
         };
         for step in steps {
             walk.step(step, failed[step.index], out);
+        }
+        if cx
+            .trace
+            .final_answer
+            .as_deref()
+            .is_some_and(speaks_of_failure)
+        {
+            walk.acknowledge();
         }
         walk.report(out);
     }
@@ -116,6 +174,8 @@ struct Walk<'a, 'c> {
     failures: Vec<Failure>,
     /// Failures per tool whose tool has not been called again yet.
     awaiting_retry: HashMap<String, Vec<usize>, foldhash::quality::RandomState>,
+    /// Failures since the agent's last call: its next words may acknowledge them.
+    unanswered: Vec<usize>,
 }
 
 impl Walk<'_, '_> {
@@ -124,8 +184,15 @@ impl Walk<'_, '_> {
             StepKind::Message(m) if m.role != Role::Assistant => {
                 self.observe_clean(step.index, None, |p| p.add_text(&m.content));
             }
-            StepKind::Message(_) => {}
-            StepKind::ToolCall(call) => self.call(step, call, out),
+            StepKind::Message(m) => {
+                if speaks_of_failure(&m.content) {
+                    self.acknowledge();
+                }
+            }
+            StepKind::ToolCall(call) => {
+                self.unanswered.clear();
+                self.call(step, call, out);
+            }
             StepKind::ToolResult(r) if failed => self.failure(step, r.structured(), out),
             StepKind::ToolResult(r) if r.content_recorded => {
                 let call = self.cx.pairing.call_for(step.index);
@@ -187,6 +254,13 @@ impl Walk<'_, '_> {
         self.pending.push(index);
     }
 
+    /// The agent spoke of a failure: every failure since its last call was acknowledged.
+    fn acknowledge(&mut self) {
+        for f in self.unanswered.drain(..) {
+            self.failures[f].acknowledged = true;
+        }
+    }
+
     fn failure(&mut self, step: &Step, content: &Value, out: &mut Sink) {
         let tool = self
             .cx
@@ -196,6 +270,7 @@ impl Walk<'_, '_> {
             .and_then(Step::as_call)
             .map(|c| c.name.clone());
         let index = self.failures.len();
+        self.unanswered.push(index);
         if let Some(t) = &tool {
             self.awaiting_retry
                 .entry(t.clone())
@@ -207,6 +282,7 @@ impl Walk<'_, '_> {
             tool,
             retried: false,
             used: false,
+            acknowledged: false,
             uses: Vec::new(),
         });
         let mut followed = 0usize;
@@ -257,7 +333,7 @@ impl Walk<'_, '_> {
             }
         }
         let Args::Known(args) = &call.args else {
-            out.count(false);
+            out.count_tool(Some(&call.name), false);
             if !self.taints.is_empty() && matches!(call.args, Args::Unknown(_)) {
                 out.suppress(
                     step,
@@ -267,7 +343,7 @@ impl Walk<'_, '_> {
             }
             return;
         };
-        out.count(true);
+        out.count_tool(Some(&call.name), true);
         if self.taints.is_empty() {
             return;
         }
@@ -355,7 +431,7 @@ impl Walk<'_, '_> {
                 .iter()
                 .max_by_key(|u| (u.tier, u.side_effecting, std::cmp::Reverse(u.call)))
             else {
-                if f.tool.is_some() && !f.retried && !f.used {
+                if f.tool.is_some() && !f.retried && !f.used && !f.acknowledged {
                     let finding = out.finding(
                         Tier::Candidate,
                         failed_step,
@@ -370,6 +446,7 @@ impl Walk<'_, '_> {
                         "retry the call, or make the agent acknowledge the failure before going on"
                             .into(),
                     );
+                    finding.signal = Some("not_retried");
                 }
                 continue;
             };
@@ -406,6 +483,7 @@ impl Walk<'_, '_> {
             );
             finding.field = worst.field.clone();
             finding.possible_false_positive = worst.tier == Tier::Candidate;
+            finding.signal = Some("used_after_failure");
             finding
                 .evidence
                 .push(evidence(failed_step, "the failed result"));

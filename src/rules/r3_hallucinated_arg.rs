@@ -9,8 +9,11 @@
 use serde_json::Value;
 
 use crate::finding::{FindingType, RuleId, RuleMeta, Tier};
-use crate::model::{Args, Role, StepKind, ToolSpec, ValueOrigin};
+use crate::model::{Args, ContextKind, Role, StepKind, ToolSpec, ValueOrigin};
 
+use super::normalize::normalize_text;
+use super::outcome::Outcome;
+use super::paths;
 use super::provenance::{Derivation, Provenance, SOURCE_CAP, WORD_CAP};
 use super::{Rule, Sink, TraceCx};
 
@@ -46,27 +49,50 @@ impl Rule for HallucinatedArg {
             })
             .flatten()
             .map(|(_, value, _)| value);
-        let mut seen = Provenance::planned(asked);
+        let home = cx
+            .trace
+            .context
+            .iter()
+            .find(|c| c.kind == ContextKind::HomeDirectory)
+            .map(|c| normalize_text(&c.value));
+        let mut seen = Provenance::planned_at(asked, home.clone());
+        // What the agent was told about its environment is observed from the start.
+        for c in &cx.trace.context {
+            seen.add_text(&c.value);
+        }
+        let mut confirmations = Confirmations::default();
+        // Calls made before anything the agent observed was recorded (no user, system or tool
+        // text yet): what they were asked to do is not in the trace, so they are not judged.
+        let mut observed_any = false;
+        let mut unjudged = 0usize;
         for step in &cx.trace.steps {
             let call = match &step.kind {
                 StepKind::Message(m) => {
                     if m.role != Role::Assistant {
                         seen.add_text(&m.content);
+                        observed_any = true;
                     }
                     continue;
                 }
                 StepKind::ToolResult(r) => {
                     if r.content_recorded {
                         seen.add_result(r);
+                        observed_any = true;
                     }
+                    confirmations.result(cx, step.index, &mut seen);
                     continue;
                 }
                 StepKind::ToolCall(call) => call,
             };
+            if !observed_any && matches!(call.args, Args::Known(Value::Object(_))) {
+                out.count_tool(Some(&call.name), false);
+                unjudged += 1;
+                continue;
+            }
             let args = match &call.args {
                 Args::Known(Value::Object(m)) => m,
                 Args::Known(_) => {
-                    out.count(false);
+                    out.count_tool(Some(&call.name), false);
                     out.suppress(
                         step,
                         Some(&call.name),
@@ -76,11 +102,11 @@ impl Rule for HallucinatedArg {
                 }
                 Args::Malformed(_) => {
                     // R6 reports it.
-                    out.count(false);
+                    out.count_tool(Some(&call.name), false);
                     continue;
                 }
                 Args::Unknown(reason) => {
-                    out.count(false);
+                    out.count_tool(Some(&call.name), false);
                     out.suppress(
                         step,
                         Some(&call.name),
@@ -89,10 +115,18 @@ impl Rule for HallucinatedArg {
                     continue;
                 }
             };
-            out.count(true);
+            out.count_tool(Some(&call.name), true);
             for (field, value, origin) in judged(cx.spec(&call.name), args) {
                 let provided = origin == Some(ValueOrigin::Provided);
-                match seen.check(value) {
+                let mut derivation = if origin == Some(ValueOrigin::Created) {
+                    seen.check_created(value)
+                } else {
+                    seen.check(value)
+                };
+                if derivation != Derivation::Derivable && confirmations.confirmed(cx, value) {
+                    derivation = Derivation::Derivable;
+                }
+                match derivation {
                     Derivation::Derivable => {}
                     Derivation::BeyondCap => out.suppress(
                         step,
@@ -103,6 +137,7 @@ impl Rule for HallucinatedArg {
                         ),
                     ),
                     Derivation::NotDerivable => {
+                        let signal = signal(value, home.as_deref());
                         let tier = if provided {
                             Tier::HardDefect
                         } else {
@@ -119,6 +154,7 @@ impl Rule for HallucinatedArg {
                             "the call",
                         );
                         f.field = Some(field.clone());
+                        f.signal = Some(signal);
                         f.possible_false_positive = !provided;
                         f.help = Some(if provided {
                             format!(
@@ -133,17 +169,137 @@ impl Rule for HallucinatedArg {
                 }
             }
         }
+        if unjudged > 0 {
+            out.suppress_trace(format!(
+                "{unjudged} call(s) made before anything the agent observed was recorded (no user, system or tool text before them): their arguments are not judged"
+            ));
+        }
+    }
+}
+
+/// A successful result confirms the values its call used: the tool accepted them (a file read
+/// exists, an order fetched is real), so a later call reusing one is not reported again (the
+/// first use was judged). An explicit success (`Outcome::Fine`) makes its call's values
+/// observed at once; a result that cannot tell is kept, and asked only when a later value is
+/// otherwise not derivable: it confirms when R2a would not suspect it (no error line, no error
+/// status in its body, not empty). A failure never confirms.
+#[derive(Default)]
+struct Confirmations {
+    /// A value's JSON text → the unknown-status results of calls that used it.
+    pending: std::collections::HashMap<String, Vec<usize>>,
+}
+
+impl Confirmations {
+    fn result(&mut self, cx: &TraceCx<'_>, result: usize, seen: &mut Provenance) {
+        let outcome = cx.outcome(result);
+        let fine = matches!(outcome, Some(Outcome::Fine(_)));
+        if !fine && !matches!(outcome, Some(Outcome::Unknown { .. })) {
+            return;
+        }
+        let Some(call) = cx
+            .pairing
+            .call_for(result)
+            .and_then(|i| cx.trace.steps[i].as_call())
+        else {
+            return;
+        };
+        let Args::Known(Value::Object(args)) = &call.args else {
+            return;
+        };
+        for (_, value, _) in judged(cx.spec(&call.name), args) {
+            if fine {
+                match value {
+                    Value::String(s) => seen.add_text(s),
+                    Value::Number(n) => seen.add_text(&n.to_string()),
+                    _ => {}
+                }
+            } else {
+                self.pending
+                    .entry(value.to_string())
+                    .or_default()
+                    .push(result);
+            }
+        }
+    }
+
+    fn confirmed(&self, cx: &TraceCx<'_>, value: &Value) -> bool {
+        let Some(results) = self.pending.get(&value.to_string()) else {
+            return false;
+        };
+        results.iter().any(|&i| {
+            let call = cx
+                .pairing
+                .call_for(i)
+                .and_then(|c| cx.trace.steps[c].as_call());
+            cx.trace.steps[i].as_result().is_some_and(|r| {
+                r.content_recorded && !super::r2a_tool_error_event::suspected(r, call)
+            })
+        })
+    }
+}
+
+/// Which check a value failed: as a path (it looks like one), as a number, or as text.
+fn signal(value: &Value, home: Option<&str>) -> &'static str {
+    match value {
+        Value::Number(_) => "not_derivable_as_number",
+        Value::String(s) => {
+            let norm = normalize_text(s);
+            if paths::path_form(&norm, home).is_some() {
+                "not_derivable_as_path"
+            } else if super::normalize::canonical_number_str(s).is_some() {
+                "not_derivable_as_number"
+            } else {
+                "not_derivable_as_text"
+            }
+        }
+        _ => "not_derivable_as_text",
     }
 }
 
 /// The fields of a call's arguments R3 judges (`skipped` aside), with their declared origin.
+/// A call that says it creates (`creates`) has its path fields of no declared origin read as
+/// `created`.
 fn judged<'a>(
     spec: Option<&'a ToolSpec>,
     args: &'a serde_json::Map<String, Value>,
 ) -> impl Iterator<Item = (&'a String, &'a Value, Option<ValueOrigin>)> {
+    let creating = creates(args);
     args.iter().filter_map(move |(field, value)| {
-        let origin = spec.and_then(|s| s.value_origins.get(field)).copied();
+        let origin = spec
+            .and_then(|s| s.value_origins.get(field))
+            .copied()
+            .or_else(|| {
+                (creating && value.as_str().is_some_and(|v| v.contains(['/', '\\'])))
+                    .then_some(ValueOrigin::Created)
+            });
         (!skipped(spec, field, value, origin)).then_some((field, value, origin))
+    })
+}
+
+/// Keys that name what a multi-command tool does (`str_replace_editor`'s `command`, an
+/// `action`, a `mode`).
+const MODE_KEYS: &[&str] = &["command", "action", "operation", "op", "mode"];
+/// Their values that create a file or directory.
+const CREATE_MODES: &[&str] = &[
+    "create",
+    "create_file",
+    "createfile",
+    "new",
+    "new_file",
+    "write",
+    "write_file",
+    "touch",
+    "mkdir",
+];
+
+/// Does the call say it creates (`{"command": "create", "path": …}`, the editor tool of
+/// SWE-agent, OpenHands and Anthropic's text editor)? Its path is then new: only the directory
+/// it goes into is judged.
+fn creates(args: &serde_json::Map<String, Value>) -> bool {
+    MODE_KEYS.iter().any(|k| {
+        args.get(*k)
+            .and_then(Value::as_str)
+            .is_some_and(|m| CREATE_MODES.contains(&m.trim().to_ascii_lowercase().as_str()))
     })
 }
 
@@ -158,7 +314,7 @@ fn skipped(
     if !matches!(value, Value::String(_) | Value::Number(_)) {
         return true;
     }
-    if origin == Some(ValueOrigin::Generated) {
+    if matches!(origin, Some(ValueOrigin::Generated | ValueOrigin::Choice)) {
         return true;
     }
     let prop = spec
@@ -166,6 +322,10 @@ fn skipped(
         .and_then(|s| s.get("properties"))
         .and_then(|p| p.get(field));
     if prop.is_some_and(|p| p.get("enum").is_some() || p.get("const").is_some()) {
+        return true;
+    }
+    if origin != Some(ValueOrigin::Provided) && super::parameters::is_parameter(field, prop, value)
+    {
         return true;
     }
     origin != Some(ValueOrigin::Provided)
@@ -221,6 +381,7 @@ mod tests {
     #[test]
     fn earlier_arguments_are_not_a_source() {
         let trace = r#"{"run_id": "r", "steps": [
+          {"type": "message", "role": "user", "content": "look it up"},
           {"type": "tool_call", "call_id": "1", "name": "t", "args": {"id": "QQ-123"}},
           {"type": "tool_call", "call_id": "2", "name": "t", "args": {"id": "QQ-123"}}
         ]}"#;
@@ -243,6 +404,275 @@ mod tests {
                 // `zz_made_up_value` cannot be in the cut text (its 4-grams are not there).
                 "3:11: candidate R3 t: `c` = `\"zz_made_up_value\"` is not derivable from anything the agent observed before the call",
                 "suppressed R3 3:11: `a` is not derivable from the observed text that was indexed, and could be in text past the index's limits (1 MiB per source; 1048576 words per trace for values of several words)"
+            ],
+            "{out}"
+        );
+    }
+
+    use crate::model::ContextKind;
+    use crate::rules::testing::{lint_in, outcomes};
+
+    /// The R3 findings of a trace with a working directory: (tool, field, signal).
+    fn r3_signals(trace: &str, tools: Option<&str>, cwd: &str) -> Vec<(String, String, String)> {
+        let ctx = [(ContextKind::WorkingDirectory, cwd)];
+        outcomes(trace, tools, Default::default(), &ctx)
+            .iter()
+            .flat_map(|o| o.findings.iter())
+            .filter(|f| f.rule == crate::finding::RuleId::R3)
+            .map(|f| {
+                (
+                    f.tool.clone().unwrap_or_default(),
+                    f.field.clone().unwrap_or_default(),
+                    f.signal.unwrap_or_default().to_owned(),
+                )
+            })
+            .collect()
+    }
+
+    fn call(id: u32, name: &str, args: &str) -> String {
+        format!(r#"{{"type": "tool_call", "call_id": "{id}", "name": "{name}", "args": {args}}}"#)
+    }
+
+    fn result(id: u32, content: &str) -> String {
+        format!(
+            r#"{{"type": "tool_result", "call_id": "{id}", "content": {}, "status": "ok"}}"#,
+            serde_json::Value::String(content.into())
+        )
+    }
+
+    fn trace(steps: &[String]) -> String {
+        format!(
+            r#"{{"run_id": "r", "steps": [{{"type": "message", "role": "user", "content": "fix the failing test"}}, {}]}}"#,
+            steps.join(", ")
+        )
+    }
+
+    #[test]
+    fn paths_are_derived_from_the_working_directory_and_listings() {
+        let t = trace(&[
+            call(1, "Grep", r#"{"pattern": "def load"}"#),
+            result(
+                1,
+                "src/pkg/mod.py:12:def load(path):\ntests/test_conf.py:3:from pkg.mod import load",
+            ),
+            // The working directory + a relative path the search listed.
+            call(2, "Read", r#"{"file_path": "/repo/src/pkg/mod.py"}"#),
+            // A listed directory + a name: `src/pkg` was listed, `util.py` was not.
+            call(3, "Read", r#"{"file_path": "/repo/src/pkg/util.py"}"#),
+            call(4, "Bash", r#"{"command": "ls src/pkg"}"#),
+            result(4, "__init__.py  mod.py  util.py"),
+            call(5, "Read", r#"{"file_path": "/repo/src/pkg/util.py"}"#),
+            // Normalised before it is judged: `./`, `..` and a trailing separator.
+            call(6, "Grep", r#"{"path": "/repo/./src/../src/pkg/"}"#),
+            // An observed directory and an observed name make a path (`tests` and `mod.py`
+            // were both listed), but a name inside a longer one does not count: `conf.py` is
+            // only part of `test_conf.py`.
+            call(7, "Read", r#"{"file_path": "/repo/tests/mod.py"}"#),
+            call(8, "Read", r#"{"file_path": "/repo/tests/conf.py"}"#),
+        ]);
+        assert_eq!(
+            r3_signals(&t, None, "/repo"),
+            [
+                (
+                    "Read".into(),
+                    "file_path".into(),
+                    "not_derivable_as_path".into()
+                ),
+                (
+                    "Read".into(),
+                    "file_path".into(),
+                    "not_derivable_as_path".into()
+                ),
+            ]
+        );
+        let out = lint_in(
+            &t,
+            None,
+            Default::default(),
+            &[(ContextKind::WorkingDirectory, "/repo")],
+        );
+        let lines: Vec<&str> = r3(&out);
+        assert!(lines[0].contains("/repo/src/pkg/util.py"), "{out}");
+        assert!(lines[1].contains("/repo/tests/conf.py"), "{out}");
+        // Without the working directory, the absolute paths have nothing to start from.
+        assert_eq!(r3_signals(&t, None, "/elsewhere").len(), 6);
+    }
+
+    #[test]
+    fn a_module_name_derives_its_source_file() {
+        let t = trace(&[
+            call(1, "Bash", r#"{"command": "ls -a"}"#),
+            result(1, "README.md  src  tests"),
+            call(2, "Read", r#"{"file_path": "/repo/tests/test_mod.py"}"#),
+            result(2, "from pkg.mod import load\nimport pkg.helpers as h"),
+            call(3, "Read", r#"{"file_path": "/repo/src/pkg/mod.py"}"#),
+            call(
+                4,
+                "Read",
+                r#"{"file_path": "/repo/src/pkg/helpers/__init__.py"}"#,
+            ),
+            // `pkg.other` was never imported.
+            call(5, "Read", r#"{"file_path": "/repo/src/pkg/other.py"}"#),
+        ]);
+        let out = lint_in(
+            &t,
+            None,
+            Default::default(),
+            &[(ContextKind::WorkingDirectory, "/repo")],
+        );
+        // `tests/test_mod.py`: `tests` was listed, `test_mod.py` was not (a guess).
+        assert_eq!(r3(&out).len(), 2, "{out}");
+        assert!(
+            out.contains("/repo/tests/test_mod.py") && out.contains("/repo/src/pkg/other.py"),
+            "{out}"
+        );
+    }
+
+    #[test]
+    fn origins_numbers_and_created_paths() {
+        let tools = r#"[{"name": "Write", "inputSchema": {"type": "object", "properties": {
+                          "file_path": {"type": "string", "x-value-origin": "created"}}}},
+                        {"name": "Task", "inputSchema": {"type": "object", "properties": {
+                          "subagent_type": {"type": "string", "x-value-origin": "choice"}}}},
+                        {"name": "cancel_order", "inputSchema": {"type": "object", "properties": {
+                          "order_id": {"type": "integer"}, "timeout": {"type": "integer"},
+                          "amount": {"type": "integer"}, "retries": {"type": "integer", "maximum": 5}}}}]"#;
+        let t = trace(&[
+            call(1, "Bash", r#"{"command": "ls -a"}"#),
+            result(1, "src"),
+            // A new file in an observed directory; a new file in a directory nobody saw.
+            call(2, "Write", r#"{"file_path": "/repo/src/new_module.py"}"#),
+            call(
+                3,
+                "Write",
+                r#"{"file_path": "/repo/nowhere/new_module.py"}"#,
+            ),
+            // A choice the definition offers is never judged against observed text.
+            call(4, "Task", r#"{"subagent_type": "Explore"}"#),
+            // A timeout is a parameter; an order id and an amount are judged.
+            call(
+                5,
+                "cancel_order",
+                r#"{"order_id": 4512, "timeout": 30000, "amount": 250, "retries": 40}"#,
+            ),
+        ]);
+        assert_eq!(
+            r3_signals(&t, Some(tools), "/repo"),
+            [
+                (
+                    "Write".into(),
+                    "file_path".into(),
+                    "not_derivable_as_path".into()
+                ),
+                (
+                    "cancel_order".into(),
+                    "amount".into(),
+                    "not_derivable_as_number".into()
+                ),
+                (
+                    "cancel_order".into(),
+                    "order_id".into(),
+                    "not_derivable_as_number".into()
+                ),
+            ]
+        );
+    }
+
+    #[test]
+    fn a_call_that_says_it_creates_makes_its_path_new() {
+        let t = trace(&[
+            call(
+                1,
+                "str_replace_editor",
+                r#"{"command": "view", "path": "/repo"}"#,
+            ),
+            result(1, "src/\nsetup.py"),
+            // `create`: the file is new, its directory was listed.
+            call(
+                2,
+                "str_replace_editor",
+                r#"{"command": "create", "path": "/repo/src/reproduce.py", "file_text": "x"}"#,
+            ),
+            // `view` of a file nobody listed: judged whole.
+            call(
+                3,
+                "str_replace_editor",
+                r#"{"command": "view", "path": "/repo/src/guessed.py"}"#,
+            ),
+            // Created in a directory nobody saw.
+            call(
+                4,
+                "str_replace_editor",
+                r#"{"command": "create", "path": "/repo/nowhere/x.py", "file_text": "x"}"#,
+            ),
+        ]);
+        let tools = r#"[{"name": "str_replace_editor", "inputSchema": {"type": "object", "properties": {
+                          "command": {"enum": ["view", "create", "str_replace"]}, "path": {"type": "string"}}}}]"#;
+        let paths: Vec<String> = r3(&lint_in(
+            &t,
+            Some(tools),
+            Default::default(),
+            &[(ContextKind::WorkingDirectory, "/repo")],
+        ))
+        .iter()
+        .map(|l| l.split('`').nth(3).unwrap_or_default().to_owned())
+        .collect();
+        assert_eq!(
+            paths,
+            ["\"/repo/src/guessed.py\"", "\"/repo/nowhere/x.py\""]
+        );
+    }
+
+    #[test]
+    fn a_successful_call_confirms_the_values_it_used() {
+        let unknown = |id: u32, content: &str| {
+            format!(
+                r#"{{"type": "tool_result", "call_id": "{id}", "content": {}}}"#,
+                serde_json::Value::String(content.into())
+            )
+        };
+        let error = |id: u32| {
+            format!(
+                r#"{{"type": "tool_result", "call_id": "{id}", "content": "no such file", "status": "error"}}"#
+            )
+        };
+        let t = trace(&[
+            // Guessed, then read successfully: judged once.
+            call(1, "Read", r#"{"file_path": "/repo/guessed_a.py"}"#),
+            result(1, "print(1)"),
+            call(2, "Edit", r#"{"file_path": "/repo/guessed_a.py"}"#),
+            // A result that does not say (no status) but reads as output confirms too.
+            call(3, "Read", r#"{"file_path": "/repo/guessed_b.py"}"#),
+            unknown(3, "     1\tprint(2)"),
+            call(4, "Edit", r#"{"file_path": "/repo/guessed_b.py"}"#),
+            // One that reads as an error does not; a failure never does.
+            call(5, "Read", r#"{"file_path": "/repo/guessed_c.py"}"#),
+            unknown(5, "Error: file not found"),
+            call(6, "Edit", r#"{"file_path": "/repo/guessed_c.py"}"#),
+            call(7, "Read", r#"{"file_path": "/repo/guessed_d.py"}"#),
+            error(7),
+            call(8, "Edit", r#"{"file_path": "/repo/guessed_d.py"}"#),
+        ]);
+        let got: Vec<String> = r3_signals(&t, None, "/")
+            .into_iter()
+            .map(|(tool, _, _)| tool)
+            .collect();
+        assert_eq!(got, ["Read", "Read", "Read", "Edit", "Read", "Edit"]);
+    }
+
+    #[test]
+    fn calls_before_anything_observed_are_not_judged() {
+        let t = r#"{"run_id": "r", "steps": [
+          {"type": "tool_call", "call_id": "1", "name": "t", "args": {"id": "QQ-123"}},
+          {"type": "tool_result", "call_id": "1", "content": "ok", "status": "ok"},
+          {"type": "tool_call", "call_id": "2", "name": "t", "args": {"id": "ZZ-999"}}
+        ]}"#;
+        let out = lint(t, None, Default::default());
+        assert_eq!(
+            r3(&out),
+            [
+                "4:11: candidate R3 t: `id` = `\"ZZ-999\"` is not derivable from anything the agent observed before the call",
+                "suppressed R3 -: 1 call(s) made before anything the agent observed was recorded (no user, system or tool text before them): their arguments are not judged"
             ],
             "{out}"
         );

@@ -41,7 +41,7 @@ impl Rule for Loop {
     fn check(&self, cx: &TraceCx<'_>, out: &mut Sink) {
         let recs = cx.calls();
         for r in recs {
-            out.count(r.key.is_some() && r.result.is_some());
+            out.count_tool(Some(&r.call.name), r.key.is_some() && r.result.is_some());
         }
         let advances = later_different(recs);
         let n = recs.len();

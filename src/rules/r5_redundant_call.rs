@@ -62,11 +62,11 @@ impl Rule for RedundantCall {
             HashMap::default();
         for (i, r) in recs.iter().enumerate() {
             let Some(key) = r.key.as_ref() else {
-                out.count(false);
+                out.count_tool(Some(&r.call.name), false);
                 continue;
             };
             let Some(result) = r.result else {
-                out.count(false);
+                out.count_tool(Some(&r.call.name), false);
                 if last.contains_key(key) {
                     out.suppress(
                         r.step,
@@ -76,7 +76,7 @@ impl Rule for RedundantCall {
                 }
                 continue;
             };
-            out.count(true);
+            out.count_tool(Some(&r.call.name), true);
             if let Some(&p) = last.get(key)
                 && p + 1 != i
                 && recs[p]

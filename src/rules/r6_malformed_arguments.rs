@@ -27,10 +27,10 @@ impl Rule for MalformedArguments {
         for step in &cx.trace.steps {
             let Some(call) = step.as_call() else { continue };
             match &call.args {
-                Args::Known(_) => out.count(true),
-                Args::Unknown(_) => out.count(false),
+                Args::Known(_) => out.count_tool(Some(&call.name), true),
+                Args::Unknown(_) => out.count_tool(Some(&call.name), false),
                 Args::Malformed(reason) => {
-                    out.count(true);
+                    out.count_tool(Some(&call.name), true);
                     let (tier, note) = match call.origin {
                         CallOrigin::Model => (Tier::HardDefect, "the arguments the model emitted"),
                         CallOrigin::ToolRecord => {

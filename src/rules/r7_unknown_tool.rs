@@ -34,34 +34,24 @@ impl Rule for UnknownTool {
 
     fn check(&self, cx: &TraceCx<'_>, out: &mut Sink) {
         let closed = cx.closed();
-        let builtin = cx
-            .registry
-            .sources
-            .iter()
-            .any(|s| s.starts_with("builtin:"));
+        // An agent's built-in registry cannot know the user's MCP servers: their tools are not
+        // checked against it (one suppression says how to), unless the toolset is closed.
+        let mut mcp_unchecked: Vec<&str> = Vec::new();
         for step in &cx.trace.steps {
             let Some(call) = step.as_call() else { continue };
             if cx.spec(&call.name).is_some() {
-                out.count(true);
+                out.count_tool(Some(&call.name), true);
                 continue;
             }
+            if cx.registry.builtin && !closed && mcp_server(&call.name).is_some() {
+                out.count_tool(Some(&call.name), false);
+                if !mcp_unchecked.contains(&call.name.as_str()) {
+                    mcp_unchecked.push(&call.name);
+                }
+                continue;
+            }
+            out.count_tool(Some(&call.name), true);
             let mcp_server = mcp_server(&call.name);
-            if builtin
-                && !closed
-                && let Some(server) = mcp_server
-            {
-                out.count(false);
-                out.suppress(
-                    step,
-                    Some(&call.name),
-                    format!(
-                        "`{}` is a tool of the MCP server `{server}`, which the built-in schemas do not hold: pass its schemas with `--tools mcp-stdio:<command>` or `--tools mcp-http:<url>`",
-                        call.name
-                    ),
-                );
-                continue;
-            }
-            out.count(true);
             let tier = if closed {
                 Tier::HardDefect
             } else {
@@ -85,6 +75,24 @@ impl Rule for UnknownTool {
                 None if closed => "the toolset is closed: the agent called a tool that does not exist".into(),
                 None => "declare the tool in the tools file if it is real, or treat the call as a hallucinated tool".into(),
             });
+        }
+        if !mcp_unchecked.is_empty() {
+            let mut servers: Vec<&str> = mcp_unchecked
+                .iter()
+                .copied()
+                .filter_map(mcp_server)
+                .collect();
+            servers.sort_unstable();
+            servers.dedup();
+            out.suppress_trace(format!(
+                "{} MCP tool(s) of server(s) {} not checked: the built-in schemas cannot know your MCP servers; pass their schemas with `--tools mcp-stdio:<command>`, `--tools mcp-http:<url>` or a saved `tools/list` reply",
+                mcp_unchecked.len(),
+                servers
+                    .iter()
+                    .map(|s| format!("`{s}`"))
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            ));
         }
     }
 }

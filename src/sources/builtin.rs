@@ -131,6 +131,30 @@ impl ClaudeCodeTools {
         names
     }
 
+    /// Every top-level field each tool has in some capture's schema (or alternate).
+    pub fn fields_by_tool(&self) -> BTreeMap<&str, std::collections::BTreeSet<&str>> {
+        let mut out: BTreeMap<&str, std::collections::BTreeSet<&str>> = BTreeMap::new();
+        for (_, v) in &self.versions {
+            let hashes = v.tools.iter().chain(
+                v.alternates
+                    .iter()
+                    .flat_map(|(t, hs)| hs.iter().map(move |h| (t, h))),
+            );
+            for (tool, hash) in hashes {
+                let props = self
+                    .schemas
+                    .get(hash)
+                    .and_then(|s| s.get("properties"))
+                    .and_then(Value::as_object);
+                let entry = out.entry(tool.as_str()).or_default();
+                for field in props.into_iter().flat_map(|p| p.keys()) {
+                    entry.insert(field.as_str());
+                }
+            }
+        }
+        out
+    }
+
     /// Number of distinct schemas.
     pub fn schema_count(&self) -> usize {
         self.schemas.len()
@@ -202,6 +226,7 @@ impl ClaudeCodeTools {
     pub fn registry(&self, idx: usize) -> ToolRegistry {
         let version = show(self.versions[idx].0);
         let mut registry = ToolRegistry::new();
+        registry.builtin = true;
         registry.sources.push(format!("{CLAUDE_CODE}@{version}"));
         let mut names: Vec<&str> = self.tool_names();
         names.sort_unstable();
@@ -231,6 +256,7 @@ impl ClaudeCodeTools {
                 .filter_map(|h| self.schemas.get(h).cloned())
                 .collect();
             spec.metadata.extra_keys_tolerated = EXTRA_KEYS_TOLERATED.contains(&name);
+            super::origins::Origins::claude_code().apply(&mut spec);
             // Cannot collide: names are unique.
             let _ = registry.insert(spec);
         }

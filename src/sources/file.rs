@@ -150,13 +150,13 @@ fn parse_tool(
     if let Some(origins) = body.get("value_origins") {
         let Value::Object(map) = origins else {
             return Err(format!(
-                "tool `{name}`: `value_origins` must map fields to \"provided\" or \"generated\""
+                "tool `{name}`: `value_origins` must map fields to \"provided\", \"generated\", \"choice\" or \"created\""
             ));
         };
         for (field, v) in map {
             let origin = v.as_str().and_then(ValueOrigin::parse).ok_or_else(|| {
                 format!(
-                    "tool `{name}`: `value_origins.{field}` must be \"provided\" or \"generated\""
+                    "tool `{name}`: `value_origins.{field}` must be \"provided\", \"generated\", \"choice\" or \"created\""
                 )
             })?;
             spec.value_origins.insert(field.clone(), origin);
@@ -243,6 +243,7 @@ pub fn parse_metadata(v: &Value) -> Result<ToolMetadata, String> {
             Some(fw) => Some(parse_failure_when(fw).map_err(|e| format!("`failure_when`: {e}"))?),
         },
         extra_keys_tolerated: false,
+        result_is_report: false,
     })
 }
 

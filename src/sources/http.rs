@@ -104,18 +104,37 @@ pub fn list(url: &str, opts: &LoadOptions) -> Result<(Listing, Vec<String>), Str
         Err(e) => return Err(client.explain(&e, &uri)),
     };
     // Step 3 of the ladder: the deprecated HTTP+SSE transport at the same URL.
-    let mut sse = LegacySse::connect(&client, &uri, deadline).map_err(|f| {
-        let why = client.explain(
-            &McpError {
-                during: "the `endpoint` event".into(),
-                failure: f,
-            },
-            &uri,
-        );
-        format!(
-            "no MCP transport answered at {shown}: POST `initialize` gave {init_status}, and the legacy HTTP+SSE transport failed: {why}"
-        )
-    })?;
+    let mut sse = match LegacySse::connect(&client, &uri, deadline) {
+        Ok(sse) => sse,
+        Err(f) => {
+            // The URL has no event stream either (an HTTP error, another content type): last,
+            // seed 000's form, a server that is not MCP and answers `GET <url>/tools/list`. A
+            // stream that misbehaves is an MCP server's failure, reported as it is.
+            let no_stream = match &f {
+                Failure::Http { status, .. } => (400..500).contains(status),
+                Failure::Protocol(m) => m.starts_with("GET answered"),
+                _ => false,
+            };
+            let why = client.explain(
+                &McpError {
+                    during: "the `endpoint` event".into(),
+                    failure: f,
+                },
+                &uri,
+            );
+            let tried = format!(
+                "no MCP transport answered at {shown}: POST `initialize` gave {init_status}"
+            );
+            if !no_stream {
+                return Err(format!(
+                    "{tried}, and the legacy HTTP+SSE transport failed: {why}"
+                ));
+            }
+            return plain_tools_list(&client, &uri, deadline).map_err(|plain| {
+                format!("{tried}, the legacy HTTP+SSE transport failed: {why}, and {plain}")
+            });
+        }
+    };
     let opts = ClientOptions {
         skip_discover: true,
     };
@@ -125,6 +144,90 @@ pub fn list(url: &str, opts: &LoadOptions) -> Result<(Listing, Vec<String>), Str
             (Listing { via, ..l }, Vec::new())
         })
         .map_err(|e| client.explain(&e, &sse.endpoint))
+}
+
+/// What the plain `GET …/tools/list` fallback is called in notes and summaries.
+pub const PLAIN_GET: &str = "a plain GET of /tools/list, not MCP";
+
+/// Seed 000's `mcp-http:` form: `GET <url>/tools/list` answered with the tool list as JSON
+/// (`{"tools": [...]}`, a `tools/list` result or reply, or a bare array). Not MCP: no handshake,
+/// no paging; a note says so.
+fn plain_tools_list(
+    client: &Client,
+    url: &Uri,
+    deadline: Instant,
+) -> Result<(Listing, Vec<String>), String> {
+    let path = url.path().trim_end_matches('/');
+    let target = if path.ends_with("/tools/list") {
+        url.clone()
+    } else {
+        let mut s = format!(
+            "{}://{}{path}/tools/list",
+            url.scheme_str().unwrap_or("http"),
+            url.authority().map_or("", |a| a.as_str())
+        );
+        if let Some(q) = url.query() {
+            s.push('?');
+            s.push_str(q);
+        }
+        s.parse::<Uri>()
+            .map_err(|e| format!("`GET …/tools/list` has no URL: {e}"))?
+    };
+    let shown = display_url(&target.to_string());
+    let fail = |f: Failure| {
+        let why = client.explain(
+            &McpError {
+                during: "the tool list".into(),
+                failure: f,
+            },
+            &target,
+        );
+        format!("`GET {shown}` failed: {why}")
+    };
+    let h = [("Accept", "application/json".to_owned())];
+    let (_, resp) = client
+        .call("GET", &target, &h, None, deadline)
+        .map_err(fail)?;
+    if !resp.status().is_success() {
+        return Err(fail(client.status_failure(resp)));
+    }
+    let bytes = resp
+        .into_body()
+        .into_with_config()
+        .limit(client.max_reply as u64)
+        .read_to_vec()
+        .map_err(|e| fail(failure_of(e)))?;
+    let v: Value = serde_json::from_slice(&bytes)
+        .map_err(|e| fail(Failure::Protocol(format!("the reply is not JSON: {e}"))))?;
+    let tools = match &v {
+        Value::Array(items) => items.clone(),
+        other => other
+            .get("result")
+            .and_then(|r| r.get("tools"))
+            .or_else(|| other.get("tools"))
+            .and_then(Value::as_array)
+            .cloned()
+            .ok_or_else(|| fail(Failure::Protocol("the reply holds no `tools` list".into())))?,
+    };
+    if tools.len() > mcp::MAX_TOOLS {
+        return Err(fail(Failure::Protocol(format!(
+            "more than {} tools",
+            mcp::MAX_TOOLS
+        ))));
+    }
+    let note = format!(
+        "the server does not speak MCP: its tools were read from `GET {shown}` (seed 000's form); nothing else of MCP was used"
+    );
+    Ok((
+        Listing {
+            tools,
+            protocol: Protocol::Handshake,
+            server: None,
+            pages: 1,
+            via: Some(PLAIN_GET),
+        },
+        vec![note],
+    ))
 }
 
 /// The agent, user headers and limits shared by both transports.

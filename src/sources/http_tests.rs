@@ -366,9 +366,62 @@ fn ladder_exhausted_names_every_step() {
     assert_eq!(
         e,
         format!(
-            "no MCP transport answered at {0}: POST `initialize` gave 404, and the legacy HTTP+SSE transport failed: 404 Not Found from {0} while waiting for the `endpoint` event: <h1>nope</h1>",
+            "no MCP transport answered at {0}: POST `initialize` gave 404, the legacy HTTP+SSE transport failed: 404 Not Found from {0} while waiting for the `endpoint` event: <h1>nope</h1>, and `GET {0}/tools/list` failed: 404 Not Found from {0}/tools/list while waiting for the tool list: <h1>nope</h1>",
             server.url
         )
+    );
+}
+
+#[test]
+fn a_server_that_only_answers_get_tools_list_is_read_last_with_a_note() {
+    // Seed 000's form: no MCP at all, just `GET <url>/tools/list`.
+    let server = Server::start("/api", |req, conn| {
+        match (req.method.as_str(), req.path.as_str()) {
+            ("GET", "/api/tools/list") => json_reply(
+                conn,
+                "200 OK",
+                &json!({"tools": [{"name": "read_file", "inputSchema": {"type": "object"}}]}),
+            ),
+            _ => respond(conn, "404 Not Found", &[], ""),
+        }
+    });
+    let (l, notes) = list(&server.url, &opts(5000)).unwrap();
+    assert_eq!(l.tools.len(), 1);
+    assert_eq!(l.via, Some(PLAIN_GET));
+    assert_eq!(
+        notes,
+        [format!(
+            "the server does not speak MCP: its tools were read from `GET {}/tools/list` (seed 000's form); nothing else of MCP was used",
+            server.url
+        )]
+    );
+    // Streamable HTTP and HTTP+SSE were tried first, in that order.
+    let mut what: Vec<(String, String)> = server
+        .seen()
+        .iter()
+        .map(|r| (r.method.clone(), r.path.clone()))
+        .collect();
+    what.dedup();
+    assert_eq!(
+        what,
+        [
+            ("POST".to_owned(), "/api".to_owned()),
+            ("GET".to_owned(), "/api".to_owned()),
+            ("GET".to_owned(), "/api/tools/list".to_owned())
+        ]
+    );
+    let get = server.seen().into_iter().last().unwrap();
+    assert_eq!(get.header("Authorization"), Some("Bearer t0k"));
+    // The whole source: the registry and the summary say it is not MCP.
+    let loaded = crate::sources::load_with(
+        &crate::sources::SourceSpec::McpHttp(server.url.clone()),
+        &opts(5000),
+    )
+    .unwrap();
+    assert!(loaded.registry.get("read_file").is_some());
+    assert_eq!(
+        loaded.notes[0],
+        format!("mcp-http `{}`: 1 tool ({PLAIN_GET})", server.url)
     );
 }
 

@@ -7,6 +7,7 @@ pub mod builtin;
 pub mod file;
 pub mod http;
 pub mod mcp;
+pub mod origins;
 pub mod sse;
 pub mod stdio;
 
@@ -223,16 +224,18 @@ pub fn load_with(spec: &SourceSpec, opts: &LoadOptions) -> Result<Loaded, Source
     if let Some(server) = &listing.server {
         summary.push_str(&format!(" from {server}"));
     }
-    summary.push_str(&format!(
-        " (MCP {}{}, {} page{})",
-        listing.protocol.version().unwrap_or("?"),
-        listing
-            .via
-            .map(|v| format!(" over {v}"))
-            .unwrap_or_default(),
-        listing.pages,
-        if listing.pages == 1 { "" } else { "s" }
-    ));
+    match listing.protocol.version() {
+        Some(version) => summary.push_str(&format!(
+            " (MCP {version}{}, {} page{})",
+            listing
+                .via
+                .map(|v| format!(" over {v}"))
+                .unwrap_or_default(),
+            listing.pages,
+            if listing.pages == 1 { "" } else { "s" }
+        )),
+        None => summary.push_str(&format!(" ({})", listing.via.unwrap_or("not MCP"))),
+    }
     notes.insert(0, summary);
     Ok(Loaded {
         registry,

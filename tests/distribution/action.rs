@@ -238,11 +238,11 @@ fn step_fails_by_the_exit_code_contract_and_input_errors_always_fail() {
             summary: "tracelint exited with code 3 before writing a report",
         },
         Case {
-            with: &[("traces", "transcripts/"), ("output-format", "text")],
+            with: &[("traces", "transcripts/"), ("output-format", "xml")],
             fails: true,
             exit_code: "3",
             findings: "",
-            log: "input `output-format` must be sarif, json or html, not `text`",
+            log: "input `output-format` (or `format`) must be sarif, json, html or text, not `xml`",
             summary: "The action could not run tracelint: input `output-format`",
         },
         Case {
@@ -322,4 +322,97 @@ fn an_old_report_never_passes_for_this_run() {
     assert_eq!(run.output("findings-count"), "");
     assert_eq!(run.output("report-path"), "");
     assert!(!old.exists(), "the old report was removed before the run");
+}
+
+/// Seed 000's action inputs, mapped onto ours: `format` (text, json, sarif) is the report file's
+/// format, `fail-on-blockers: false` reports without failing (`fail-on: never`), `true` fails by
+/// `fail-on`; contradictions and bad values are usage errors (exit 3).
+#[test]
+fn seed_000_inputs_format_and_fail_on_blockers() {
+    if !jq_present() {
+        return;
+    }
+    let mut job = Job::new();
+    job.seed_cache(&[]);
+    job.fake_cargo("exit 97");
+    let defect = [("transcript", "transcripts/"), ("tools", "tools.json")];
+    let with = |extra: &[(&'static str, &'static str)]| {
+        let mut w = defect.to_vec();
+        w.extend_from_slice(extra);
+        w
+    };
+    let report_of = |run: &crate::runner::ActionRun| {
+        std::fs::read_to_string(run.output("report-path")).expect("the report file")
+    };
+
+    // format: text → the report file is the text report.
+    let run = job.runner.run(&with(&[("format", "text")]));
+    assert!(run.failed, "{}", job.render(&run));
+    assert_eq!(run.output("exit-code"), "2");
+    assert!(run.output("report-path").ends_with("tracelint.text"));
+    let text = report_of(&run);
+    assert!(
+        text.contains("transcripts/team-a/r1-violation.jsonl:2:133: hard_defect R1"),
+        "{text}"
+    );
+    assert!(text.contains("1 hard_defect, 0 hard_events"), "{text}");
+    assert!(!text.contains('\u{1b}'), "no colour in a file");
+
+    // format: json and format: sarif are those reports.
+    let run = job.runner.run(&with(&[("format", "json")]));
+    let json: serde_json::Value = serde_json::from_str(&report_of(&run)).expect("JSON");
+    assert_eq!(json["summary"]["hard_defect"], 1);
+    let run = job.runner.run(&with(&[("format", "sarif")]));
+    let sarif: serde_json::Value = serde_json::from_str(&report_of(&run)).expect("SARIF");
+    assert_eq!(sarif["version"], "2.1.0");
+
+    // fail-on-blockers: false reports the defect without failing; true fails on it.
+    let run = job.runner.run(&with(&[("fail-on-blockers", "false")]));
+    assert!(!run.failed, "{}", job.render(&run));
+    assert_eq!(run.output("exit-code"), "2");
+    assert_eq!(run.output("hard-defects"), "1");
+    assert!(
+        run.log()
+            .contains("tracelint: exit 2, not failing the step (fail-on-blockers: false)"),
+        "{}",
+        job.render(&run)
+    );
+    let run = job.runner.run(&with(&[("fail-on-blockers", "true")]));
+    assert!(run.failed);
+    assert_eq!(run.step("lint").code, Some(2));
+    // An input error still fails the step with fail-on-blockers: false.
+    let run = job.runner.run(&[
+        ("transcript", "missing.jsonl"),
+        ("fail-on-blockers", "false"),
+    ]);
+    assert!(run.failed);
+    assert_eq!(run.output("exit-code"), "3");
+
+    for (extra, message) in [
+        (
+            &[("fail-on-blockers", "maybe")][..],
+            "input `fail-on-blockers` must be true or false, not `maybe`",
+        ),
+        (
+            &[("fail-on-blockers", "false"), ("fail-on", "candidate")][..],
+            "input `fail-on-blockers: false` reports without failing, but `fail-on: candidate` asks to fail",
+        ),
+        (
+            &[("fail-on-blockers", "true"), ("fail-on", "never")][..],
+            "input `fail-on-blockers: true` asks to fail, but `fail-on: never` never does",
+        ),
+        (
+            &[("format", "json"), ("output-format", "html")][..],
+            "inputs `format` (json) and `output-format` (html) disagree",
+        ),
+    ] {
+        let run = job.runner.run(&with(extra));
+        assert!(run.failed, "{extra:?}");
+        assert_eq!(run.output("exit-code"), "3", "{extra:?}");
+        assert!(
+            run.log().contains(message),
+            "{extra:?}: {}",
+            job.render(&run)
+        );
+    }
 }

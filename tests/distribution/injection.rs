@@ -43,8 +43,19 @@ fn expectations() -> BTreeMap<&'static str, (bool, &'static str)> {
             "output-format",
             (
                 true,
-                "must be sarif, json or html, not `\"; touch pwned; #`",
+                "must be sarif, json, html or text, not `\"; touch pwned; #`",
             ),
+        ),
+        (
+            "format",
+            (
+                true,
+                "must be sarif, json, html or text, not `\"; touch pwned; #`",
+            ),
+        ),
+        (
+            "fail-on-blockers",
+            (true, "must be true or false, not `\"; touch pwned; #`"),
         ),
         (
             "fail-on",

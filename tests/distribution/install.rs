@@ -1,6 +1,8 @@
 //! Acceptance 1, the install steps: the cache key, `cargo install --locked --path
 //! $GITHUB_ACTION_PATH` on a miss (argument list checked with a recording `cargo`, then once for
-//! real), the save and the later hit, the `version` input, and a runner without cargo.
+//! real), the save and the later hit, the `version` input, and a runner without cargo. Every job's
+//! release server has nothing published here, so each install falls back to cargo; the download
+//! path is `download.rs`.
 
 use std::path::Path;
 use std::time::Duration;
@@ -9,7 +11,7 @@ use crate::job::Job;
 use crate::support::{repo, require_tool, tracelint_bin};
 
 /// A recording `cargo` that "installs" the test binary into its `--root`.
-fn installing_cargo(job: &mut Job) -> std::path::PathBuf {
+pub(crate) fn installing_cargo(job: &mut Job) -> std::path::PathBuf {
     let bin = tracelint_bin();
     job.fake_cargo(&format!(
         "mkdir -p \"$root/bin\" && cp '{}' \"$root/bin/tracelint\"",
@@ -22,6 +24,14 @@ fn clean_with() -> Vec<(&'static str, &'static str)> {
         ("traces", "transcripts/clean.jsonl"),
         ("tools", "tools.json"),
     ]
+}
+
+/// The recorded `cargo` call that builds the action's checkout into `root`.
+pub(crate) fn path_install(root: &str) -> String {
+    format!(
+        "install --locked --root {root} --path {}\n",
+        repo().display()
+    )
 }
 
 #[test]
@@ -43,23 +53,13 @@ fn cache_miss_runs_cargo_install_locked_then_the_saved_binary_is_restored() {
     );
     assert_eq!(
         std::fs::read_to_string(&calls).expect("cargo ran"),
-        format!(
-            "install --locked --root {root} --path {}\n",
-            repo().display()
-        )
+        path_install(&root)
     );
     assert_eq!(
         first.step("install").outputs["bin"],
         format!("{root}/bin/tracelint")
     );
-    assert!(
-        job.runner
-            .cache_store
-            .join(&key)
-            .join("bin/tracelint")
-            .is_file(),
-        "saved"
-    );
+    assert!(job.saved(&key), "saved");
 
     // A later job: a fresh tool cache, the same store; cargo must not run.
     std::fs::remove_dir_all(&job.runner.tool_cache).expect("clear the tool cache");
@@ -89,7 +89,7 @@ fn version_installs_that_release_and_checks_what_it_got() {
     let run = job.runner.run(&with);
     assert!(!run.failed, "{}", job.render(&run));
     let key = &run.step("key").outputs["key"];
-    assert_eq!(key, &format!("tracelint-Linux-X64-crates-{ours}"));
+    assert_eq!(key, &format!("tracelint-Linux-X64-release-{ours}"));
     let root = &run.step("key").outputs["root"];
     assert_eq!(
         std::fs::read_to_string(&calls).expect("cargo ran"),
@@ -117,7 +117,7 @@ fn version_installs_that_release_and_checks_what_it_got() {
     assert!(run.failed);
     assert!(
         run.log()
-            .contains("must be empty (build this action's checkout) or an exact version")
+            .contains("must be empty (this action's own ref) or an exact version")
     );
 }
 
@@ -216,11 +216,5 @@ fn real_cargo_install_builds_the_action_checkout() {
     assert_eq!(run.step("lint").code, Some(2), "{text}");
     assert_eq!(run.output("hard-defects"), "1");
     let key = &run.step("key").outputs["key"];
-    assert!(
-        job.runner
-            .cache_store
-            .join(key)
-            .join("bin/tracelint")
-            .is_file()
-    );
+    assert!(job.saved(key), "saved under {key}");
 }

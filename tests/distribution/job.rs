@@ -8,10 +8,14 @@ use std::path::{Path, PathBuf};
 use regex::Regex;
 use tempfile::TempDir;
 
+use crate::release_server::ReleaseServer;
 use crate::runner::{ActionRun, Runner};
 use crate::support::{copy_tree, repo, tracelint_bin, write_script};
 
 pub(crate) struct Job {
+    /// Where the action downloads releases from (`TRACELINT_DOWNLOAD_BASE`): empty unless a test
+    /// publishes into it. Declared before `root` so that it stops before its folder goes.
+    pub(crate) release: ReleaseServer,
     /// Keeps the folders alive.
     pub(crate) root: TempDir,
     pub(crate) runner: Runner,
@@ -39,10 +43,14 @@ impl Job {
     /// A workspace with `tools.json` and the traces under `transcripts/` (`team-a/r1-violation.jsonl`
     /// holds one R1 hard defect; `clean.jsonl` none); `other/candidate.jsonl` calls `grep_files`,
     /// which only `more-tools.json` declares; `ci/tracelint.toml` sets the tools and
-    /// `fail-on = "candidate"`.
+    /// `fail-on = "candidate"`. Releases come from a loopback server with nothing published yet.
     pub(crate) fn new() -> Job {
         let root = tempfile::tempdir().expect("a temp dir");
-        let runner = Runner::new(root.path());
+        let mut runner = Runner::new(root.path());
+        let release = ReleaseServer::start(&root.path().join("releases"));
+        runner
+            .env
+            .push(("TRACELINT_DOWNLOAD_BASE".into(), release.base()));
         let dist = repo().join("fixtures/dist");
         let ws = &runner.workspace;
         copy_tree(&dist.join("tools.json"), &ws.join("tools.json"));
@@ -65,7 +73,11 @@ impl Job {
             "tools = \"../tools.json\"\nfail-on = \"candidate\"\n",
         )
         .expect("write ci/tracelint.toml");
-        Job { root, runner }
+        Job {
+            release,
+            root,
+            runner,
+        }
     }
 
     pub(crate) fn path(&self, name: &str) -> PathBuf {
@@ -79,6 +91,15 @@ impl Job {
         let key = run.step("key").outputs.get("key").expect("a key output");
         let bin = self.runner.cache_store.join(key).join("bin/tracelint");
         copy_tree(&tracelint_bin(), &bin);
+    }
+
+    /// Did a save step store a binary under `key`?
+    pub(crate) fn saved(&self, key: &str) -> bool {
+        self.runner
+            .cache_store
+            .join(key)
+            .join("bin/tracelint")
+            .is_file()
     }
 
     /// Put a `cargo` in front of PATH that records its arguments in the returned file, and then
@@ -133,10 +154,14 @@ impl Job {
         ] {
             text = text.replace(&path.display().to_string(), name);
         }
+        text = text.replace(&self.release.base(), "[RELEASES]");
         for (pattern, with) in [
             (r"src-[0-9a-f]{64}", "src-[DIGEST]"),
             (r"tracelint\.[A-Za-z0-9]{6}/", "tracelint.[RANDOM]/"),
             (r"tracelint \d+\.\d+\.\d+", "tracelint [VERSION]"),
+            (r"\b[0-9a-f]{64}\b", "[SHA256]"),
+            (r"\bv\d+\.\d+\.\d+\b", "v[VERSION]"),
+            (r"release-\d+\.\d+\.\d+\b", "release-[VERSION]"),
         ] {
             text = Regex::new(pattern)
                 .expect("a regex")

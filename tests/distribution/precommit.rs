@@ -106,11 +106,29 @@ impl Scratch {
         cmd
     }
 
-    /// The README's config with the repository and revision pointed at the local clone.
+    /// The README's config with the repository and revision pointed at the local clone (a
+    /// `repo: local` config is used as it is).
     fn install_config(&self, snippet: &str, pre_commit: &Path, path: &OsString) {
         let text =
             std::fs::read_to_string(repo().join("tests/distribution/snippets").join(snippet))
                 .expect("read the snippet");
+        let config = if text.contains("- repo: local\n") {
+            text
+        } else {
+            self.pointed_at_clone(snippet, &text)
+        };
+        std::fs::write(self.project.join(".pre-commit-config.yaml"), config).expect("write");
+        self.git_ok(&["add", "."]);
+        self.git_ok(&["commit", "--quiet", "-m", "tools and pre-commit config"]);
+        let out = run(
+            self.command(pre_commit, path).arg("install"),
+            Duration::from_secs(60),
+        );
+        assert_eq!(out.code, Some(0), "pre-commit install: {}", out.all());
+    }
+
+    /// `text` with this repository's URL and release replaced by the clone and its commit.
+    fn pointed_at_clone(&self, snippet: &str, text: &str) -> String {
         let url = "https://github.com/tracelint/tracelint";
         assert_eq!(
             text.matches(url).count(),
@@ -126,20 +144,11 @@ impl Scratch {
             .lines()
             .find(|l| l.trim_start().starts_with("rev: v"))
             .expect("a rev line");
-        let config = text
-            .replace(url, &self.hooks.display().to_string())
+        text.replace(url, &self.hooks.display().to_string())
             .replace(
                 rev_line,
                 &rev_line.replace(rev_line.trim(), &format!("rev: {}", self.rev)),
-            );
-        std::fs::write(self.project.join(".pre-commit-config.yaml"), config).expect("write");
-        self.git_ok(&["add", "."]);
-        self.git_ok(&["commit", "--quiet", "-m", "tools and pre-commit config"]);
-        let out = run(
-            self.command(pre_commit, path).arg("install"),
-            Duration::from_secs(60),
-        );
-        assert_eq!(out.code, Some(0), "pre-commit install: {}", out.all());
+            )
     }
 
     fn commit(&self, message: &str, path: &OsString, env: &[(&str, String)]) -> Output {
@@ -270,4 +279,58 @@ fn rust_hook_builds_with_cargo_and_gates_real_commits_with_the_readme_config() {
         .filter(|f| f.contains("/rustenv-") && f.ends_with("/bin/tracelint"))
         .collect();
     assert_eq!(built.len(), 1, "pre-commit built tracelint once: {built:?}");
+}
+
+/// The wheels virtualenv seeds new environments from (pip, setuptools), beside pre-commit: with
+/// them and the built wheel as pip's only source, pre-commit's install needs no network.
+fn virtualenv_wheels(pre_commit: &Path) -> PathBuf {
+    let python = pre_commit.with_file_name("python");
+    let out = run(
+        Command::new(&python).args([
+            "-c",
+            "import os, virtualenv.seed.wheels.embed as e; print(os.path.dirname(e.__file__))",
+        ]),
+        Duration::from_secs(60),
+    );
+    assert_eq!(out.code, Some(0), "{}", out.all());
+    PathBuf::from(out.stdout.trim())
+}
+
+/// The README's wheel route: `repo: local`, `language: python`, the `tracelint-rs` wheel as an
+/// additional dependency, installed by pip from the wheel `maturin build` made (no index).
+#[test]
+fn wheel_hook_installs_the_wheel_and_gates_real_commits_with_the_readme_config() {
+    let Some(pre_commit) = require_tool("pre-commit") else {
+        return;
+    };
+    let Some(wheels) = crate::wheel::built_wheel() else {
+        return;
+    };
+    let scratch = tempfile::tempdir().expect("a temp dir");
+    // No `tracelint` and no cargo-built one anywhere on PATH: only the wheel can answer.
+    let path = path_without_tracelint(scratch.path());
+    let links = format!(
+        "{} {}",
+        wheels.display(),
+        virtualenv_wheels(&pre_commit).display()
+    );
+    let env: Vec<(&str, String)> = vec![
+        ("PIP_NO_INDEX", "1".into()),
+        ("PIP_FIND_LINKS", links),
+        ("PIP_DISABLE_PIP_VERSION_CHECK", "1".into()),
+        ("VIRTUALENV_NO_PERIODIC_UPDATE", "1".into()),
+    ];
+    let Some(s) = commit_gate("pre-commit-config-wheel.yaml", "tracelint.", &path, &env) else {
+        return;
+    };
+    let installed: Vec<String> = files_under(&s.home().join("pre-commit-home"))
+        .into_iter()
+        .filter(|f| f.contains("/py_env-") && f.ends_with("/bin/tracelint"))
+        .collect();
+    assert_eq!(installed.len(), 1, "the wheel's binary: {installed:?}");
+    let wheel = crate::wheel::wheel_file(wheels);
+    let in_wheel = crate::support::files_under(&s.home().join("pre-commit-home"))
+        .iter()
+        .any(|f| f.contains("tracelint_rs-") && f.ends_with(".dist-info/RECORD"));
+    assert!(in_wheel, "installed from {}", wheel.display());
 }

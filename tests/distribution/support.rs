@@ -37,9 +37,18 @@ fn on_path(name: &str) -> Option<PathBuf> {
         .find(|p| p.is_file())
 }
 
+/// The venv of PyPI tools `scripts/test` made (`TRACELINT_DIST_VENV`; without it, the dev
+/// cache's `venv`, where earlier versions of the script put it).
+fn dist_venv() -> PathBuf {
+    match std::env::var_os("TRACELINT_DIST_VENV").filter(|d| !d.is_empty()) {
+        Some(dir) => PathBuf::from(dir),
+        None => dev_cache().join("venv"),
+    }
+}
+
 /// An external tool: the dev venv's copy first, then PATH.
 pub(crate) fn find_tool(name: &str) -> Option<PathBuf> {
-    let venv = dev_cache().join("venv/bin").join(name);
+    let venv = dist_venv().join("bin").join(name);
     if venv.is_file() {
         return Some(venv);
     }

@@ -1,9 +1,12 @@
 //! The hostile-input suite (issue 11): every case in `fixtures/hostile/` (plus the huge ones,
 //! generated here in a temp dir: 100k-deep nesting, a 64 MiB line, 50k-character ReDoS bait,
-//! symlink loops, FIFOs) runs the real binary under `prlimit --as=512MiB` with a 2 s wall-clock
-//! bound, and its exact outcome — exit code, stdout, stderr — is an insta snapshot
-//! (`tests/hostile/snapshots/`). The time is measured only to enforce the bound; speed is the
-//! benches' business. Cases run in a copy of `fixtures/hostile/` so paths in outputs are relative.
+//! symlink loops, FIFOs) runs the real binary under `prlimit --as=512MiB`, and its exact
+//! outcome — exit code, stdout, stderr — is an insta snapshot (`tests/hostile/snapshots/`). A
+//! case still running after `HANG_LIMIT` is killed and fails: that bound detects a hang (an
+//! unbounded loop, a read that blocks forever), it is not a speed limit; how fast a hostile input
+//! is refused is the benches' business (`scripts/bench`), never a test's, since a busy machine
+//! makes any tight bound flaky. Cases run in a copy of `fixtures/hostile/` so paths in outputs
+//! are relative.
 
 mod cases;
 mod make;
@@ -13,8 +16,9 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
-/// Longest a case may run.
-const TIME_LIMIT: Duration = Duration::from_secs(2);
+/// A case still running after this is hung (every case ends in well under a second on an idle
+/// machine; the bound is generous so that a loaded one never trips it).
+const HANG_LIMIT: Duration = Duration::from_secs(60);
 /// Address space a case may map (`prlimit --as`).
 const MEMORY_LIMIT: u64 = 512 << 20;
 
@@ -145,23 +149,16 @@ pub(crate) fn run(case: &Case) {
         if let Some(s) = child.try_wait().unwrap() {
             break s;
         }
-        if start.elapsed() > TIME_LIMIT * 5 {
+        if start.elapsed() > HANG_LIMIT {
             let _ = child.kill();
             let _ = child.wait();
             panic!(
-                "{}: still running after {:?}: killed",
-                case.name,
-                TIME_LIMIT * 5
+                "{}: still running after {HANG_LIMIT:?}: hung, killed",
+                case.name
             );
         }
         std::thread::sleep(Duration::from_millis(5));
     };
-    let took = start.elapsed();
-    assert!(
-        took <= TIME_LIMIT,
-        "{}: took {took:?}, over the bound of {TIME_LIMIT:?}",
-        case.name
-    );
     let stdout = String::from_utf8_lossy(&out.join().unwrap().unwrap()).into_owned();
     let stderr = String::from_utf8_lossy(&err.join().unwrap().unwrap()).into_owned();
     let mut shown = format!(

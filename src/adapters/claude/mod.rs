@@ -148,6 +148,11 @@ struct Record<'a> {
     version: Option<String>,
     #[serde(default)]
     claude_code_version: Option<String>,
+    /// The session's working directory, on every line (and in a stream-json `system/init`).
+    #[serde(default)]
+    cwd: Option<String>,
+    #[serde(rename = "gitBranch", default)]
+    git_branch: Option<String>,
     #[serde(default)]
     model: Option<String>,
     #[serde(default, borrow)]
@@ -238,6 +243,7 @@ fn read_record(
             .as_deref()
             .or(rec.claude_code_version.as_deref()),
     );
+    session.note_environment(rec.cwd.as_deref(), rec.git_branch.as_deref());
     let mut got = Collected::default();
     let key;
     let mut meta_uuid = rec.uuid.clone();

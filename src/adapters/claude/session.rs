@@ -12,7 +12,7 @@ use serde_json::Value;
 use serde_json::value::RawValue;
 
 use crate::finding::InputIssue;
-use crate::model::{InputRef, Location, SchemaSource, StepKind, ToolSpec, Trace};
+use crate::model::{ContextKind, InputRef, Location, SchemaSource, StepKind, ToolSpec, Trace};
 
 use super::super::Emit;
 use super::super::content::{Collected, Item};
@@ -83,6 +83,8 @@ pub(super) struct Session {
     partial: bool,
     /// What newer versions add (stored results, server tools).
     extras: super::newer::Extras,
+    /// The working directories and git branches the lines record, first seen first.
+    environment: Vec<(ContextKind, String)>,
 }
 
 impl Session {
@@ -104,6 +106,7 @@ impl Session {
             final_answer: None,
             partial: false,
             extras: super::newer::Extras::default(),
+            environment: Vec::new(),
         };
         s.thread(&ThreadKey::Main);
         s
@@ -132,6 +135,29 @@ impl Session {
         }
         if self.version.is_none() {
             self.version = version.filter(|s| !s.is_empty()).map(str::to_owned);
+        }
+    }
+
+    /// A line's `cwd` and `gitBranch`: what the agent was told about its environment (Claude
+    /// Code puts the working directory in its system prompt). Kept once each; a session that
+    /// changes directory keeps every one.
+    pub(super) fn note_environment(&mut self, cwd: Option<&str>, branch: Option<&str>) {
+        for (kind, value) in [
+            (ContextKind::WorkingDirectory, cwd),
+            (ContextKind::GitBranch, branch),
+        ] {
+            let Some(v) = value.filter(|v| !v.is_empty()) else {
+                continue;
+            };
+            // Lines repeat the same value: compare with the last one first.
+            if !self
+                .environment
+                .iter()
+                .rev()
+                .any(|(k, e)| *k == kind && e == v)
+            {
+                self.environment.push((kind, v.to_owned()));
+            }
         }
     }
 
@@ -298,6 +324,9 @@ impl Session {
             };
             let mut trace = Trace::new(run_id, self.input.clone());
             trace.partial = self.partial;
+            for (kind, value) in &self.environment {
+                trace.add_context(*kind, value.clone());
+            }
             if let Some(v) = &self.version {
                 trace
                     .attributes

@@ -429,3 +429,42 @@ fn hostile_records_never_panic() {
         .collect();
     assert!(kinds.is_empty());
 }
+
+#[test]
+fn the_environment_the_lines_record_is_the_traces_context() {
+    use crate::model::{Context, ContextKind};
+    let (_, parsed, text) =
+        parse(&real_dir("claude-code").join("ccviewer-fe5e1c67-53e7-4862-81ae-d0e013e3270b.jsonl"));
+    // The three working directories the session moved through, first seen first, each once
+    // (the lines repeat them 437 times); an empty `gitBranch` is not context.
+    let want: Vec<Context> = [
+        "/path/to/Demo",
+        "/path/to/Demo/todo-app",
+        "/path/to/Demo/todo-app/types",
+    ]
+    .iter()
+    .map(|d| Context {
+        kind: ContextKind::WorkingDirectory,
+        value: (*d).to_owned(),
+    })
+    .collect();
+    assert_eq!(text.matches("\"cwd\":").count(), 437);
+    for trace in &parsed.traces {
+        assert_eq!(trace.context, want, "{}", trace.run_id);
+    }
+    let (_, parsed, _) =
+        parse(&real_dir("claude-code").join("erk-52bc43f3-2f5f-46f5-b693-bedf4ffd23db.jsonl"));
+    let main = &parsed.traces[0];
+    assert_eq!(
+        main.context,
+        [
+            (ContextKind::WorkingDirectory, "/Users/schrockn/code/erk"),
+            (ContextKind::GitBranch, "master"),
+            (ContextKind::GitBranch, "add-erkbot-system-prompt"),
+        ]
+        .map(|(kind, v)| Context {
+            kind,
+            value: v.to_owned()
+        })
+    );
+}

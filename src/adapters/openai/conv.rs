@@ -39,6 +39,8 @@ pub struct Conv {
     sigs: Vec<String>,
     /// Whether any record fed this conversation.
     pub touched: bool,
+    /// The entry holding the first user turn.
+    first_user: Option<usize>,
 }
 
 impl Conv {
@@ -49,6 +51,7 @@ impl Conv {
             legacy: Legacy::default(),
             sigs: Vec::new(),
             touched: false,
+            first_user: None,
         }
     }
 
@@ -66,33 +69,72 @@ impl Conv {
         }
     }
 
-    /// Append a logged request's entries, skipping the history already in the conversation
-    /// (unless the request is `incremental`: it sends only what is new).
+    /// How many of a logged request's entries repeat the conversation so far (its re-sent
+    /// history); all of them when the request is `incremental` (it sends only what is new).
+    pub fn resent(
+        &self,
+        entries: &[(Entry<'_>, String)],
+        incremental: bool,
+        cur: &Cursor<'_>,
+    ) -> usize {
+        if incremental {
+            return 0;
+        }
+        let mut scratch = Legacy::default();
+        entries
+            .iter()
+            .zip(&self.sigs)
+            .take_while(|((entry, ptr), seen)| {
+                signature(&read(*entry, cur, ptr, &mut scratch)) == **seen
+            })
+            .count()
+    }
+
+    /// Whether a logged request whose first `resent` entries repeat this conversation continues
+    /// it. It does when it re-sends the whole conversation, or rewrites it after the first user
+    /// turn (a harness that trims or summarises its history). It starts another run when it
+    /// shares less than that, or when its whole history is an earlier part of this one (the
+    /// same task started over).
+    pub fn continued_by(&self, resent: usize, entries: usize, incremental: bool) -> bool {
+        if incremental || self.sigs.is_empty() || resent == self.sigs.len() {
+            return true;
+        }
+        if resent == entries {
+            return false;
+        }
+        resent > self.first_user.unwrap_or(0)
+    }
+
+    /// Append a logged request's entries after the `resent` ones already in the conversation.
     pub fn request(
         &mut self,
         entries: &[(Entry<'_>, String)],
-        incremental: bool,
+        resent: usize,
         cur: &Cursor<'_>,
         problems: &mut Vec<Problem>,
     ) {
         self.touched = true;
-        let mut skip = 0;
-        if !incremental {
-            let mut scratch = Legacy::default();
-            for ((entry, ptr), seen) in entries.iter().zip(&self.sigs) {
-                if signature(&read(*entry, cur, ptr, &mut scratch)) != *seen {
-                    break;
-                }
-                skip += 1;
-            }
-        }
-        for (entry, ptr) in &entries[skip..] {
+        for (entry, ptr) in &entries[resent.min(entries.len())..] {
             let got = read(*entry, cur, ptr, &mut self.legacy);
             self.take(got, problems);
         }
     }
 
+    /// Record a fact about the run (a failed model request).
+    pub fn note(&mut self, note: String) {
+        self.touched = true;
+        self.trace.add_note(note);
+    }
+
     fn take(&mut self, got: Collected, problems: &mut Vec<Problem>) {
+        if self.first_user.is_none()
+            && got
+                .items
+                .iter()
+                .any(|i| matches!(&i.kind, StepKind::Message(m) if m.role == Role::User))
+        {
+            self.first_user = Some(self.sigs.len());
+        }
         self.sigs.push(signature(&got));
         problems.extend(got.problems);
         for item in got.items {
@@ -173,7 +215,7 @@ fn signature(got: &Collected) -> String {
 }
 
 /// A tool definition in any provider's request shape → (name, schema, source).
-fn tool_definition(
+pub fn tool_definition(
     tool: Value,
     legacy_functions: bool,
 ) -> Option<(String, Option<Value>, &'static str)> {

@@ -240,6 +240,14 @@ struct Body<'a> {
     trial: Option<Value>,
     #[serde(default)]
     id: Option<Value>,
+    #[serde(default)]
+    status: Option<Value>,
+    #[serde(default)]
+    status_code: Option<Value>,
+    #[serde(default, rename = "statusCode")]
+    status_code_camel: Option<Value>,
+    #[serde(default)]
+    error: Option<Value>,
 }
 
 impl Body<'_> {
@@ -260,8 +268,11 @@ impl Body<'_> {
 /// Reads the records of one file into traces.
 struct Reader<'i> {
     input: &'i InputRef,
-    /// Messages, items and logged bodies of the file, in order: one conversation.
+    /// Messages, items and logged bodies of the file, in order: one conversation (a request
+    /// log that holds several runs has one at a time).
     stream: Conv,
+    /// Runs of a request log read so far, the current one included.
+    runs: usize,
 }
 
 impl<'i> Reader<'i> {
@@ -269,6 +280,21 @@ impl<'i> Reader<'i> {
         Self {
             input,
             stream: Conv::new(input.path.clone(), input.clone()),
+            runs: 1,
+        }
+    }
+
+    /// A logged request that does not continue the conversation: the run so far is finished
+    /// and another begins.
+    fn next_run(&mut self, out: &mut dyn Emit) {
+        self.runs += 1;
+        let next = Conv::new(
+            format!("{}#{}", self.input.path, self.runs),
+            self.input.clone(),
+        );
+        let done = std::mem::replace(&mut self.stream, next);
+        if done.touched || !done.is_empty() {
+            out.trace(done.finish());
         }
     }
 
@@ -297,16 +323,27 @@ impl<'i> Reader<'i> {
         } else if body.request.is_some() || body.response.is_some() {
             for (part, key) in [(body.request, "request"), (body.response, "response")] {
                 let Some(part) = part else { continue };
-                let inner: Body<'_> = serde_json::from_str(part.get()).unwrap_or_default();
-                let (part, inner, key) = match inner.body {
+                let wrapper: Body<'_> = serde_json::from_str(part.get()).unwrap_or_default();
+                let status = http_status(&wrapper);
+                let (part, inner, key) = match wrapper.body {
                     Some(b) if b.get().starts_with('{') => (
                         b,
                         serde_json::from_str(b.get()).unwrap_or_default(),
                         child(&child(ptr, key), "body"),
                     ),
-                    _ => (part, inner, child(ptr, key)),
+                    _ => (part, wrapper, child(ptr, key)),
                 };
-                if !self.logged(&inner, cur, &key, &mut problems) {
+                if key.starts_with(&child(ptr, "response"))
+                    && let Some(why) = failure(status, &inner)
+                {
+                    // The model call failed: a fact about the run, not a tool's error.
+                    let line = cur.at(part, key).line;
+                    self.stream.note(format!(
+                        "a model request failed (line {line}: {why}): a fact about the run, not a tool error"
+                    ));
+                    continue;
+                }
+                if !self.logged(part, &inner, cur, &key, out, &mut problems) {
                     problems.push(Problem {
                         at: cur.at(part, key),
                         message: "the logged body holds no messages, input or output".into(),
@@ -315,7 +352,7 @@ impl<'i> Reader<'i> {
             }
         } else if let Some((list, key)) = body.conversation().filter(|_| body.model.is_none()) {
             self.dataset(&body, list, key, cur, ptr, default_id, out);
-        } else if !self.logged(&body, cur, ptr, &mut problems) {
+        } else if !self.logged(raw, &body, cur, ptr, out, &mut problems) {
             let keys = keys_of(raw);
             problems.push(Problem {
                 at: cur.at(raw, ptr.to_owned()),
@@ -331,18 +368,27 @@ impl<'i> Reader<'i> {
     }
 
     /// A logged request or response body; false when it is neither.
+    #[allow(clippy::too_many_arguments)]
     fn logged(
         &mut self,
+        raw: &RawValue,
         body: &Body<'_>,
         cur: &Cursor<'_>,
         ptr: &str,
+        out: &mut dyn Emit,
         problems: &mut Vec<Problem>,
     ) -> bool {
-        if let Some(t) = body.tools {
-            self.stream.tools(t, false);
+        let output = body.output.filter(|o| o.get().starts_with('['));
+        if body.choices.is_none() && output.is_none() && !body.is_message() {
+            // A request: it re-sends the conversation, or starts another run.
+            return self.request(body, cur, ptr, out, problems);
         }
-        if let Some(f) = body.functions {
-            self.stream.tools(f, true);
+        self.take_tools(body);
+        if body.is_message() {
+            // An Anthropic Messages response: one assistant message.
+            self.stream
+                .append(&[(Entry::Item(raw), ptr.to_owned())], cur, problems);
+            return true;
         }
         if let Some(choices) = body.choices {
             // A chat completion: the first choice's message continues the conversation.
@@ -366,11 +412,34 @@ impl<'i> Reader<'i> {
             }
             return true;
         }
-        if let Some(output) = body.output.filter(|o| o.get().starts_with('[')) {
+        if let Some(output) = output {
             let entries = items(output, &child(ptr, "output"), Entry::Item);
             self.stream.append(&entries, cur, problems);
             return true;
         }
+        false
+    }
+
+    /// The tool definitions a logged body carries (`tools`, legacy `functions`).
+    fn take_tools(&mut self, body: &Body<'_>) {
+        if let Some(t) = body.tools {
+            self.stream.tools(t, false);
+        }
+        if let Some(f) = body.functions {
+            self.stream.tools(f, true);
+        }
+    }
+
+    /// A logged request body (`messages`, `input`, `system`, `instructions`); false when it
+    /// holds none of them.
+    fn request(
+        &mut self,
+        body: &Body<'_>,
+        cur: &Cursor<'_>,
+        ptr: &str,
+        out: &mut dyn Emit,
+        problems: &mut Vec<Problem>,
+    ) -> bool {
         let mut entries = Vec::new();
         if let Some(i) = body.instructions.filter(|i| i.get().starts_with('"')) {
             entries.push((Entry::System(i), child(ptr, "instructions")));
@@ -391,7 +460,13 @@ impl<'i> Reader<'i> {
             return false;
         }
         let incremental = matches!(body.previous_response_id, Some(Value::String(_)));
-        self.stream.request(&entries, incremental, cur, problems);
+        let mut resent = self.stream.resent(&entries, incremental, cur);
+        if !self.stream.continued_by(resent, entries.len(), incremental) {
+            self.next_run(out);
+            resent = 0;
+        }
+        self.take_tools(body);
+        self.stream.request(&entries, resent, cur, problems);
         true
     }
 
@@ -462,6 +537,45 @@ impl<'i> Reader<'i> {
         if self.stream.touched || !self.stream.is_empty() {
             out.trace(self.stream.finish());
         }
+    }
+}
+
+/// The HTTP status a logged request or response records beside its body.
+fn http_status(wrapper: &Body<'_>) -> Option<u16> {
+    [
+        &wrapper.status,
+        &wrapper.status_code,
+        &wrapper.status_code_camel,
+    ]
+    .into_iter()
+    .flatten()
+    .find_map(|v| match v {
+        Value::Number(n) => n.as_u64(),
+        Value::String(s) => s.trim().parse().ok(),
+        _ => None,
+    })
+    .and_then(|n| u16::try_from(n).ok())
+    .filter(|n| (100..600).contains(n))
+}
+
+/// Why a logged response is a failed model request: an HTTP status of 400 or more, or a body
+/// that is an error (OpenAI `{"error": {…}}`, Anthropic `{"type": "error", "error": {…}}`).
+fn failure(status: Option<u16>, body: &Body<'_>) -> Option<String> {
+    let message = match &body.error {
+        Some(Value::Object(e)) => e
+            .get("message")
+            .and_then(Value::as_str)
+            .map(|m| m.chars().take(200).collect::<String>()),
+        Some(Value::String(e)) if !e.is_empty() => Some(e.chars().take(200).collect()),
+        _ => None,
+    };
+    let is_error_body =
+        matches!(&body.error, Some(Value::Object(e)) if !e.is_empty()) || message.is_some();
+    match (status.filter(|s| *s >= 400), message) {
+        (Some(s), Some(m)) => Some(format!("HTTP {s}: {m}")),
+        (Some(s), None) => Some(format!("HTTP {s}")),
+        (None, Some(m)) => Some(format!("error response: {m}")),
+        (None, None) => is_error_body.then(|| "error response".to_owned()),
     }
 }
 

@@ -445,3 +445,135 @@ fn hostile_records_never_panic() {
         );
     }
 }
+
+/// The request logs written by the real `openai` and `anthropic` SDKs against a local stand-in
+/// API (`fixtures/real/http-log/make.py`): one line per model request with its response.
+fn http_log(name: &str) -> Parsed {
+    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("fixtures/real/http-log")
+        .join(name);
+    let text = std::fs::read_to_string(path).unwrap();
+    let p = parse(&text);
+    let bad = misplaced_steps(&text, &p.traces);
+    assert!(bad.is_empty(), "{name}: {}", bad.join("\n"));
+    p
+}
+
+#[test]
+fn a_request_log_of_four_runs_is_four_traces() {
+    let p = http_log("four-runs.llm-http-log.jsonl");
+    assert!(p.issues.is_empty(), "{:?}", p.issues);
+    let per_run: Vec<(String, usize, usize)> = p
+        .traces
+        .iter()
+        .map(|t| {
+            let c = counts(t);
+            (t.run_id.clone(), c.calls, c.results)
+        })
+        .collect();
+    let name = "t.json";
+    assert_eq!(
+        per_run,
+        [
+            (name.to_owned(), 1, 1),
+            (format!("{name}#2"), 1, 1),
+            (format!("{name}#3"), 1, 1),
+            (format!("{name}#4"), 1, 1),
+        ]
+    );
+    // The HTTP 500 the SDK retried is a fact about the second run, not a step or an issue.
+    let notes: Vec<Vec<&str>> = p
+        .traces
+        .iter()
+        .map(|t| {
+            t.attributes
+                .iter()
+                .filter(|(k, _)| k == crate::model::ATTR_NOTE)
+                .map(|(_, v)| v.as_str())
+                .collect()
+        })
+        .collect();
+    assert_eq!(notes[0], Vec::<&str>::new());
+    assert_eq!(
+        notes[1],
+        [
+            "a model request failed (line 3: HTTP 500: The server had an error while processing your request.): a fact about the run, not a tool error"
+        ]
+    );
+    // The failed request (line 3) opened the run; its retry (line 4) got the answer.
+    insta::assert_snapshot!(steps(&p, 1), @r#"
+    0 3:139 /request/body/messages/0/content message System: You answer weather questions.
+    1 3:201 /request/body/messages/1/content message User: What is the weather in Paris?
+    2 4:678 /response/body/choices/0/message/tool_calls/0 call call_003 get_weather {city} raw
+    3 5:389 /request/body/messages/3 result call_003 Unknown: {"city": "Paris", "temp_c": 18, "sky": "sunny"}
+    4 5:929 /response/body/choices/0/message/content message Assistant: It is 18 degrees and sunny in Paris.
+    "#);
+}
+
+#[test]
+fn an_anthropic_request_log_reads_responses_and_is_error() {
+    let p = http_log("anthropic.llm-http-log.jsonl");
+    assert!(p.issues.is_empty(), "{:?}", p.issues);
+    assert_eq!(p.traces.len(), 1);
+    let c = counts(&p.traces[0]);
+    assert_eq!((c.calls, c.results, c.errors, c.unanswered), (2, 2, 1, 0));
+    assert_eq!(p.traces[0].embedded_tools.len(), 2);
+    insta::assert_snapshot!(steps(&p, 0), @r"
+    0 1:197 /request/body/system message System: You help with files.
+    1 1:124 /request/body/messages/0/content message User: What is in my notes folder?
+    2 1:683 /response/body/content/0 message Assistant: Let me read the file.
+    3 1:734 /response/body/content/1 call toolu_000 read_file {path}
+    4 2:374 /request/body/messages/2/content/0 result toolu_000 Error: No such file: notes/missing.txt
+    5 2:1020 /response/body/content/0 call toolu_001 list_dir {path}
+    6 3:647 /request/body/messages/4/content/0 result toolu_001 Unknown: todo.txt
+    7 3:1252 /response/body/content/0 message Assistant: The notes folder holds todo.txt only.
+    ");
+}
+
+#[test]
+fn failed_model_requests_in_every_shape_are_facts_not_issues() {
+    let lines = [
+        r#"{"request": {"model": "m", "messages": [{"role": "user", "content": "u"}]}, "response": {"status_code": 429, "body": {"error": {"message": "rate limited"}}}}"#,
+        r#"{"request": {"model": "m", "messages": [{"role": "user", "content": "u"}]}, "response": {"type": "error", "error": {"type": "overloaded_error", "message": "Overloaded"}}}"#,
+        r#"{"request": {"model": "m", "messages": [{"role": "user", "content": "u"}]}, "response": {"statusCode": "503"}}"#,
+    ];
+    let p = parse(&lines.join("\n"));
+    assert!(p.issues.is_empty(), "{:?}", p.issues);
+    assert_eq!(p.traces.len(), 1, "a retried request is the same run");
+    let notes: Vec<&str> = p.traces[0]
+        .attributes
+        .iter()
+        .map(|(_, v)| v.as_str())
+        .collect();
+    assert_eq!(
+        notes,
+        [
+            "a model request failed (line 1: HTTP 429: rate limited): a fact about the run, not a tool error",
+            "a model request failed (line 2: error response: Overloaded): a fact about the run, not a tool error",
+            "a model request failed (line 3: HTTP 503): a fact about the run, not a tool error",
+        ]
+    );
+}
+
+#[test]
+fn a_request_that_rewrites_history_after_the_first_user_turn_continues_the_run() {
+    // A harness that trims its history keeps the system prompt and the task: the same run. A
+    // request with another task is another run.
+    let req = |msgs: &str| {
+        format!(r#"{{"model": "m", "messages": [{{"role": "system", "content": "s"}}, {msgs}]}}"#)
+    };
+    let lines = [
+        req(r#"{"role": "user", "content": "task A"}"#),
+        r#"{"object": "chat.completion", "choices": [{"message": {"role": "assistant", "content": "step 1"}}]}"#.to_owned(),
+        req(r#"{"role": "user", "content": "task A"}, {"role": "assistant", "content": "step 1"}, {"role": "user", "content": "more"}"#),
+        req(r#"{"role": "user", "content": "task A"}, {"role": "user", "content": "summary of earlier steps"}"#),
+        req(r#"{"role": "user", "content": "task B"}"#),
+    ];
+    let p = parse(&lines.join("\n"));
+    let ids: Vec<&str> = p.traces.iter().map(|t| t.run_id.as_str()).collect();
+    assert_eq!(ids, ["t.json", "t.json#2"]);
+    assert_eq!(
+        steps(&p, 1),
+        "0 5:59 /messages/0/content message System: s\n1 5:93 /messages/1/content message User: task B"
+    );
+}

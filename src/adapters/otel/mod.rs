@@ -233,10 +233,7 @@ pub fn parse_seekable<R: Read + Seek>(
     let layout = match first_line_is_a_record(&mut file, limits.max_record) {
         Ok(Some(l)) => l,
         Ok(None) => {
-            return out.issue(InputIssue::file(
-                &input.path,
-                "the file is empty: nothing to lint",
-            ));
+            return out.issue(InputIssue::file(&input.path, super::EMPTY_FILE));
         }
         Err(e) => return fail(e, out),
     };

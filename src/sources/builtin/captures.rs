@@ -62,6 +62,7 @@ pub(crate) fn registry(
     runtime: Runtime,
 ) -> ToolRegistry {
     let mut registry = ToolRegistry::new();
+    registry.builtin = true;
     let Some(first) = candidates.first() else {
         return registry;
     };

@@ -1,0 +1,78 @@
+//! Borrowed views of JSON for the harness adapters (Inspect, ATIF, SWE-agent, …): an object as
+//! its members, an array as its elements, each still a `RawValue` inside the input text so a
+//! `Cursor` can locate it. Small conversions to owned values where a reader needs one. Knows no
+//! format.
+
+use std::collections::BTreeMap;
+
+use serde_json::Value;
+use serde_json::value::RawValue;
+
+/// An object's members, borrowed (`None` when `raw` is not an object).
+pub type Members<'a> = BTreeMap<String, &'a RawValue>;
+
+/// The members of an object.
+pub fn object(raw: &RawValue) -> Option<Members<'_>> {
+    if !raw.get().starts_with('{') {
+        return None;
+    }
+    serde_json::from_str(raw.get()).ok()
+}
+
+/// The elements of an array (`None` when `raw` is not an array).
+pub fn array(raw: &RawValue) -> Option<Vec<&RawValue>> {
+    if !raw.get().starts_with('[') {
+        return None;
+    }
+    serde_json::from_str(raw.get()).ok()
+}
+
+/// The elements of a member that is an array (empty when absent or not an array).
+pub fn list<'a>(m: &Members<'a>, key: &str) -> Vec<&'a RawValue> {
+    m.get(key).and_then(|r| array(r)).unwrap_or_default()
+}
+
+/// A member as an owned value (`None` when absent or `null`).
+pub fn value(m: &Members<'_>, key: &str) -> Option<Value> {
+    let raw = m.get(key)?;
+    match serde_json::from_str::<Value>(raw.get()) {
+        Ok(Value::Null) | Err(_) => None,
+        Ok(v) => Some(v),
+    }
+}
+
+/// A member that is a string.
+pub fn string(m: &Members<'_>, key: &str) -> Option<String> {
+    let raw = m.get(key)?;
+    if !raw.get().starts_with('"') {
+        return None;
+    }
+    serde_json::from_str(raw.get()).ok()
+}
+
+/// A member that is a string or a number, as text (ids written either way).
+pub fn id(m: &Members<'_>, key: &str) -> Option<String> {
+    match value(m, key)? {
+        Value::String(s) if !s.is_empty() => Some(s),
+        Value::Number(n) => Some(n.to_string()),
+        _ => None,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn views_of_objects_and_arrays() {
+        let raw: &RawValue =
+            serde_json::from_str(r#"{"a": [1, {"b": "x"}], "n": 3, "z": null}"#).unwrap();
+        let m = object(raw).unwrap();
+        assert_eq!(list(&m, "a").len(), 2);
+        assert!(list(&m, "n").is_empty());
+        assert_eq!(id(&m, "n").as_deref(), Some("3"));
+        assert_eq!(value(&m, "z"), None);
+        assert_eq!(string(&m, "n"), None);
+        assert!(object(m["a"]).is_none());
+    }
+}

@@ -1,0 +1,86 @@
+//! `tracelint doctor`: lint the inputs exactly as `check` would (same settings, tools, config and
+//! built-in schemas, so the per-rule coverage is `check`'s), keeping per-input detail, then print
+//! the diagnosis (`doctor.rs`) and gate on `--fail-under`.
+
+use anyhow::Context;
+
+use crate::cli::{CheckArgs, DoctorArgs, GroupBy};
+use crate::commands::check;
+use crate::exit::ExitStatus;
+use crate::inputs;
+use crate::lint::ReportBuilder;
+
+/// `tracelint doctor`.
+pub fn run(args: &DoctorArgs) -> anyhow::Result<ExitStatus> {
+    let gates = args
+        .fail_under
+        .iter()
+        .map(|g| {
+            crate::doctor::parse_gate(g)
+                .map(|(rules, pct)| (g.clone(), rules, pct))
+                .map_err(anyhow::Error::msg)
+        })
+        .collect::<anyhow::Result<Vec<_>>>()?;
+    let check_args = CheckArgs {
+        inputs: args.inputs.clone(),
+        tools: args.tools.clone(),
+        headers: args.headers.clone(),
+        mcp_timeout: args.mcp_timeout,
+        input_format: args.input_format,
+        max_record_size: args.max_record_size,
+        select: args.select.clone(),
+        ignore: args.ignore.clone(),
+        config: args.config.clone(),
+        no_config: args.no_config,
+        jobs: args.jobs,
+        quiet: args.json,
+        ..CheckArgs::default()
+    };
+    let settings = check::resolve(&check_args)?;
+    let mut linter = check::linter(&settings, !args.json)?;
+    linter.run.tool_coverage = true;
+    linter.measure_record = true;
+    let (specs, expand_issues) = inputs::expand(&settings.inputs);
+    let pool = rayon::ThreadPoolBuilder::new()
+        .num_threads(settings.jobs.unwrap_or(0))
+        .build()
+        .context("cannot start worker threads")?;
+    let mut builder = ReportBuilder::new();
+    builder.keep_details();
+    check::lint_all(
+        &settings,
+        &linter,
+        &pool,
+        &specs,
+        expand_issues,
+        false,
+        &mut builder,
+    );
+    let report = builder.finish(settings.fail_on, &settings.config.ignores);
+    let mut d = crate::doctor::diagnose(&report, &gates);
+    let unreadable = !report.issues.is_empty();
+    let exit = if unreadable && (report.summary.traces == 0 || !gates.is_empty()) {
+        // Nothing to diagnose, or a gate that would be measured on part of the corpus.
+        ExitStatus::InputError
+    } else if d.gates.iter().any(|g| !g.passed) {
+        ExitStatus::GateTripped
+    } else {
+        ExitStatus::Clean
+    };
+    d.exit_code = exit.code();
+    let stdout = std::io::stdout();
+    let mut out = std::io::BufWriter::new(stdout.lock());
+    if args.json {
+        serde_json::to_writer_pretty(&mut out, &d)?;
+        std::io::Write::write_all(&mut out, b"\n")?;
+    } else {
+        let by = match args.group_by {
+            GroupBy::Rule => crate::doctor::By::Rule,
+            GroupBy::Tool => crate::doctor::By::Tool,
+            GroupBy::File => crate::doctor::By::File,
+        };
+        crate::doctor::render_text(&d, by, &mut out)?;
+    }
+    std::io::Write::flush(&mut out)?;
+    Ok(exit)
+}

@@ -1,0 +1,319 @@
+//! Paths derived as paths (R3). A value that looks like a filesystem path is cut into its
+//! components once, and every run of whole components (a *piece*: `src/pkg`, `pkg/mod.py`,
+//! `/home/u/repo`) becomes a pattern of the planned search (`provenance`). A piece is
+//! *observed* when some observed text holds it aligned on path boundaries (not inside a longer
+//! name: `mod.py` is in `src/mod.py:12:` and in `./mod.py`, not in `xmod.py` or `mod.pyc`).
+//! A path is derivable when a chain of observed pieces covers it from its start: the path
+//! itself observed, or an observed directory (the working directory, which is observed text
+//! from the start of the trace, included) joined with an observed relative path, or an observed
+//! parent joined with an observed file name. A source file of a language whose modules are
+//! named by their path (`src/pkg/mod.py` is `pkg.mod` in `from pkg.mod import x`; Java's
+//! `com/acme/App.java` is `com.acme.App`) is also observed through its dotted module name,
+//! which must sit on module boundaries (a submodule's dots count). Each observed text is
+//! searched once, with the
+//! trace's other values; a value's answer costs its pieces' lookups (at most `MAX_COMPONENTS`²/2).
+//! Nothing here knows which steps are sources.
+
+/// File extensions of languages whose module names spell the file's path with dots.
+const MODULE_EXTENSIONS: &[&str] = &[".py", ".pyi", ".java", ".kt", ".scala"];
+
+/// Components of the longest path judged as a path (a longer one is judged as text only).
+const MAX_COMPONENTS: usize = 32;
+/// Bytes of the longest path judged as a path.
+const MAX_PATH: usize = 4096;
+
+/// A path value, normalised: `./` and repeated or trailing separators dropped, `..` resolved,
+/// `~` expanded against a recorded home.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct PathForm {
+    /// Starts at the root (a leading separator).
+    absolute: bool,
+    /// The separator the value uses (`/`, or `\` for a Windows path written without `/`).
+    sep: char,
+    comps: Vec<String>,
+}
+
+/// The path form of a normalised (trimmed, case-folded) value, or `None` when it does not look
+/// like a filesystem path: it must hold a separator (or start with `~`), no whitespace and no
+/// URL scheme, and have at least two components.
+pub(crate) fn path_form(norm: &str, home: Option<&str>) -> Option<PathForm> {
+    if norm.len() > MAX_PATH
+        || norm.contains(char::is_whitespace)
+        || norm.contains("://")
+        || norm.starts_with("//")
+    {
+        return None;
+    }
+    let sep = if norm.contains('/') {
+        '/'
+    } else if norm.contains('\\') {
+        '\\'
+    } else if norm == "~" {
+        '/'
+    } else {
+        return None;
+    };
+    let expanded;
+    let mut text = norm;
+    if let Some(home) = home.filter(|h| h.starts_with('/'))
+        && (text == "~" || text.starts_with("~/"))
+    {
+        expanded = format!("{}{}", home.trim_end_matches('/'), &text[1..]);
+        text = &expanded;
+    }
+    let absolute = text.starts_with(sep);
+    let mut comps: Vec<String> = Vec::new();
+    for c in text.split(sep) {
+        match c {
+            "" | "." => {}
+            ".." if comps.last().is_some_and(|l| l != "..") => {
+                comps.pop();
+            }
+            ".." if absolute => {}
+            c => comps.push(c.to_owned()),
+        }
+    }
+    if comps.is_empty() || comps.len() > MAX_COMPONENTS || (!absolute && comps.len() < 2) {
+        return None;
+    }
+    Some(PathForm {
+        absolute,
+        sep,
+        comps,
+    })
+}
+
+impl PathForm {
+    /// Components `from..to` as the text they are written as (a piece from the first
+    /// component of an absolute path starts with the separator).
+    pub(crate) fn piece(&self, from: usize, to: usize) -> String {
+        let mut s = String::new();
+        if from == 0 && self.absolute {
+            s.push(self.sep);
+        }
+        for (i, c) in self.comps[from..to].iter().enumerate() {
+            if i > 0 {
+                s.push(self.sep);
+            }
+            s.push_str(c);
+        }
+        s
+    }
+
+    /// The directory the path is in (`None` for a relative path of one component or a file at
+    /// the root, whose directory is always known).
+    pub(crate) fn parent(&self) -> Option<PathForm> {
+        if self.comps.len() < 2 {
+            return None;
+        }
+        Some(PathForm {
+            absolute: self.absolute,
+            sep: self.sep,
+            comps: self.comps[..self.comps.len() - 1].to_vec(),
+        })
+    }
+
+    /// Every piece, each once per position (the caller dedupes across values).
+    pub(crate) fn pieces(&self) -> impl Iterator<Item = String> + '_ {
+        let n = self.comps.len();
+        (0..n).flat_map(move |from| (from + 1..=n).map(move |to| self.piece(from, to)))
+    }
+
+    /// The dotted module name of components `from..` when the path is a source file of a
+    /// language that names modules by path, or a package directory (a last component with no
+    /// extension), and at least two components name it (`pkg/mod.py` → `pkg.mod`,
+    /// `pkg/__init__.py` → `pkg`, the directory `pkg/sub` → `pkg.sub`).
+    pub(crate) fn module(&self, from: usize) -> Option<String> {
+        let last = self.comps.last()?;
+        let mut names: Vec<&str> = self.comps[from..self.comps.len() - 1]
+            .iter()
+            .map(String::as_str)
+            .collect();
+        match MODULE_EXTENSIONS.iter().find(|e| last.ends_with(*e)) {
+            Some(ext) => {
+                let stem = &last[..last.len() - ext.len()];
+                if stem != "__init__" {
+                    names.push(stem);
+                }
+            }
+            None if !last.contains('.') => names.push(last),
+            None => return None,
+        }
+        let valid = |n: &&str| {
+            !n.is_empty()
+                && n.bytes()
+                    .all(|b| b.is_ascii_alphanumeric() || b == b'_' || b >= 0x80)
+        };
+        (names.len() >= 2 && names.iter().all(valid)).then(|| names.join("."))
+    }
+
+    /// Every dotted module name a chain may end with (`module(from)` for each `from`).
+    pub(crate) fn modules(&self) -> impl Iterator<Item = String> + '_ {
+        (0..self.comps.len()).filter_map(|from| self.module(from))
+    }
+
+    /// Is the path covered from its start by a chain of observed pieces? `observed` answers for
+    /// one piece, `observed_module` for a dotted module name (which can only end the chain).
+    /// `reach[j]`: components `0..j` are derivable.
+    pub(crate) fn derivable(
+        &self,
+        mut observed: impl FnMut(&str) -> bool,
+        mut observed_module: impl FnMut(&str) -> bool,
+    ) -> bool {
+        let n = self.comps.len();
+        let mut reach = vec![false; n + 1];
+        for to in 1..=n {
+            reach[to] = (0..to).any(|from| {
+                (from == 0 || reach[from])
+                    && (observed(&self.piece(from, to))
+                        || (to == n && self.module(from).is_some_and(|m| observed_module(&m))))
+            });
+        }
+        reach[n]
+    }
+}
+
+/// A byte that can be inside a path component's name (not a separator, not punctuation that
+/// ends a path in prose or tool output: quotes, brackets, `:`, `,`, `=`, whitespace).
+fn in_name(b: u8) -> bool {
+    b.is_ascii_alphanumeric() || matches!(b, b'.' | b'_' | b'-' | b'~' | b'+' | b'%') || b >= 0x80
+}
+
+/// Does the match `text[start..end]` of a piece sit on path boundaries? Before it: the start
+/// of the text or a byte that is not part of a name (a relative piece may follow a separator:
+/// `src/mod.py` in `./src/mod.py`; an absolute one begins a path). After it: the end, a
+/// separator, or a byte that is not part of a name, past any run of dots (`mod.py.` ends a
+/// sentence).
+pub(crate) fn aligned(text: &[u8], start: usize, end: usize, absolute: bool) -> bool {
+    let before = start == 0 || {
+        let b = text[start - 1];
+        !(in_name(b) || (absolute && matches!(b, b'/' | b'\\')))
+    };
+    if !before {
+        return false;
+    }
+    let mut e = end;
+    while e < text.len() && text[e] == b'.' {
+        e += 1;
+    }
+    e == text.len() || !in_name(text[e])
+}
+
+/// Does the match `text[start..end]` of a dotted module name sit on module boundaries: not
+/// inside a longer identifier, a submodule's dots allowed on either side (`cli.ensure` is in
+/// `from erk.cli.ensure import x` and in `erk.cli.ensure.helper`)?
+pub(crate) fn aligned_module(text: &[u8], start: usize, end: usize) -> bool {
+    let ident = |b: u8| b.is_ascii_alphanumeric() || b == b'_' || b >= 0x80;
+    (start == 0 || !ident(text[start - 1])) && (end == text.len() || !ident(text[end]))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::collections::HashSet;
+
+    fn form(s: &str) -> PathForm {
+        path_form(s, Some("/home/u")).unwrap_or_else(|| panic!("{s:?} is a path"))
+    }
+
+    #[test]
+    fn normalises_dots_separators_and_home() {
+        assert_eq!(form("/a/./b//c/").piece(0, 3), "/a/b/c");
+        assert_eq!(form("/a/b/../c").piece(0, 2), "/a/c");
+        assert_eq!(form("~/x/y").piece(0, 4), "/home/u/x/y");
+        assert_eq!(form("./src/mod.py").piece(0, 2), "src/mod.py");
+        assert_eq!(form("../lib/x.py").piece(0, 3), "../lib/x.py");
+        assert_eq!(form("c:\\users\\x").piece(0, 3), "c:\\users\\x");
+        // Not paths: no separator, a URL, whitespace, one relative component.
+        for s in [
+            "mod.py",
+            "https://x.org/a/b",
+            "a b/c",
+            "./x",
+            "//host/share",
+        ] {
+            assert_eq!(path_form(s, None), None, "{s}");
+        }
+        // `~` without a recorded home stays a component.
+        assert_eq!(
+            path_form("~/x", None).map(|f| f.piece(0, 2)),
+            Some("~/x".into())
+        );
+    }
+
+    #[test]
+    fn pieces_are_every_run_of_whole_components() {
+        let p: Vec<String> = form("/r/s/m.py").pieces().collect();
+        assert_eq!(
+            p,
+            ["/r", "/r/s", "/r/s/m.py", "s", "s/m.py", "m.py"].map(String::from)
+        );
+    }
+
+    #[test]
+    fn a_path_is_derivable_by_a_chain_of_observed_pieces() {
+        let obs = |set: &[&str]| {
+            let set: HashSet<String> = set.iter().map(|s| (*s).to_owned()).collect();
+            move |p: &str| set.contains(p)
+        };
+        let p = form("/repo/src/pkg/mod.py");
+        let none = |_: &str| false;
+        // The path itself.
+        assert!(p.derivable(obs(&["/repo/src/pkg/mod.py"]), none));
+        // The working directory and a relative path a search listed.
+        assert!(p.derivable(obs(&["/repo", "src/pkg/mod.py"]), none));
+        // A listed directory and a file name seen in it.
+        assert!(p.derivable(obs(&["/repo", "src/pkg", "mod.py"]), none));
+        // A parent observed, the name not: a guessed file.
+        assert!(!p.derivable(obs(&["/repo", "src/pkg", "other.py"]), none));
+        // Pieces that do not chain from the start do not make a path.
+        assert!(!p.derivable(obs(&["src/pkg/mod.py"]), none));
+        assert!(!p.derivable(obs(&["/repo", "pkg/mod.py"]), none));
+        // A module name ends a chain: `/repo/src` and then `pkg.mod`.
+        assert!(p.derivable(obs(&["/repo", "src"]), obs(&["pkg.mod"])));
+        assert!(!p.derivable(obs(&["/repo"]), obs(&["pkg.mod"])));
+    }
+
+    #[test]
+    fn module_names_of_source_files() {
+        let p = form("/r/src/pkg/mod.py");
+        let m: Vec<String> = p.modules().collect();
+        assert_eq!(
+            m,
+            ["r.src.pkg.mod", "src.pkg.mod", "pkg.mod"].map(String::from)
+        );
+        assert_eq!(form("/r/pkg/__init__.py").module(1), None);
+        assert_eq!(form("/r/a/pkg/__init__.py").module(1), Some("a.pkg".into()));
+        assert_eq!(
+            form("/r/com/acme/App.java").module(1),
+            Some("com.acme.App".into())
+        );
+        assert_eq!(form("/r/src/my-pkg/mod.py").module(2), None);
+        assert_eq!(form("/r/src/notes.md").module(1), None);
+        assert_eq!(form("/r/src/pkg/sub").module(2), Some("pkg.sub".into()));
+        let at = |text: &str, m: &str| {
+            let start = text.find(m).expect("present");
+            aligned_module(text.as_bytes(), start, start + m.len())
+        };
+        assert!(at("from erk.cli.ensure import x", "cli.ensure"));
+        assert!(at("erk.cli.ensure.helper", "erk.cli.ensure"));
+        assert!(!at("erk.cli.ensured", "cli.ensure"));
+        assert!(!at("xcli.ensure", "cli.ensure"));
+    }
+
+    #[test]
+    fn alignment_respects_name_boundaries() {
+        let at = |text: &str, piece: &str, absolute: bool| {
+            let start = text.find(piece).expect("present");
+            aligned(text.as_bytes(), start, start + piece.len(), absolute)
+        };
+        assert!(at("src/pkg/mod.py:12: x", "mod.py", false));
+        assert!(at("src/pkg/mod.py:12: x", "src/pkg", false));
+        assert!(at("see ./mod.py.", "mod.py", false));
+        assert!(at("'/repo/src' is", "/repo/src", true));
+        assert!(!at("xmod.py", "mod.py", false));
+        assert!(!at("mod.pyc", "mod.py", false));
+        assert!(!at("/other/repo/x", "/repo/x", true));
+        assert!(!at("a//repo/x", "/repo/x", true));
+    }
+}

@@ -1,0 +1,152 @@
+//! Field origins of an agent's built-in tools (R3's "where does this value come from"), shipped
+//! beside the built-in schemas as a table of our own: per tool, the fields whose value the
+//! agent writes (`generated`), picks from what the tool definition offers (`choice`), or
+//! creates as a new path (`created`); a field not listed is derived and judged. One table per
+//! agent applies to every version of its bundle, and explicit origins (a tools file's
+//! `x-value-origin`) win over it.
+
+use std::collections::BTreeMap;
+use std::sync::OnceLock;
+
+use serde::Deserialize;
+
+use crate::model::{ToolSpec, ValueOrigin};
+
+/// Claude Code's table (`data/claude-code-tools/origins.json`).
+const CLAUDE_CODE: &str = include_str!("../../data/claude-code-tools/origins.json");
+
+/// One agent's table: tool → field → origin, and the tools whose result is a sub-agent's report.
+#[derive(Debug)]
+pub struct Origins {
+    tools: BTreeMap<String, BTreeMap<String, ValueOrigin>>,
+    reports: std::collections::BTreeSet<String>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct Raw {
+    #[serde(rename = "_meta", default)]
+    _meta: Option<serde_json::Value>,
+    tools: BTreeMap<String, BTreeMap<String, String>>,
+    /// Tools whose result is another agent's written report (`ToolMetadata::result_is_report`).
+    #[serde(default)]
+    reports: Vec<String>,
+}
+
+impl Origins {
+    /// Parse a table. The embedded tables are checked by tests, so a bad one is a bug.
+    pub fn parse(text: &str) -> Result<Self, String> {
+        let raw: Raw = serde_json::from_str(text).map_err(|e| e.to_string())?;
+        let mut tools = BTreeMap::new();
+        for (tool, fields) in raw.tools {
+            let mut by_field = BTreeMap::new();
+            for (field, origin) in fields {
+                let o = ValueOrigin::parse(&origin)
+                    .filter(|o| *o != ValueOrigin::Provided)
+                    .ok_or_else(|| format!("`{tool}.{field}`: unknown origin `{origin}`"))?;
+                by_field.insert(field, o);
+            }
+            tools.insert(tool, by_field);
+        }
+        Ok(Self {
+            tools,
+            reports: raw.reports.into_iter().collect(),
+        })
+    }
+
+    /// Every built-in table, with the built-in source it belongs to.
+    pub fn builtin() -> Vec<(&'static str, &'static Origins)> {
+        vec![(super::builtin::CLAUDE_CODE, Origins::claude_code())]
+    }
+
+    /// Claude Code's table, parsed once.
+    pub fn claude_code() -> &'static Origins {
+        static TABLE: OnceLock<Origins> = OnceLock::new();
+        TABLE.get_or_init(|| {
+            Origins::parse(CLAUDE_CODE).expect("the embedded origins table is valid")
+        })
+    }
+
+    /// Mark a spec's fields from the table (origins the spec already declares win).
+    pub fn apply(&self, spec: &mut ToolSpec) {
+        if self.reports.contains(&spec.name) {
+            spec.metadata.result_is_report = true;
+        }
+        let Some(fields) = self.tools.get(&spec.name) else {
+            return;
+        };
+        for (field, origin) in fields {
+            spec.value_origins.entry(field.clone()).or_insert(*origin);
+        }
+    }
+
+    /// One line per tool: its fields by origin (`Bash: generated command, description, timeout`).
+    pub fn describe(&self) -> Vec<String> {
+        self.tools
+            .iter()
+            .map(|(tool, fields)| {
+                let mut parts = Vec::new();
+                for (origin, word) in [
+                    (ValueOrigin::Generated, "generated"),
+                    (ValueOrigin::Choice, "choice"),
+                    (ValueOrigin::Created, "created"),
+                ] {
+                    let names: Vec<&str> = fields
+                        .iter()
+                        .filter(|(_, o)| **o == origin)
+                        .map(|(f, _)| f.as_str())
+                        .collect();
+                    if !names.is_empty() {
+                        parts.push(format!("{word} {}", names.join(", ")));
+                    }
+                }
+                format!("{tool}: {}", parts.join("; "))
+            })
+            .collect()
+    }
+
+    /// Every (tool, field, origin) of the table, sorted.
+    pub fn entries(&self) -> impl Iterator<Item = (&str, &str, ValueOrigin)> {
+        self.tools.iter().flat_map(|(t, fields)| {
+            fields
+                .iter()
+                .map(move |(f, o)| (t.as_str(), f.as_str(), *o))
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::sources::builtin::ClaudeCodeTools;
+
+    #[test]
+    fn every_entry_names_a_field_some_version_sent() {
+        let tools = ClaudeCodeTools::get();
+        let (idx, _) = tools.choose(None);
+        // The newest registry holds every tool any version sent (older ones fall back), but
+        // a field may exist only in an older schema: look at every capture's schema.
+        let fields = tools.fields_by_tool();
+        let _ = idx;
+        for tool in &Origins::claude_code().reports {
+            assert!(
+                fields.contains_key(tool.as_str()),
+                "report tool `{tool}` was never sent"
+            );
+        }
+        for (tool, field, _) in Origins::claude_code().entries() {
+            assert!(
+                fields.get(tool).is_some_and(|f| f.contains(field)),
+                "`{tool}.{field}` is in the origins table but no Claude Code version sent it"
+            );
+        }
+    }
+
+    #[test]
+    fn a_bad_table_is_refused() {
+        let err = Origins::parse(r#"{"tools": {"Bash": {"command": "genrated"}}}"#).unwrap_err();
+        assert!(err.contains("unknown origin `genrated`"), "{err}");
+        // `provided` would turn a candidate into a hard defect: never from a built-in table.
+        assert!(Origins::parse(r#"{"tools": {"Bash": {"command": "provided"}}}"#).is_err());
+    }
+}

@@ -1,0 +1,160 @@
+//! `tracelint doctor` on the real fixtures: its per-rule coverage is the one `check` prints in its
+//! footer (same settings, same numbers, whatever rules are registered), and `--fail-under` gates
+//! (exit 1 below the threshold, 0 at or above it, per rule or over every rule).
+
+use std::process::Command;
+
+use serde_json::Value;
+
+/// Real traces of every format that read cleanly: Claude Code sessions, Langfuse exports,
+/// OpenInference spans, tau-bench OpenAI messages.
+const CORPUS: &[&str] = &[
+    "../shared/fixtures/real/claude-code/",
+    "../shared/fixtures/real/otel-openinference/",
+    "../shared/fixtures/real/openai-chat/tau-bench-gpt-4o-airline.subset.json",
+    "fixtures/real/langfuse/",
+];
+
+fn tracelint(args: &[&str]) -> std::process::Output {
+    Command::new(env!("CARGO_BIN_EXE_tracelint"))
+        .args(args)
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .env("NO_COLOR", "1")
+        .output()
+        .expect("run tracelint")
+}
+
+fn with_corpus<'a>(args: &[&'a str]) -> Vec<&'a str> {
+    let mut all = args.to_vec();
+    all.extend_from_slice(CORPUS);
+    all.push("--no-config");
+    all
+}
+
+/// `R1 12/40` pairs from `check`'s footer line `coverage: R1 12/40, R2a …`.
+fn footer_coverage(stdout: &str) -> Vec<(String, u64, u64)> {
+    let line = stdout
+        .lines()
+        .find_map(|l| l.strip_prefix("coverage: "))
+        .unwrap_or_else(|| panic!("no coverage footer in\n{stdout}"));
+    line.split(", ")
+        .map(|cell| {
+            let (rule, n) = cell.split_once(' ').unwrap();
+            let (d, t) = n.split_once('/').unwrap();
+            (rule.to_owned(), d.parse().unwrap(), t.parse().unwrap())
+        })
+        .collect()
+}
+
+fn doctor_json(extra: &[&str]) -> (Option<i32>, Value) {
+    let mut args = vec!["doctor", "--json"];
+    args.extend_from_slice(extra);
+    let run = tracelint(&with_corpus(&args));
+    let json = serde_json::from_slice(&run.stdout).unwrap_or_else(|e| {
+        panic!(
+            "{e}: {}\n{}",
+            String::from_utf8_lossy(&run.stdout),
+            String::from_utf8_lossy(&run.stderr)
+        )
+    });
+    (run.status.code(), json)
+}
+
+#[test]
+fn doctor_coverage_is_checks_footer() {
+    let check = tracelint(&with_corpus(&["check"]));
+    let stdout = String::from_utf8_lossy(&check.stdout);
+    assert_eq!(
+        check.status.code(),
+        Some(2),
+        "the corpus has a hard defect\n{stdout}"
+    );
+    let footer = footer_coverage(&stdout);
+    let (code, d) = doctor_json(&[]);
+    assert_eq!(code, Some(0), "doctor is advisory");
+    let ours: Vec<(String, u64, u64)> = d["rules"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| {
+            (
+                r["rule"].as_str().unwrap().to_owned(),
+                r["coverage"]["count"].as_u64().unwrap(),
+                r["coverage"]["of"].as_u64().unwrap(),
+            )
+        })
+        .collect();
+    assert_eq!(ours, footer);
+    // The corpus is not fully checkable, so the comparison is not between two zeros.
+    assert!(footer.iter().any(|(_, d, t)| d < t && *t > 0), "{footer:?}");
+    // The text shows the same counts per rule.
+    let text = tracelint(&with_corpus(&["doctor"]));
+    let text = String::from_utf8_lossy(&text.stdout);
+    for (rule, d, t) in &footer {
+        assert!(
+            text.lines()
+                .any(|l| l.trim_start().starts_with(&format!("{rule} "))
+                    && l.contains(&format!(" {d}/{t} "))),
+            "{rule} {d}/{t} not in\n{text}"
+        );
+    }
+    // Per format and per tool, with what each tool lacks.
+    let formats: Vec<&str> = d["formats"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|f| f["format"].as_str().unwrap())
+        .collect();
+    assert_eq!(formats, ["claude", "langfuse", "openai", "otel"]);
+    let tau = d["tools"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|t| t["name"] == "book_reservation")
+        .expect("a tau-bench tool");
+    assert!(
+        tau["gaps"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|g| g.as_str().unwrap().starts_with("no input schema")),
+        "{tau}"
+    );
+}
+
+#[test]
+fn fail_under_gates_on_coverage() {
+    let (_, d) = doctor_json(&[]);
+    let rules = d["rules"].as_array().unwrap();
+    let (decided, total) = rules.iter().fold((0, 0), |(d, t), r| {
+        (
+            d + r["coverage"]["count"].as_u64().unwrap(),
+            t + r["coverage"]["of"].as_u64().unwrap(),
+        )
+    });
+    let overall = decided as f64 * 100.0 / total as f64;
+    let below = format!("{}", (overall - 1.0).floor());
+    let above = format!("{}", (overall + 1.0).ceil());
+    assert_eq!(doctor_json(&["--fail-under", &below]).0, Some(0));
+    let (code, failed) = doctor_json(&["--fail-under", &above]);
+    assert_eq!(code, Some(1));
+    assert_eq!(failed["gates"][0]["passed"], false);
+    assert_eq!(failed["exit_code"], 1);
+    // One rule's gate: R2a decides far less than every rule together.
+    let r2a = rules.iter().find(|r| r["rule"] == "R2a").unwrap();
+    let r2a_pct = r2a["coverage"]["percent"].as_f64().unwrap();
+    assert!(r2a_pct < overall);
+    let between = format!("R2a={}", ((r2a_pct + overall) / 2.0).round());
+    assert_eq!(
+        doctor_json(&["--fail-under", &below, "--fail-under", &between]).0,
+        Some(1)
+    );
+    // A bad gate is a usage error.
+    assert_eq!(doctor_json_code(&["--fail-under", "R2a=lots"]), Some(3));
+}
+
+fn doctor_json_code(extra: &[&str]) -> Option<i32> {
+    let mut args = vec!["doctor"];
+    args.extend_from_slice(extra);
+    tracelint(&with_corpus(&args)).status.code()
+}
