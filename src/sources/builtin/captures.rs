@@ -37,6 +37,12 @@ pub(crate) struct Candidate<'a> {
 pub(crate) struct Runtime {
     /// The CLI drops unknown argument keys instead of rejecting the call.
     pub(crate) extra_keys_tolerated: bool,
+    /// Where each field's value comes from (R3), for every capture of the agent.
+    pub(crate) origins: Option<&'static crate::sources::origins::Origins>,
+    /// (tool, JSON pointer into its schema, values): a string the CLI's runtime accepts only
+    /// from a fixed set the schema it sends does not list (the set is in the description the
+    /// bundle leaves out); each becomes an `enum` of the schema and its alternates.
+    pub(crate) enums: &'static [(&'static str, &'static str, &'static [&'static str])],
 }
 
 /// How many of the leading candidates are the matched capture, and how many are of its
@@ -118,10 +124,55 @@ pub(crate) fn registry(
             .collect();
         spec.metadata.extra_keys_tolerated =
             runtime.extra_keys_tolerated && !c.set.kinds.contains_key(name);
+        if let Some(origins) = runtime.origins {
+            origins.apply(&mut spec);
+        }
+        for (_, pointer, values) in runtime.enums.iter().filter(|(t, _, _)| *t == name) {
+            let schemas = spec
+                .schema
+                .iter_mut()
+                .chain(spec.alternate_schemas.iter_mut());
+            for node in schemas.filter_map(|s| s.pointer_mut(pointer)) {
+                if let Some(o) = node.as_object_mut() {
+                    o.entry("enum")
+                        .or_insert_with(|| values.iter().map(|v| Value::from(*v)).collect());
+                }
+            }
+        }
         // Cannot collide: names are unique.
         let _ = registry.insert(spec);
     }
     registry
+}
+
+/// Every field each tool's schema has in any of `sets` (alternates included), for checking a
+/// table of field origins against what the CLI sent.
+#[cfg(test)]
+pub(crate) fn fields_by_tool<'a>(
+    sets: impl Iterator<Item = &'a ToolSet>,
+    schemas: &'a BTreeMap<String, Value>,
+) -> BTreeMap<&'a str, std::collections::BTreeSet<&'a str>> {
+    let mut out: BTreeMap<&str, std::collections::BTreeSet<&str>> = BTreeMap::new();
+    for set in sets {
+        let hashes = set
+            .tools
+            .iter()
+            .filter_map(|(t, h)| Some((t, h.as_ref()?)))
+            .chain(
+                set.alternates
+                    .iter()
+                    .flat_map(|(t, hs)| hs.iter().map(move |h| (t, h))),
+            );
+        for (tool, hash) in hashes {
+            let entry = out.entry(tool.as_str()).or_default();
+            let props = schemas
+                .get(hash)
+                .and_then(|s| s.get("properties"))
+                .and_then(Value::as_object);
+            entry.extend(props.into_iter().flat_map(|p| p.keys().map(String::as_str)));
+        }
+    }
+    out
 }
 
 /// The capture for a recorded `version` among `versions` (ascending, not empty): the same one,
@@ -225,6 +276,8 @@ mod tests {
         ];
         let runtime = Runtime {
             extra_keys_tolerated: true,
+            origins: None,
+            enums: &[],
         };
         let one = Leading {
             matched: 1,

@@ -26,6 +26,18 @@ const BUNDLE: &str = include_str!("../../../data/codex-tools/bundle.json");
 /// The source name users write.
 pub const CODEX: &str = "builtin:codex";
 
+/// Strings Codex's runtime accepts only from a fixed set while the schema it sends says just
+/// `"type": "string"` (the set is in the description, which the bundle leaves out). Measured:
+/// 0.47.0 answers `update_plan` with status `doing` by "failed to parse function arguments:
+/// unknown variant `doing`, expected one of `pending`, `in_progress`, `completed`"
+/// (`fixtures/real/codex/codex-0.47.0-shell-plan.jsonl`, line 36); every release sends the same
+/// `update_plan` schema.
+const RUNTIME_ENUMS: &[(&str, &str, &[&str])] = &[(
+    "update_plan",
+    "/properties/plan/items/properties/status",
+    &["pending", "in_progress", "completed"],
+)];
+
 #[derive(Deserialize)]
 struct RawBundle {
     versions: BTreeMap<String, RawVersion>,
@@ -180,6 +192,12 @@ impl CodexTools {
 
     /// The registry of a choice: the matched tool set, then the release's others, then the
     /// nearest older releases', then newer ones'.
+    /// Every field each tool's schema has in any capture.
+    #[cfg(test)]
+    pub(crate) fn fields_by_tool(&self) -> BTreeMap<&str, std::collections::BTreeSet<&str>> {
+        captures::fields_by_tool(self.toolsets.values(), &self.schemas)
+    }
+
     pub fn registry(&self, choice: &Choice) -> ToolRegistry {
         let release = &self.releases[choice.idx];
         let shown = show(release.version);
@@ -224,6 +242,8 @@ impl CodexTools {
             &self.schemas,
             Runtime {
                 extra_keys_tolerated: true,
+                origins: Some(crate::sources::origins::Origins::codex()),
+                enums: RUNTIME_ENUMS,
             },
         )
     }

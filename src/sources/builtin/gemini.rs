@@ -208,6 +208,12 @@ impl GeminiTools {
 
     /// The registry of the capture at `idx`, completed from the nearest older captures, then
     /// the newer ones.
+    /// Every field each tool's schema has in any capture.
+    #[cfg(test)]
+    pub(crate) fn fields_by_tool(&self) -> BTreeMap<&str, std::collections::BTreeSet<&str>> {
+        captures::fields_by_tool(self.releases.iter().map(|r| &r.tools), &self.schemas)
+    }
+
     pub fn registry(&self, idx: usize) -> ToolRegistry {
         let older = (0..=idx).rev();
         let newer = idx + 1..self.releases.len();
@@ -228,6 +234,8 @@ impl GeminiTools {
             &self.schemas,
             Runtime {
                 extra_keys_tolerated: false,
+                origins: Some(crate::sources::origins::Origins::gemini_cli()),
+                enums: &[],
             },
         )
     }
