@@ -441,9 +441,9 @@ failure_when = { pointer = "/status", in = ["declined"] }
             "tracelint.toml:1:1: the `[[ignore]]` entry for R3 has no `reason`: say why the finding is accepted (reasons are mandatory)"
         );
         assert!(
-            p("select = [\"R9\"]\n")
+            p("select = [\"R99\"]\n")
                 .unwrap_err()
-                .starts_with("tracelint.toml:1:11: unknown rule `R9`")
+                .starts_with("tracelint.toml:1:11: unknown rule `R99`")
         );
         assert!(
             p("[metadata.t]\nside_efecting = true\n")

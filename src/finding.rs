@@ -28,6 +28,18 @@ pub enum RuleId {
     R6,
     /// Unknown tool.
     R7,
+    /// Duplicate side effect.
+    R8,
+    /// Unmet precondition.
+    R9,
+    /// Result contract.
+    R10,
+    /// Contract drift.
+    R11,
+    /// Unresolved side effect.
+    R12,
+    /// Off-limits source.
+    R13,
 }
 
 impl RuleId {
@@ -41,6 +53,12 @@ impl RuleId {
         RuleId::R5,
         RuleId::R6,
         RuleId::R7,
+        RuleId::R8,
+        RuleId::R9,
+        RuleId::R10,
+        RuleId::R11,
+        RuleId::R12,
+        RuleId::R13,
     ];
 
     /// The id as written (`R2a`).
@@ -54,6 +72,12 @@ impl RuleId {
             RuleId::R5 => "R5",
             RuleId::R6 => "R6",
             RuleId::R7 => "R7",
+            RuleId::R8 => "R8",
+            RuleId::R9 => "R9",
+            RuleId::R10 => "R10",
+            RuleId::R11 => "R11",
+            RuleId::R12 => "R12",
+            RuleId::R13 => "R13",
         }
     }
 
@@ -93,6 +117,18 @@ pub enum FindingType {
     MalformedArguments,
     /// R7.
     UnknownTool,
+    /// R8.
+    DuplicateSideEffect,
+    /// R9.
+    UnmetPrecondition,
+    /// R10.
+    ResultContractViolation,
+    /// R11.
+    ContractDrift,
+    /// R12.
+    UnresolvedSideEffect,
+    /// R13.
+    OffLimitsSource,
 }
 
 impl FindingType {
@@ -107,6 +143,12 @@ impl FindingType {
             FindingType::RedundantCall => "redundant_call",
             FindingType::MalformedArguments => "malformed_arguments",
             FindingType::UnknownTool => "unknown_tool",
+            FindingType::DuplicateSideEffect => "duplicate_side_effect",
+            FindingType::UnmetPrecondition => "unmet_precondition",
+            FindingType::ResultContractViolation => "result_contract_violation",
+            FindingType::ContractDrift => "contract_drift",
+            FindingType::UnresolvedSideEffect => "unresolved_side_effect",
+            FindingType::OffLimitsSource => "off_limits_source",
         }
     }
 }

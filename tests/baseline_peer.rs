@@ -205,18 +205,12 @@ fn the_adoption_steps_end_alike_in_both() {
 #[test]
 fn a_candidate_that_becomes_a_hard_defect_is_new_in_both() {
     let Some(reference) = peer() else { return };
-    for cmd in [
-        vec![env!("CARGO_BIN_EXE_tracelint").to_owned()],
-        vec![reference.display().to_string()],
+    // Named by position, not by path: the peer may be `run.sh` or its installed executable.
+    for (name, cmd) in [
+        ("ours", vec![env!("CARGO_BIN_EXE_tracelint").to_owned()]),
+        ("peer", vec![reference.display().to_string()]),
     ] {
-        let tool = Tool {
-            name: if cmd[0].ends_with("run.sh") {
-                "peer"
-            } else {
-                "ours"
-            },
-            cmd,
-        };
+        let tool = Tool { name, cmd };
         let dir = tempfile::tempdir().unwrap();
         let d = dir.path();
         std::fs::create_dir(d.join(".git")).unwrap();

@@ -434,3 +434,113 @@ fn annotations_become_metadata_only_where_stated() {
         json!(["city", "temperature_c", "conditions"])
     );
 }
+
+/// Call a tool of a stdio peer over real MCP (initialize, then `tools/call`) and return the
+/// server's `CallToolResult`, exactly as it sent it.
+fn call_tool(p: &Peer, tool: &str, arguments: Value) -> Value {
+    use std::io::{BufRead, BufReader, Write};
+    let mut child = std::process::Command::new(&p.argv[0])
+        .args(&p.argv[1..])
+        .envs(p.env.iter().map(|(k, v)| (k.as_str(), v.as_str())))
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .expect("the server starts");
+    let mut stdin = child.stdin.take().unwrap();
+    let mut lines = BufReader::new(child.stdout.take().unwrap()).lines();
+    let mut reply = |id: i64| loop {
+        let line = lines.next().expect("a reply").expect("a line");
+        let v: Value = serde_json::from_str(&line).expect("JSON-RPC");
+        if v["id"] == id {
+            break v;
+        }
+    };
+    let mut send = |v: Value| writeln!(stdin, "{v}").unwrap();
+    send(
+        json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+        "protocolVersion": "2025-06-18", "capabilities": {},
+        "clientInfo": {"name": "tracelint-test", "version": "0"}}}),
+    );
+    assert!(reply(1)["result"]["protocolVersion"].is_string());
+    send(json!({"jsonrpc": "2.0", "method": "notifications/initialized"}));
+    send(json!({"jsonrpc": "2.0", "id": 2, "method": "tools/call",
+                "params": {"name": tool, "arguments": arguments}}));
+    let result = reply(2)["result"].clone();
+    // Closing stdin ends the session.
+    drop(stdin);
+    let _ = child.kill();
+    let _ = child.wait();
+    result
+}
+
+/// R10 against a live server's `outputSchema`: the real time server's own result (its
+/// `structuredContent`) conforms; the same result with a field the schema requires taken out
+/// is a result-contract event.
+#[test]
+fn live_output_schema_feeds_r10() {
+    let Some(peers) = peers() else { return };
+    let time = peers.stdio("time");
+    let result = call_tool(time, "get_current_time", json!({"timezone": "UTC"}));
+    assert!(
+        result["structuredContent"]["datetime"].is_string(),
+        "the server returns structured content: {result}"
+    );
+    let dir = tempfile::tempdir().unwrap();
+    let source = format!("mcp-stdio:{}", command_line(time, &[]));
+    let lint = |content: &Value| {
+        let trace = json!({"run_id": "time", "steps": [
+            {"type": "message", "role": "user", "content": "what time is it in UTC?"},
+            {"type": "tool_call", "call_id": "1", "name": "get_current_time", "args": {"timezone": "UTC"}},
+            {"type": "tool_result", "call_id": "1", "content": content}]});
+        let path = dir.path().join("trace.json");
+        std::fs::write(&path, trace.to_string()).unwrap();
+        let out = tracelint(&[
+            "check",
+            path.to_str().unwrap(),
+            "--tools",
+            &source,
+            "--no-config",
+            "--output-format",
+            "json",
+        ]);
+        let report: Value = serde_json::from_slice(&out.stdout).expect("a JSON report");
+        let r10: Vec<Value> = report["findings"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|f| f["rule"] == "R10")
+            .cloned()
+            .collect();
+        let coverage = report["coverage"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|c| c["rule"] == "R10")
+            .cloned()
+            .unwrap();
+        (r10, coverage)
+    };
+    let (found, coverage) = lint(&result);
+    assert!(found.is_empty(), "{found:#?}");
+    assert_eq!(
+        (coverage["decided"].as_u64(), coverage["total"].as_u64()),
+        (Some(1), Some(1))
+    );
+    let mut broken = result.clone();
+    broken["structuredContent"]
+        .as_object_mut()
+        .unwrap()
+        .remove("datetime");
+    let (found, _) = lint(&broken);
+    assert_eq!(found.len(), 1, "{found:#?}");
+    assert_eq!(found[0]["tier"], "hard_event");
+    assert!(
+        found[0]["message"]
+            .as_str()
+            .unwrap()
+            .contains("\"datetime\" is a required property"),
+        "{}",
+        found[0]["message"]
+    );
+}

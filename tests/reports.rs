@@ -64,7 +64,17 @@ fn json_reports_validate_against_the_schema() {
             "--fail-on",
             "candidate",
         ],
+        // Every contract rule's findings and coverage units (R8-R13), in three input formats.
+        &[
+            "check",
+            "fixtures/demo/contract-*.json",
+            "--tools",
+            "fixtures/demo/contracts.json",
+            "--output-format",
+            "json",
+        ],
     ];
+    let mut rules_seen = std::collections::BTreeSet::new();
     for args in runs {
         let out = tracelint(args);
         let value: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap_or_else(|e| {
@@ -83,7 +93,40 @@ fn json_reports_validate_against_the_schema() {
             out.status.code(),
             "{args:?}"
         );
+        for f in value["findings"].as_array().unwrap() {
+            rules_seen.insert(f["rule"].as_str().unwrap().to_owned());
+        }
     }
+    for id in ["R8", "R9", "R10", "R11", "R12", "R13"] {
+        assert!(rules_seen.contains(id), "no {id} finding in any report");
+    }
+}
+
+#[test]
+fn the_html_report_shows_the_contract_rules() {
+    let out = tracelint(&[
+        "check",
+        "fixtures/demo/contract-*-planted.json",
+        "--tools",
+        "fixtures/demo/contracts.json",
+        "--output-format",
+        "html",
+    ]);
+    let html = String::from_utf8(out.stdout).unwrap();
+    for (id, kind) in [
+        ("R8", "duplicate_side_effect"),
+        ("R9", "unmet_precondition"),
+        ("R10", "result_contract_violation"),
+        ("R11", "contract_drift"),
+        ("R12", "unresolved_side_effect"),
+        ("R13", "off_limits_source"),
+    ] {
+        assert!(html.contains(id) && html.contains(kind), "{id} {kind}");
+    }
+    assert!(
+        !html.contains("<script"),
+        "the page is self-contained, with no script"
+    );
 }
 
 #[test]

@@ -248,7 +248,17 @@ fn build_trace(
     for (j, step_raw) in steps.iter().enumerate() {
         let loc = locate(text, index, step_raw, format!("{pointer}/steps/{j}"));
         match parse_step(step_raw) {
-            Ok((kind, meta)) => {
+            Ok((kind, meta, schema)) => {
+                // The Python tracelint's native calls may carry the schema the tool ran with.
+                if let (StepKind::ToolCall(c), Some(schema)) = (&kind, schema)
+                    && !trace.embedded_tools.iter().any(|t| t.name == c.name)
+                {
+                    trace.embedded_tools.push(crate::model::ToolSpec::new(
+                        c.name.clone(),
+                        Some(schema),
+                        crate::model::SchemaSource(NATIVE_SCHEMA_SOURCE.to_owned()),
+                    ));
+                }
                 trace.push(kind, loc, meta);
             }
             Err(msg) => {
@@ -265,19 +275,24 @@ fn build_trace(
     out.trace(trace);
 }
 
-fn parse_step(raw: &RawValue) -> Result<(StepKind, StepMeta), String> {
+/// Where a native call's own `schema` comes from, in reports.
+const NATIVE_SCHEMA_SOURCE: &str = "embedded in the trace (native `tool_call.schema`)";
+
+fn parse_step(raw: &RawValue) -> Result<(StepKind, StepMeta, Option<Value>), String> {
     let v: Value = serde_json::from_str(raw.get())
         .map_err(|e| format!("invalid JSON: {}", error_message(&e)))?;
     let Value::Object(mut m) = v else {
         return Err("a step must be an object".into());
     };
     let meta = parse_meta(m.get("meta"));
+    let mut schema = None;
     let kind = match m.get("type").and_then(Value::as_str) {
         Some("message") => StepKind::Message(Message {
             role: parse_role(m.get("role"))?,
             content: text_of(m.get("content")),
         }),
         Some("tool_call") => {
+            schema = m.remove("schema").filter(Value::is_object);
             let name = match m.get("name") {
                 Some(Value::String(s)) => s.clone(),
                 _ => return Err("a `tool_call` needs a string `name`".into()),
@@ -327,7 +342,7 @@ fn parse_step(raw: &RawValue) -> Result<(StepKind, StepMeta), String> {
         }
         None => return Err("missing step `type`".into()),
     };
-    Ok((kind, meta))
+    Ok((kind, meta, schema))
 }
 
 fn parse_result(m: &mut Map<String, Value>) -> ToolResult {

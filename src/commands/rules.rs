@@ -52,12 +52,22 @@ pub fn list(args: &RulesArgs) -> anyhow::Result<ExitStatus> {
         serde_json::to_writer_pretty(&mut out, &rows)?;
         writeln!(out)?;
     } else {
-        writeln!(out, "{:<5} {:<20} {:<25} SUMMARY", "RULE", "TYPE", "TIERS")?;
+        // Columns as wide as their longest entry.
+        let width = RULES
+            .iter()
+            .map(|r| r.meta().kind.as_str().len())
+            .max()
+            .unwrap_or(0);
+        writeln!(
+            out,
+            "{:<5} {:<width$} {:<25} SUMMARY",
+            "RULE", "TYPE", "TIERS"
+        )?;
         for rule in RULES {
             let m = rule.meta();
             writeln!(
                 out,
-                "{:<5} {:<20} {:<25} {}",
+                "{:<5} {:<width$} {:<25} {}",
                 m.id.as_str(),
                 m.kind.as_str(),
                 m.tiers_text(),

@@ -25,6 +25,226 @@ pub const FILES: &[(&str, &str)] = &[
         include_str!("../../fixtures/demo/clean-lookup.json"),
     ),
     (
+        "contract-r10-clean.json",
+        include_str!("../../fixtures/demo/contract-r10-clean.json"),
+    ),
+    (
+        "contract-r10-clean.openai.json",
+        include_str!("../../fixtures/demo/contract-r10-clean.openai.json"),
+    ),
+    (
+        "contract-r10-clean.otel.json",
+        include_str!("../../fixtures/demo/contract-r10-clean.otel.json"),
+    ),
+    (
+        "contract-r10-legit.json",
+        include_str!("../../fixtures/demo/contract-r10-legit.json"),
+    ),
+    (
+        "contract-r10-legit.openai.json",
+        include_str!("../../fixtures/demo/contract-r10-legit.openai.json"),
+    ),
+    (
+        "contract-r10-legit.otel.json",
+        include_str!("../../fixtures/demo/contract-r10-legit.otel.json"),
+    ),
+    (
+        "contract-r10-planted.json",
+        include_str!("../../fixtures/demo/contract-r10-planted.json"),
+    ),
+    (
+        "contract-r10-planted.openai.json",
+        include_str!("../../fixtures/demo/contract-r10-planted.openai.json"),
+    ),
+    (
+        "contract-r10-planted.otel.json",
+        include_str!("../../fixtures/demo/contract-r10-planted.otel.json"),
+    ),
+    (
+        "contract-r11-clean.json",
+        include_str!("../../fixtures/demo/contract-r11-clean.json"),
+    ),
+    (
+        "contract-r11-clean.openai.json",
+        include_str!("../../fixtures/demo/contract-r11-clean.openai.json"),
+    ),
+    (
+        "contract-r11-clean.otel.json",
+        include_str!("../../fixtures/demo/contract-r11-clean.otel.json"),
+    ),
+    (
+        "contract-r11-legit.json",
+        include_str!("../../fixtures/demo/contract-r11-legit.json"),
+    ),
+    (
+        "contract-r11-legit.openai.json",
+        include_str!("../../fixtures/demo/contract-r11-legit.openai.json"),
+    ),
+    (
+        "contract-r11-legit.otel.json",
+        include_str!("../../fixtures/demo/contract-r11-legit.otel.json"),
+    ),
+    (
+        "contract-r11-planted.json",
+        include_str!("../../fixtures/demo/contract-r11-planted.json"),
+    ),
+    (
+        "contract-r11-planted.openai.json",
+        include_str!("../../fixtures/demo/contract-r11-planted.openai.json"),
+    ),
+    (
+        "contract-r11-planted.otel.json",
+        include_str!("../../fixtures/demo/contract-r11-planted.otel.json"),
+    ),
+    (
+        "contract-r12-clean.json",
+        include_str!("../../fixtures/demo/contract-r12-clean.json"),
+    ),
+    (
+        "contract-r12-clean.openai.json",
+        include_str!("../../fixtures/demo/contract-r12-clean.openai.json"),
+    ),
+    (
+        "contract-r12-clean.otel.json",
+        include_str!("../../fixtures/demo/contract-r12-clean.otel.json"),
+    ),
+    (
+        "contract-r12-legit.json",
+        include_str!("../../fixtures/demo/contract-r12-legit.json"),
+    ),
+    (
+        "contract-r12-legit.openai.json",
+        include_str!("../../fixtures/demo/contract-r12-legit.openai.json"),
+    ),
+    (
+        "contract-r12-legit.otel.json",
+        include_str!("../../fixtures/demo/contract-r12-legit.otel.json"),
+    ),
+    (
+        "contract-r12-planted.json",
+        include_str!("../../fixtures/demo/contract-r12-planted.json"),
+    ),
+    (
+        "contract-r12-planted.openai.json",
+        include_str!("../../fixtures/demo/contract-r12-planted.openai.json"),
+    ),
+    (
+        "contract-r12-planted.otel.json",
+        include_str!("../../fixtures/demo/contract-r12-planted.otel.json"),
+    ),
+    (
+        "contract-r13-clean.json",
+        include_str!("../../fixtures/demo/contract-r13-clean.json"),
+    ),
+    (
+        "contract-r13-clean.openai.json",
+        include_str!("../../fixtures/demo/contract-r13-clean.openai.json"),
+    ),
+    (
+        "contract-r13-clean.otel.json",
+        include_str!("../../fixtures/demo/contract-r13-clean.otel.json"),
+    ),
+    (
+        "contract-r13-legit.json",
+        include_str!("../../fixtures/demo/contract-r13-legit.json"),
+    ),
+    (
+        "contract-r13-legit.openai.json",
+        include_str!("../../fixtures/demo/contract-r13-legit.openai.json"),
+    ),
+    (
+        "contract-r13-legit.otel.json",
+        include_str!("../../fixtures/demo/contract-r13-legit.otel.json"),
+    ),
+    (
+        "contract-r13-planted.json",
+        include_str!("../../fixtures/demo/contract-r13-planted.json"),
+    ),
+    (
+        "contract-r13-planted.openai.json",
+        include_str!("../../fixtures/demo/contract-r13-planted.openai.json"),
+    ),
+    (
+        "contract-r13-planted.otel.json",
+        include_str!("../../fixtures/demo/contract-r13-planted.otel.json"),
+    ),
+    (
+        "contract-r8-clean.json",
+        include_str!("../../fixtures/demo/contract-r8-clean.json"),
+    ),
+    (
+        "contract-r8-clean.openai.json",
+        include_str!("../../fixtures/demo/contract-r8-clean.openai.json"),
+    ),
+    (
+        "contract-r8-clean.otel.json",
+        include_str!("../../fixtures/demo/contract-r8-clean.otel.json"),
+    ),
+    (
+        "contract-r8-legit.json",
+        include_str!("../../fixtures/demo/contract-r8-legit.json"),
+    ),
+    (
+        "contract-r8-legit.openai.json",
+        include_str!("../../fixtures/demo/contract-r8-legit.openai.json"),
+    ),
+    (
+        "contract-r8-legit.otel.json",
+        include_str!("../../fixtures/demo/contract-r8-legit.otel.json"),
+    ),
+    (
+        "contract-r8-planted.json",
+        include_str!("../../fixtures/demo/contract-r8-planted.json"),
+    ),
+    (
+        "contract-r8-planted.openai.json",
+        include_str!("../../fixtures/demo/contract-r8-planted.openai.json"),
+    ),
+    (
+        "contract-r8-planted.otel.json",
+        include_str!("../../fixtures/demo/contract-r8-planted.otel.json"),
+    ),
+    (
+        "contract-r9-clean.json",
+        include_str!("../../fixtures/demo/contract-r9-clean.json"),
+    ),
+    (
+        "contract-r9-clean.openai.json",
+        include_str!("../../fixtures/demo/contract-r9-clean.openai.json"),
+    ),
+    (
+        "contract-r9-clean.otel.json",
+        include_str!("../../fixtures/demo/contract-r9-clean.otel.json"),
+    ),
+    (
+        "contract-r9-legit.json",
+        include_str!("../../fixtures/demo/contract-r9-legit.json"),
+    ),
+    (
+        "contract-r9-legit.openai.json",
+        include_str!("../../fixtures/demo/contract-r9-legit.openai.json"),
+    ),
+    (
+        "contract-r9-legit.otel.json",
+        include_str!("../../fixtures/demo/contract-r9-legit.otel.json"),
+    ),
+    (
+        "contract-r9-planted.json",
+        include_str!("../../fixtures/demo/contract-r9-planted.json"),
+    ),
+    (
+        "contract-r9-planted.openai.json",
+        include_str!("../../fixtures/demo/contract-r9-planted.openai.json"),
+    ),
+    (
+        "contract-r9-planted.otel.json",
+        include_str!("../../fixtures/demo/contract-r9-planted.otel.json"),
+    ),
+    (
+        "contracts.json",
+        include_str!("../../fixtures/demo/contracts.json"),
+    ),
+    (
         "legit-idempotency-key.json",
         include_str!("../../fixtures/demo/legit-idempotency-key.json"),
     ),
@@ -110,6 +330,9 @@ struct RawCase {
     name: String,
     kind: Kind,
     file: String,
+    /// The case's own tools file (the suite's when absent).
+    #[serde(default)]
+    tools: Option<String>,
     description: String,
     expect: RawExpect,
     exit: u8,
@@ -140,6 +363,8 @@ pub struct Case {
     pub kind: Kind,
     /// The trace file.
     pub file: String,
+    /// The tools file it is linted against.
+    pub tools: String,
     /// What happens in it.
     pub description: String,
     /// The findings it must give (empty = silent).
@@ -186,6 +411,7 @@ pub fn suite() -> Result<Suite, String> {
             name: c.name,
             kind: c.kind,
             file: c.file,
+            tools: c.tools.unwrap_or_else(|| raw.tools.clone()),
             description: c.description,
             expect,
             exit: c.exit,
@@ -235,30 +461,39 @@ pub fn show(t: &Tally) -> String {
 /// Run every case. Also returns one report over all case files (for the HTML page).
 pub fn run() -> Result<(Vec<Outcome>, Report), String> {
     let suite = suite()?;
-    let tools_text =
-        file(&suite.tools).ok_or_else(|| format!("{} is not embedded", suite.tools))?;
-    let registry = crate::sources::file::parse_tools_str(tools_text, &suite.tools)
-        .map_err(|e| e.to_string())?;
-    let linter = Linter::new(
-        Some(registry),
-        Selection::default(),
-        RuleSettings::default(),
-    );
+    // One linter per tools file the cases name.
+    let mut linters: BTreeMap<String, Linter> = BTreeMap::new();
+    for name in suite.cases.iter().map(|c| &c.tools) {
+        if linters.contains_key(name) {
+            continue;
+        }
+        let text = file(name).ok_or_else(|| format!("{name} is not embedded"))?;
+        let registry =
+            crate::sources::file::parse_tools_str(text, name).map_err(|e| e.to_string())?;
+        let linter = Linter::new(
+            Some(registry),
+            Selection::default(),
+            RuleSettings::default(),
+        );
+        linters.insert(name.clone(), linter);
+    }
     let mut all = ReportBuilder::new();
     let mut outcomes = Vec::new();
     for case in suite.cases {
         let text = file(&case.file)
             .ok_or_else(|| format!("{}: {} is not embedded", case.name, case.file))?;
         let path = format!("fixtures/demo/{}", case.file);
-        let (_, parsed) = crate::adapters::parse_bytes(text.as_bytes(), &path, None);
+        let (format, parsed) = crate::adapters::parse_bytes(text.as_bytes(), &path, None);
         if let Some(issue) = parsed.issues.first() {
             return Err(format!("{}: {issue}", case.name));
         }
+        let format = format.map_or("native", |f| f.name());
+        let linter = &linters[&case.tools];
         let mut one = ReportBuilder::new();
         let input = one.input(&path);
-        one.format(input, "native");
+        one.format(input, format);
         let input_all = all.input(&path);
-        all.format(input_all, "native");
+        all.format(input_all, format);
         for t in &parsed.traces {
             one.trace(input, linter.lint(t));
             all.trace(input_all, linter.lint(t));
@@ -300,7 +535,10 @@ mod tests {
         for (name, _) in FILES {
             let used = *name == "cases.json"
                 || *name == suite.tools
-                || suite.cases.iter().any(|c| c.file == *name);
+                || suite
+                    .cases
+                    .iter()
+                    .any(|c| c.file == *name || c.tools == *name);
             assert!(used, "{name} is in fixtures/demo but no case uses it");
         }
     }
@@ -360,13 +598,29 @@ mod tests {
                 );
             }
         }
-        assert_eq!(
-            suite
-                .cases
-                .iter()
-                .filter(|c| c.kind == Kind::Legitimate)
-                .count(),
-            3
-        );
+        // The seed's three legitimate-but-suspicious cases are there (SPEC §8).
+        for name in [
+            "legit-retry-after-503",
+            "legit-reformatted-number",
+            "legit-idempotency-key",
+        ] {
+            assert!(
+                suite
+                    .cases
+                    .iter()
+                    .any(|c| c.name == name && c.kind == Kind::Legitimate),
+                "{name}"
+            );
+        }
+        // Every contract rule has a planted, a clean and a legitimate case in each of the
+        // native, OpenAI and OTel inputs.
+        for rule in ["r8", "r9", "r10", "r11", "r12", "r13"] {
+            for kind in ["planted", "clean", "legit"] {
+                for suffix in ["", ".openai", ".otel"] {
+                    let file = format!("contract-{rule}-{kind}{suffix}.json");
+                    assert!(suite.cases.iter().any(|c| c.file == file), "{file}");
+                }
+            }
+        }
     }
 }

@@ -14,8 +14,8 @@ pub use json_events::{JsonEvent, JsonEvents};
 pub use location::{InputRef, LineIndex, Location};
 pub use pairing::Pairing;
 pub use registry::{
-    Condition, FailureOutcome, FailureWhen, SchemaSource, ToolMetadata, ToolRegistry, ToolSpec,
-    ValueOrigin,
+    Condition, FailureOutcome, FailureWhen, OffLimits, Requirement, SchemaSource, ToolMetadata,
+    ToolRegistry, ToolSpec, ValueOrigin,
 };
 
 /// `Trace::attributes` key: the Claude Code version a session's lines record.

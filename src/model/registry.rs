@@ -80,6 +80,36 @@ pub struct ToolMetadata {
     /// tool failing, so R2a reads only its structured status (no text heuristics).
     #[serde(skip_serializing_if = "std::ops::Not::not")]
     pub result_is_report: bool,
+    /// Calls that must have returned (successfully, unless `succeeded` is false) before this
+    /// tool runs (R9).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub requires: Vec<Requirement>,
+}
+
+/// One declared precondition (`metadata.requires` entry): the latest returned call of `tool`
+/// (matching the dependent call on the `same` arguments) must have succeeded, or, with
+/// `succeeded: false`, merely returned, before the dependent call runs.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Requirement {
+    /// The tool that must run first.
+    pub tool: String,
+    /// Arguments whose values must be equal in both calls (scopes the precondition to one
+    /// entity: refunding order B needs B's lookup).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub same: Vec<String>,
+    /// True (the default): the required call must have succeeded; false: it must have returned.
+    pub succeeded: bool,
+}
+
+/// Sources a run must not reach (`off_limits` beside `tools`, R13): names matched as whole
+/// tokens in the URLs and search queries of calls and the URLs of results.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
+pub struct OffLimits {
+    /// The sources (`tbench.ai`, `terminal-bench`), as declared.
+    pub sources: Vec<String>,
+    /// Why they are off limits, when the contract says.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub reason: Option<String>,
 }
 
 impl ToolMetadata {
@@ -105,6 +135,9 @@ impl ToolMetadata {
             self.failure_when = other.failure_when.clone();
         }
         self.extra_keys_tolerated |= other.extra_keys_tolerated;
+        if !other.requires.is_empty() {
+            self.requires = other.requires.clone();
+        }
     }
 }
 
@@ -250,7 +283,8 @@ pub struct ToolSpec {
     /// Its input JSON Schema, when one is declared.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub schema: Option<Value>,
-    /// Its output JSON Schema (MCP `outputSchema`), kept for later rules.
+    /// Its output JSON Schema (MCP `outputSchema`, a tools file's `output_schema`): R10
+    /// validates the tool's results against it.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub output_schema: Option<Value>,
     /// Other input schemas the same tool is also sent with (a mode or feature flag adds
@@ -308,6 +342,7 @@ impl ToolSpec {
     pub fn same_contract(&self, other: &ToolSpec) -> bool {
         self.name == other.name
             && self.schema == other.schema
+            && self.output_schema == other.output_schema
             && self.alternate_schemas == other.alternate_schemas
             && self.metadata == other.metadata
             && self.value_origins == other.value_origins
@@ -326,6 +361,8 @@ pub struct ToolRegistry {
     pub builtin: bool,
     /// The sources merged into this registry, in order.
     pub sources: Vec<String>,
+    /// Sources the run must not reach (R13), merged over every tools source.
+    pub off_limits: Option<OffLimits>,
 }
 
 /// Two sources declared one tool differently.
@@ -366,6 +403,9 @@ impl ToolRegistry {
     pub fn merge(&mut self, other: ToolRegistry) -> Result<(), DuplicateTool> {
         self.closed |= other.closed;
         self.builtin |= other.builtin;
+        if let Some(theirs) = other.off_limits {
+            self.add_off_limits(theirs);
+        }
         for src in other.sources {
             if !self.sources.contains(&src) {
                 self.sources.push(src);
@@ -375,6 +415,21 @@ impl ToolRegistry {
             self.insert(spec)?;
         }
         Ok(())
+    }
+
+    /// Add off-limits sources (a second declaration adds its sources; the first reason stays,
+    /// a later one joins it when it differs).
+    pub fn add_off_limits(&mut self, theirs: OffLimits) {
+        let ours = self.off_limits.get_or_insert_with(OffLimits::default);
+        for s in theirs.sources {
+            if !ours.sources.contains(&s) {
+                ours.sources.push(s);
+            }
+        }
+        ours.reason = match (ours.reason.take(), theirs.reason) {
+            (Some(a), Some(b)) if a != b => Some(format!("{a}; {b}")),
+            (a, b) => a.or(b),
+        };
     }
 
     /// Add a spec, replacing any spec of the same name (an explicit source over a built-in one).

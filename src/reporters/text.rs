@@ -344,13 +344,29 @@ fn footer(
             plural(s.suppressions, "suppression", "suppressions")
         )?;
     }
-    if !report.coverage.is_empty() {
-        let cov: Vec<String> = report
-            .coverage
-            .iter()
-            .map(|c| format!("{} {}/{}", c.rule, c.coverage.decided, c.coverage.total))
-            .collect();
+    let cov: Vec<String> = report
+        .coverage
+        .iter()
+        .filter(|c| c.coverage.total > 0)
+        .map(|c| format!("{} {}/{}", c.rule, c.coverage.decided, c.coverage.total))
+        .collect();
+    if !cov.is_empty() {
         writeln!(out, "coverage: {}", cov.join(", "))?;
+    }
+    // Rules that had nothing to look at (a contract rule whose facts no tool declares, R2a in
+    // a trace without results): said once, plainly, not as a suppression per trace.
+    let idle: Vec<&str> = report
+        .coverage
+        .iter()
+        .filter(|c| c.coverage.total == 0)
+        .map(|c| c.rule.as_str())
+        .collect();
+    if !idle.is_empty() && s.traces > 0 {
+        writeln!(
+            out,
+            "nothing to check: {} (`tracelint explain <rule>` says what each needs)",
+            idle.join(", ")
+        )?;
     }
     let mut schemas: Vec<&str> = report
         .inputs

@@ -294,7 +294,8 @@ pub(crate) fn sent_ctrl_c(call: &ToolCall) -> bool {
     found
 }
 
-fn visit_strings(v: Option<&Value>, depth: usize, f: &mut dyn FnMut(&str)) {
+/// Every string leaf of `v`, to a bounded depth.
+pub(crate) fn visit_strings(v: Option<&Value>, depth: usize, f: &mut dyn FnMut(&str)) {
     if depth > 16 {
         return;
     }

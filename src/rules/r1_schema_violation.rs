@@ -9,7 +9,7 @@ use crate::finding::{FindingType, RuleId, RuleMeta, Tier};
 use crate::model::Args;
 
 use super::context::Compiled;
-use super::{Rule, Sink, TraceCx};
+use super::{Rule, Sink, TraceCx, schema_errors};
 
 pub(crate) static META: RuleMeta = RuleMeta {
     id: RuleId::R1,
@@ -19,9 +19,6 @@ pub(crate) static META: RuleMeta = RuleMeta {
     unit: "tool calls",
     explanation: include_str!("docs/R1.md"),
 };
-
-/// Longest single schema-error message kept (the instance value inside can be huge).
-const MAX_ERROR_CHARS: usize = 300;
 
 pub(crate) struct SchemaViolation;
 
@@ -89,14 +86,7 @@ impl Rule for SchemaViolation {
             if validator.is_valid(args) {
                 continue;
             }
-            let mut errors: Vec<(String, String, String)> = validator
-                .iter_errors(args)
-                .map(|e| {
-                    let path = e.instance_path().as_str().to_owned();
-                    let keyword = e.kind().keyword().to_owned();
-                    (path, keyword, truncate(&e.to_string()))
-                })
-                .collect();
+            let errors = schema_errors::errors(validator, args);
             if errors.is_empty() {
                 continue;
             }
@@ -109,18 +99,7 @@ impl Rule for SchemaViolation {
             if valid_elsewhere {
                 continue;
             }
-            errors.sort();
-            errors.dedup();
-            let details: Vec<String> = errors
-                .iter()
-                .map(|(path, _, msg)| {
-                    if path.is_empty() {
-                        msg.clone()
-                    } else {
-                        format!("{path}: {msg}")
-                    }
-                })
-                .collect();
+            let details = schema_errors::details(&errors);
             let only_extra_keys = errors.iter().all(|(_, kw, _)| kw == "additionalProperties");
             let (tier, message) = if only_extra_keys && spec.metadata.extra_keys_tolerated {
                 (
@@ -134,10 +113,7 @@ impl Rule for SchemaViolation {
                 (Tier::HardDefect, details.join("; "))
             };
             let f = out.finding(tier, step, Some(&call.name), message, "the call");
-            f.field = errors
-                .first()
-                .and_then(|(p, _, _)| p.strip_prefix('/'))
-                .map(|p| p.split('/').next().unwrap_or(p).to_owned());
+            f.field = schema_errors::first_field(&errors);
             // Every top-level field an error is about (`(root)`: the arguments object itself),
             // so a baseline tells a violation of one field from one of another.
             f.fields = errors
@@ -156,15 +132,6 @@ impl Rule for SchemaViolation {
             ));
         }
     }
-}
-
-fn truncate(s: &str) -> String {
-    if s.chars().count() <= MAX_ERROR_CHARS {
-        return s.to_owned();
-    }
-    let mut t: String = s.chars().take(MAX_ERROR_CHARS).collect();
-    t.push('…');
-    t
 }
 
 #[cfg(test)]

@@ -80,6 +80,12 @@ mod tests {
         coverage R5 0/1 tool calls
         coverage R6 1/1 tool calls
         coverage R7 1/1 tool calls
+        coverage R8 0/0 side-effecting calls
+        coverage R9 0/0 calls with declared preconditions
+        coverage R10 0/0 tool results
+        coverage R11 0/0 tools with both schemas
+        coverage R12 0/0 side-effecting tools
+        coverage R13 0/0 tool calls
         ");
     }
 

@@ -12,8 +12,20 @@ use crate::model::{
 };
 
 use super::SourceError;
+use super::contract;
+use super::keys::{self, Bad, Path, Seg};
 
-/// Parse a tools file's text. `path` names the source in errors and in the report.
+/// How strictly unknown keys are treated.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Keys {
+    /// A file the user writes (or saved): an unknown key is an error.
+    Strict,
+    /// A live server's reply: keys a newer protocol adds are not the user's to fix.
+    Lenient,
+}
+
+/// Parse a tools file's text. `path` names the source in errors and in the report; an error
+/// names the file's line and column.
 pub fn parse_tools_str(text: &str, path: &str) -> Result<ToolRegistry, SourceError> {
     let text = text.strip_prefix('\u{feff}').unwrap_or(text);
     let value: Value = serde_json::from_str(text).map_err(|e| SourceError::Invalid {
@@ -24,60 +36,133 @@ pub fn parse_tools_str(text: &str, path: &str) -> Result<ToolRegistry, SourceErr
             format!("invalid JSON: {e}")
         },
     })?;
-    parse_tools_value(&value, path)
+    parse_document(&value, path, Keys::Strict).map_err(|bad| {
+        let source_name = match keys::locate(text, &bad.path) {
+            Some((line, column)) => format!("{path}:{line}:{column}"),
+            None => path.to_owned(),
+        };
+        SourceError::Invalid {
+            source_name,
+            message: bad.message,
+        }
+    })
 }
 
-/// Parse a tools document already read as JSON.
+/// Parse a tools document already read as JSON (errors name the source, not a line).
 pub fn parse_tools_value(value: &Value, path: &str) -> Result<ToolRegistry, SourceError> {
-    let err = |message: String| SourceError::Invalid {
+    parse_with(value, path, Keys::Strict)
+}
+
+/// Parse a tools document with the given key strictness.
+pub(crate) fn parse_with(
+    value: &Value,
+    path: &str,
+    strictness: Keys,
+) -> Result<ToolRegistry, SourceError> {
+    parse_document(value, path, strictness).map_err(|bad| SourceError::Invalid {
         source_name: path.to_owned(),
-        message,
-    };
+        message: bad.message,
+    })
+}
+
+fn parse_document(value: &Value, path: &str, strictness: Keys) -> Result<ToolRegistry, Bad> {
+    let err = |at: Path, message: String| Bad::new(at, message);
     let source = SchemaSource(path.to_owned());
     let mut registry = ToolRegistry::new();
     registry.sources.push(path.to_owned());
-    let items: Vec<(String, &Value, Option<&str>)> = match value {
-        Value::Array(items) => indexed(items, ""),
+    let items: Vec<(Path, &Value, Option<&str>)> = match value {
+        Value::Array(items) => indexed(items, &[]),
         Value::Object(top) => {
             if let Some(closed) = top.get("closed") {
-                registry.closed = closed
-                    .as_bool()
-                    .ok_or_else(|| err("`closed` must be true or false".into()))?;
+                registry.closed = closed.as_bool().ok_or_else(|| {
+                    err(
+                        vec![Seg::Key("closed".into())],
+                        "`closed` must be true or false".into(),
+                    )
+                })?;
+            }
+            if let Some(v) = top.get("off_limits") {
+                registry.off_limits = Some(contract::parse_off_limits(
+                    v,
+                    &[Seg::Key("off_limits".into())],
+                )?);
             }
             // A raw JSON-RPC reply to tools/list, in any protocol era.
-            let tools = top
-                .get("result")
-                .and_then(|r| r.get("tools"))
-                .or_else(|| top.get("tools"));
+            let (tools, at) = match top.get("result").and_then(|r| r.get("tools")) {
+                Some(t) => (
+                    Some(t),
+                    vec![Seg::Key("result".into()), Seg::Key("tools".into())],
+                ),
+                None => (top.get("tools"), vec![Seg::Key("tools".into())]),
+            };
+            // A logged model request (`{"model", "messages", "tools"}`) carries its own keys.
+            let request = top.contains_key("messages") || top.contains_key("model");
+            if strictness == Keys::Strict
+                && !request
+                && (tools.is_some() || top.contains_key("result"))
+            {
+                keys::check(top, &[], "the tools file", keys::TOP, &[])?;
+                if let Some(Value::Object(result)) = top.get("result") {
+                    keys::check(
+                        result,
+                        &[Seg::Key("result".into())],
+                        "the `tools/list` result",
+                        keys::RESULT,
+                        &[],
+                    )?;
+                }
+            }
             match tools {
-                Some(Value::Array(items)) => indexed(items, "tools"),
+                Some(Value::Array(items)) => indexed(items, &at),
                 Some(Value::Object(map)) => map
                     .iter()
-                    .map(|(name, v)| (format!("tools.{name}"), v, Some(name.as_str())))
+                    .map(|(name, v)| (keys::key(&at, name), v, Some(name.as_str())))
                     .collect(),
-                Some(_) => return Err(err("`tools` must be a list or a map of tools".into())),
+                Some(_) => {
+                    return Err(err(at, "`tools` must be a list or a map of tools".into()));
+                }
                 None => {
                     // An object of named tool lists (tau-bench keeps one list per domain).
-                    let groups: Vec<_> =
-                        top.iter().filter(|(k, _)| k.as_str() != "closed").collect();
-                    if groups.is_empty() || !groups.iter().all(|(_, v)| v.is_array()) {
+                    let groups: Vec<_> = top
+                        .iter()
+                        .filter(|(k, _)| !matches!(k.as_str(), "closed" | "off_limits"))
+                        .collect();
+                    if groups.is_empty() && registry.off_limits.is_some() {
+                        // A contract that holds only the policy.
+                        Vec::new()
+                    } else if groups.is_empty() || !groups.iter().all(|(_, v)| v.is_array()) {
                         return Err(err(
+                            Vec::new(),
                             "no tools found: expected `{\"tools\": [...]}`, a JSON array of tools, a `tools/list` reply, or seed 002's `{\"tools\": {name: {...}}}`".into(),
                         ));
+                    } else {
+                        groups
+                            .into_iter()
+                            .flat_map(|(k, v)| {
+                                indexed(
+                                    v.as_array().map(Vec::as_slice).unwrap_or(&[]),
+                                    &[Seg::Key(k.clone())],
+                                )
+                            })
+                            .collect()
                     }
-                    groups
-                        .into_iter()
-                        .flat_map(|(k, v)| {
-                            indexed(v.as_array().map(Vec::as_slice).unwrap_or(&[]), k)
-                        })
-                        .collect()
                 }
             }
         }
-        _ => return Err(err("a tools file must hold a JSON object or array".into())),
+        _ => {
+            return Err(err(
+                Vec::new(),
+                "a tools file must hold a JSON object or array".into(),
+            ));
+        }
     };
+    let mut requirements: Vec<(Path, String, usize)> = Vec::new();
     for (at, item, map_name) in items {
-        let spec = parse_tool(item, map_name, &source).map_err(|m| err(format!("{at}: {m}")))?;
+        let shown = display(&at);
+        let spec = parse_tool(item, map_name, &source, &at, strictness).map_err(|b| Bad {
+            message: format!("{shown}: {}", b.message),
+            ..b
+        })?;
         // A regex past the size limit can never be checked: say so now, not per call. (A broken
         // regex is R1's per-call suppression, like any schema it cannot compile.)
         if let Some(p) = spec
@@ -86,26 +171,97 @@ pub fn parse_tools_value(value: &Value, path: &str) -> Result<ToolRegistry, Sour
             .and_then(crate::model::patterns::first_problem)
             .filter(|p| p.too_big)
         {
-            return Err(err(format!("{at}: tool `{}`: {p}", spec.name)));
+            return Err(err(at, format!("{shown}: tool `{}`: {p}", spec.name)));
         }
-        registry.insert(spec).map_err(|d| err(d.to_string()))?;
+        for i in 0..spec.metadata.requires.len() {
+            requirements.push((at.clone(), spec.name.clone(), i));
+        }
+        registry
+            .insert(spec)
+            .map_err(|d| err(at.clone(), d.to_string()))?;
     }
+    check_requirements(&registry, &requirements)?;
     Ok(registry)
 }
 
-fn indexed<'a>(items: &'a [Value], prefix: &str) -> Vec<(String, &'a Value, Option<&'a str>)> {
+/// A `requires` that names no declared tool while a declared one is close (`get_ordr`), or a
+/// `same` argument the dependent tool's schema does not have: almost surely a typo, which would
+/// make R9 fire on every call.
+fn check_requirements(registry: &ToolRegistry, reqs: &[(Path, String, usize)]) -> Result<(), Bad> {
+    for (at, name, i) in reqs {
+        let Some(spec) = registry.get(name) else {
+            continue;
+        };
+        let r = &spec.metadata.requires[*i];
+        let mut here = at.clone();
+        here.extend([
+            Seg::Key("metadata".into()),
+            Seg::Key("requires".into()),
+            Seg::Index(*i),
+        ]);
+        if registry.get(&r.tool).is_none()
+            && let Some(near) = crate::suggest::closest_name(&r.tool, registry.names())
+        {
+            return Err(Bad::new(
+                keys::key(&here, "tool"),
+                format!(
+                    "{}: tool `{name}` requires `{}`, which no tool here declares: did you mean `{near}`?",
+                    display(at),
+                    r.tool
+                ),
+            ));
+        }
+        let props = spec
+            .schema
+            .as_ref()
+            .and_then(|s| s.get("properties"))
+            .and_then(Value::as_object);
+        if let Some(props) = props
+            && let Some(arg) = r.same.iter().find(|a| !props.contains_key(a.as_str()))
+        {
+            let hint = crate::suggest::closest_name(arg, props.keys().map(String::as_str))
+                .map(|n| format!(": did you mean `{n}`?"))
+                .unwrap_or_else(|| ": name arguments of its input schema".into());
+            return Err(Bad::new(
+                keys::key(&here, "same"),
+                format!(
+                    "{}: tool `{name}` requires the same `{arg}` as `{}`, but its input schema has no argument `{arg}`{hint}",
+                    display(at),
+                    r.tool
+                ),
+            ));
+        }
+    }
+    Ok(())
+}
+
+fn indexed<'a>(items: &'a [Value], prefix: &[Seg]) -> Vec<(Path, &'a Value, Option<&'a str>)> {
     items
         .iter()
         .enumerate()
         .map(|(i, v)| {
-            let at = if prefix.is_empty() {
-                format!("[{i}]")
-            } else {
-                format!("{prefix}[{i}]")
-            };
+            let mut at = prefix.to_vec();
+            at.push(Seg::Index(i));
             (at, v, None)
         })
         .collect()
+}
+
+/// A path as the messages write it: `tools[0]`, `tools.get_order`, `result.tools[3]`.
+fn display(path: &[Seg]) -> String {
+    let mut out = String::new();
+    for seg in path {
+        match seg {
+            Seg::Key(k) => {
+                if !out.is_empty() {
+                    out.push('.');
+                }
+                out.push_str(k);
+            }
+            Seg::Index(i) => out.push_str(&format!("[{i}]")),
+        }
+    }
+    out
 }
 
 /// One tool entry of any shape.
@@ -113,50 +269,89 @@ fn parse_tool(
     item: &Value,
     map_name: Option<&str>,
     source: &SchemaSource,
-) -> Result<ToolSpec, String> {
+    at: &[Seg],
+    strictness: Keys,
+) -> Result<ToolSpec, Bad> {
     let Value::Object(obj) = item else {
-        return Err("a tool must be an object".into());
+        return Err(Bad::new(at.to_vec(), "a tool must be an object"));
     };
     // OpenAI: {"type": "function", "function": {name, parameters}}.
-    let (body, outer) = match obj.get("function") {
-        Some(Value::Object(f)) => (f, Some(obj)),
-        _ => (obj, None),
+    let (body, outer, body_at) = match obj.get("function") {
+        Some(Value::Object(f)) => (f, Some(obj), keys::key(at, "function")),
+        _ => (obj, None, at.to_vec()),
     };
     let name = match (body.get("name"), map_name) {
         (Some(Value::String(n)), _) => n.clone(),
         (None, Some(n)) => n.to_owned(),
-        _ => return Err("a tool needs a string `name`".into()),
+        _ => return Err(Bad::new(at.to_vec(), "a tool needs a string `name`")),
     };
+    let what = format!("tool `{name}`");
+    // A provider's built-in tool (`{"type": "web_search_20250305", …}`) carries settings of its
+    // own; every other shape is checked key by key.
+    let builtin = obj
+        .get("type")
+        .and_then(Value::as_str)
+        .is_some_and(|t| !matches!(t, "function" | "custom"));
+    if strictness == Keys::Strict && !builtin {
+        keys::check(body, &body_at, &what, keys::TOOL, &[])?;
+        if let Some(outer) = outer {
+            keys::check(outer, at, &what, keys::TOOL, &[])?;
+        }
+    }
     let schema = ["inputSchema", "input_schema", "parameters", "schema"]
         .iter()
         .find_map(|k| body.get(*k))
         .filter(|v| !v.is_null())
         .cloned();
     let mut spec = ToolSpec::new(name.clone(), schema, source.clone());
-    spec.output_schema = body
-        .get("outputSchema")
-        .or_else(|| body.get("output_schema"))
-        .cloned();
+    let prefix = |b: Bad| Bad {
+        message: format!("tool `{name}`: {}", b.message),
+        ..b
+    };
+    for k in ["outputSchema", "output_schema"] {
+        if let Some(os) = body.get(k).filter(|v| !v.is_null()) {
+            if strictness == Keys::Strict {
+                contract::check_output_schema(os, keys::key(&body_at, k)).map_err(prefix)?;
+            }
+            spec.output_schema = Some(os.clone());
+        }
+    }
     if let Some(Value::Object(ann)) = body.get("annotations") {
         spec.metadata = metadata_from_annotations(ann);
     }
-    let meta = body
-        .get("metadata")
-        .or_else(|| outer.and_then(|o| o.get("metadata")));
+    let (meta, meta_at) = match (body.get("metadata"), outer.and_then(|o| o.get("metadata"))) {
+        (Some(m), _) => (Some(m), keys::key(&body_at, "metadata")),
+        (None, Some(m)) => (Some(m), keys::key(at, "metadata")),
+        (None, None) => (None, Vec::new()),
+    };
     if let Some(meta) = meta {
-        let declared = parse_metadata(meta).map_err(|m| format!("tool `{name}`: {m}"))?;
+        let declared = metadata_at(meta, &meta_at).map_err(prefix)?;
+        if spec.output_schema.is_none()
+            && let Some(os) = meta.get("output_schema").filter(|v| !v.is_null())
+        {
+            contract::check_output_schema(os, keys::key(&meta_at, "output_schema"))
+                .map_err(prefix)?;
+            spec.output_schema = Some(os.clone());
+        }
         spec.metadata.overlay(&declared);
     }
     if let Some(origins) = body.get("value_origins") {
+        let origins_at = keys::key(&body_at, "value_origins");
         let Value::Object(map) = origins else {
-            return Err(format!(
-                "tool `{name}`: `value_origins` must map fields to \"provided\", \"generated\", \"choice\" or \"created\""
+            return Err(Bad::new(
+                origins_at,
+                format!(
+                    "tool `{name}`: `value_origins` must map fields to \"provided\", \"generated\", \"choice\" or \"created\""
+                ),
             ));
         };
         for (field, v) in map {
             let origin = v.as_str().and_then(ValueOrigin::parse).ok_or_else(|| {
-                format!(
-                    "tool `{name}`: `value_origins.{field}` must be \"provided\", \"generated\", \"choice\" or \"created\""
+                Bad::new(
+                    keys::key(&origins_at, field),
+                    format!(
+                        "tool `{name}`: `value_origins.{field}` must be \"provided\", \"generated\", \"choice\" or \"created\""
+                    ),
                 )
             })?;
             spec.value_origins.insert(field.clone(), origin);
@@ -180,57 +375,54 @@ pub fn metadata_from_annotations(ann: &Map<String, Value>) -> ToolMetadata {
     m
 }
 
-/// Metadata keys tracelint reads, plus keys other tools' contracts carry that it tolerates.
-const METADATA_KEYS: &[&str] = &[
-    "side_effecting",
-    "idempotent",
-    "polling",
-    "paginated",
-    "retryable_errors",
-    "failure_when",
-];
-const TOLERATED_KEYS: &[&str] = &[
-    "requires",
-    "output_schema",
-    "destructive",
-    "open_world",
-    "confirmed_by",
-    "_todo",
-    "$comment",
-    "description",
-];
-
-/// Parse and validate a `metadata` object.
+/// Parse and validate a `metadata` object on its own (the config's per-tool overrides), where
+/// an output schema cannot go: it belongs to the tool in its tools file.
 pub fn parse_metadata(v: &Value) -> Result<ToolMetadata, String> {
-    let Value::Object(m) = v else {
-        return Err("`metadata` must be an object".into());
-    };
-    for key in m.keys() {
-        if !METADATA_KEYS.contains(&key.as_str()) && !TOLERATED_KEYS.contains(&key.as_str()) {
-            let hint = crate::suggest::closest_name(key, METADATA_KEYS.iter().copied())
-                .map(|k| format!(" (did you mean `{k}`?)"))
-                .unwrap_or_default();
-            return Err(format!("unknown metadata key `{key}`{hint}"));
-        }
+    if v.get("output_schema").is_some() {
+        return Err(
+            "`output_schema` cannot be overridden here: declare it with the tool in its tools file"
+                .into(),
+        );
     }
-    let flag = |k: &str| -> Result<Option<bool>, String> {
+    metadata_at(v, &[]).map_err(|b| b.message)
+}
+
+fn metadata_at(v: &Value, at: &[Seg]) -> Result<ToolMetadata, Bad> {
+    let Value::Object(m) = v else {
+        return Err(Bad::new(at.to_vec(), "`metadata` must be an object"));
+    };
+    keys::check(
+        m,
+        at,
+        "`metadata`",
+        keys::METADATA,
+        keys::METADATA_TOLERATED,
+    )?;
+    let here = |k: &str| keys::key(at, k);
+    let flag = |k: &str| -> Result<Option<bool>, Bad> {
         match m.get(k) {
             None | Some(Value::Null) => Ok(None),
             Some(Value::Bool(b)) => Ok(Some(*b)),
-            Some(_) => Err(format!("`{k}` must be true or false")),
+            Some(_) => Err(Bad::new(here(k), format!("`{k}` must be true or false"))),
         }
     };
     let retryable_errors = match m.get("retryable_errors") {
         None | Some(Value::Null) => Vec::new(),
-        Some(Value::Array(items)) => items
+        Some(Value::Array(items)) if items.iter().all(Value::is_string) => items
             .iter()
-            .map(|i| {
-                i.as_str()
-                    .map(str::to_owned)
-                    .ok_or("`retryable_errors` must be a list of strings")
-            })
-            .collect::<Result<_, _>>()?,
-        Some(_) => return Err("`retryable_errors` must be a list of strings".into()),
+            .filter_map(Value::as_str)
+            .map(str::to_owned)
+            .collect(),
+        Some(_) => {
+            return Err(Bad::new(
+                here("retryable_errors"),
+                "`retryable_errors` must be a list of strings",
+            ));
+        }
+    };
+    let requires = match m.get("requires") {
+        None | Some(Value::Null) => Vec::new(),
+        Some(r) => contract::parse_requires(r, &here("requires"))?,
     };
     Ok(ToolMetadata {
         side_effecting: flag("side_effecting")?,
@@ -240,10 +432,14 @@ pub fn parse_metadata(v: &Value) -> Result<ToolMetadata, String> {
         retryable_errors,
         failure_when: match m.get("failure_when") {
             None | Some(Value::Null) => None,
-            Some(fw) => Some(parse_failure_when(fw).map_err(|e| format!("`failure_when`: {e}"))?),
+            Some(fw) => Some(
+                parse_failure_when(fw)
+                    .map_err(|e| Bad::new(here("failure_when"), format!("`failure_when`: {e}")))?,
+            ),
         },
         extra_keys_tolerated: false,
         result_is_report: false,
+        requires,
     })
 }
 
@@ -403,8 +599,166 @@ mod tests {
         .unwrap_err();
         assert_eq!(
             err.to_string(),
-            "tools.json: tools[0]: tool `t`: unknown metadata key `side_efecting` (did you mean `side_effecting`?)"
+            "tools.json:1:39: tools[0]: tool `t`: unknown key `side_efecting` in `metadata`: did you mean `side_effecting`?"
         );
+    }
+
+    fn error(text: &str) -> String {
+        parse_tools_str(text, "tools.json").unwrap_err().to_string()
+    }
+
+    #[test]
+    fn a_misspelt_key_is_an_error_at_its_line_naming_the_nearest_key() {
+        // `inputSchem` used to turn R1 off without a word.
+        let text =
+            "{\"tools\": [\n  {\"name\": \"read\",\n   \"inputSchem\": {\"type\": \"object\"}}\n]}";
+        assert_eq!(
+            error(text),
+            "tools.json:3:4: tools[0]: unknown key `inputSchem` in tool `read`: did you mean `inputSchema`?"
+        );
+        assert_eq!(
+            error("{\"tools\": {}, \"off_limit\": {\"sources\": [\"a\"]}}"),
+            "tools.json:1:15: unknown key `off_limit` in the tools file: did you mean `off_limits`?"
+        );
+        assert_eq!(
+            error("{\"tools\": {\"t\": {\"metadata\": {}, \"output_schem\": {}}}}"),
+            "tools.json:1:34: tools.t: unknown key `output_schem` in tool `t`: did you mean `output_schema`?"
+        );
+        // OpenAI's nested function object is checked too.
+        assert!(
+            error("[{\"type\": \"function\", \"function\": {\"name\": \"f\", \"paramters\": {}}}]")
+                .ends_with("unknown key `paramters` in tool `f`: did you mean `parameters`?")
+        );
+        // Private and extension keys, and a provider's built-in tool settings, are accepted.
+        parse_tools_str(
+            r#"{"_comment": "x", "tools": [{"name": "t", "_todo": [], "x-team": "a"},
+                {"type": "web_search_20250305", "name": "web_search", "max_uses": 5}]}"#,
+            "x",
+        )
+        .unwrap();
+    }
+
+    #[test]
+    fn a_malformed_requires_is_an_error_at_its_line() {
+        let text = "{\"tools\": {\n \"refund\": {\"metadata\": {\n  \"requires\": [{\"tool\": \"get_order\", \"same\": \"order_id\"}]}}}}";
+        assert_eq!(
+            error(text),
+            "tools.json:3:38: tools.refund: tool `refund`: `same` must be a list of argument names, e.g. [\"order_id\"]"
+        );
+        // A required tool named like a declared one is a typo.
+        let text = r#"{"tools": {"get_order": {}, "refund": {"metadata": {"requires": [{"tool": "get_ordr"}]}}}}"#;
+        assert_eq!(
+            error(text),
+            "tools.json:1:67: tools.refund: tool `refund` requires `get_ordr`, which no tool here declares: did you mean `get_order`?"
+        );
+        let text = r#"{"tools": {"get_order": {}, "refund": {"schema": {"properties": {"order_id": {}}},
+            "metadata": {"requires": [{"tool": "get_order", "same": ["orderid"]}]}}}}"#;
+        assert!(
+            error(text).ends_with(
+                "but its input schema has no argument `orderid`: did you mean `order_id`?"
+            ),
+            "{}",
+            error(text)
+        );
+        let r = parse_tools_str(
+            r#"{"tools": {"get_order": {}, "refund": {"metadata": {"requires": [{"tool": "get_order", "same": ["order_id"]}]}}}}"#,
+            "x",
+        )
+        .unwrap();
+        assert_eq!(
+            r.get("refund").unwrap().metadata.requires[0].tool,
+            "get_order"
+        );
+    }
+
+    #[test]
+    fn an_output_schema_that_is_not_a_schema_is_an_error_at_its_line() {
+        let text = "{\"tools\": [{\"name\": \"t\",\n  \"outputSchema\": {\"type\": \"objekt\"}}]}";
+        assert!(
+            error(text).starts_with("tools.json:2:3: tools[0]: tool `t`: the output schema is not a valid JSON Schema at `/type`"),
+            "{}",
+            error(text)
+        );
+        let text = r#"{"tools": {"t": {"output_schema": "object"}}}"#;
+        assert!(error(text).contains("the output schema is a string, not a JSON Schema"));
+        // Both spellings, and `metadata.output_schema`, declare it.
+        let r = parse_tools_str(
+            r#"{"tools": {"a": {"output_schema": {"type": "object"}}, "b": {"outputSchema": true},
+                          "c": {"metadata": {"output_schema": {"type": "array"}}}}}"#,
+            "x",
+        )
+        .unwrap();
+        for t in ["a", "b", "c"] {
+            assert!(r.get(t).unwrap().output_schema.is_some(), "{t}");
+        }
+    }
+
+    #[test]
+    fn a_metadata_override_takes_requires_but_not_an_output_schema() {
+        let m = parse_metadata(&serde_json::json!({"requires": [{"tool": "get_order"}]})).unwrap();
+        assert_eq!(m.requires[0].tool, "get_order");
+        let e = parse_metadata(&serde_json::json!({"output_schema": {"type": "object"}}));
+        assert!(
+            e.unwrap_err()
+                .contains("declare it with the tool in its tools file")
+        );
+    }
+
+    #[test]
+    fn off_limits_alone_is_a_contract() {
+        let r = parse_tools_str(
+            r#"{"tools": {}, "off_limits": {"sources": ["tbench.ai"], "reason": "r"}}"#,
+            "x",
+        )
+        .unwrap();
+        assert_eq!(r.off_limits.unwrap().sources, vec!["tbench.ai".to_owned()]);
+        let r = parse_tools_str(r#"{"off_limits": {"sources": ["a"]}}"#, "x").unwrap();
+        assert!(r.is_empty() && r.off_limits.is_some());
+        assert!(
+            error(r#"{"tools": {}, "off_limits": {"sources": []}}"#)
+                .starts_with("tools.json:1:30: `off_limits.sources` must be a non-empty list")
+        );
+    }
+
+    #[test]
+    fn the_python_tracelints_own_starter_contracts_mean_the_same() {
+        // `tracelint init` leaves behaviour undeclared (`null`) with `_todo`s and a `_comment`.
+        let r = load("python-tracelint-init.json");
+        let charge = r.get("charge_card").unwrap();
+        assert!(charge.schema.is_some());
+        assert_eq!(charge.metadata, ToolMetadata::default());
+        // `init --from-mcp` keeps the server's output schema and idempotency hint.
+        let r = load("python-tracelint-init-from-mcp.json");
+        let time = r.get("get_current_time").unwrap();
+        assert_eq!(
+            time.output_schema.as_ref().unwrap()["required"],
+            serde_json::json!(["timezone", "datetime", "day_of_week", "is_dst"])
+        );
+        assert_eq!(time.metadata.idempotent, Some(true));
+    }
+
+    #[test]
+    fn every_saved_tools_list_reply_still_parses() {
+        let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/data/mcp");
+        let Ok(entries) = std::fs::read_dir(&dir) else {
+            return;
+        };
+        let mut n = 0;
+        for e in entries {
+            let path = e.unwrap().path();
+            let name = path.file_name().unwrap().to_string_lossy().into_owned();
+            if !name.contains("tools-list") {
+                continue;
+            }
+            let text = std::fs::read_to_string(&path).unwrap();
+            if text.contains("\"pages\"") {
+                // Several replies in one file: the MCP tests read them page by page.
+                continue;
+            }
+            parse_tools_str(&text, &name).unwrap_or_else(|e| panic!("{e}"));
+            n += 1;
+        }
+        assert!(n > 10, "{n}");
     }
 
     #[test]

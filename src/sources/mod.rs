@@ -4,8 +4,10 @@
 //! reply, so both give the same registry. Sources never see traces or rules.
 
 pub mod builtin;
+mod contract;
 pub mod file;
 pub mod http;
+mod keys;
 pub mod mcp;
 pub mod origins;
 pub mod sse;
@@ -218,7 +220,12 @@ pub fn load_with(spec: &SourceSpec, opts: &LoadOptions) -> Result<Loaded, Source
         source_name: source_name.clone(),
         message,
     })?;
-    let registry = file::parse_tools_value(&serde_json::json!({ "tools": listing.tools }), &name)?;
+    // A server's tools are not the user's file: keys a newer protocol adds are not errors.
+    let registry = file::parse_with(
+        &serde_json::json!({ "tools": listing.tools }),
+        &name,
+        file::Keys::Lenient,
+    )?;
     let n = registry.len();
     let mut summary = format!("{n} tool{}", if n == 1 { "" } else { "s" });
     if let Some(server) = &listing.server {

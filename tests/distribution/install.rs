@@ -187,11 +187,21 @@ pub(crate) fn shared_target() -> std::path::PathBuf {
     Path::new(env!("CARGO_TARGET_TMPDIR")).join("dist-install")
 }
 
+/// Held by every build into `shared_target()` for its whole run: two `cargo install`s (or one
+/// and maturin) writing the same `release/tracelint` at once race on the file (one copies it
+/// while the other replaces it: "failed to copy … No such file or directory").
+pub(crate) fn shared_target_lock() -> std::sync::MutexGuard<'static, ()> {
+    static LOCK: std::sync::Mutex<()> = std::sync::Mutex::new(());
+    LOCK.lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner)
+}
+
 #[test]
 fn real_cargo_install_builds_the_action_checkout() {
     if require_tool("jq").is_none() || require_tool("cargo").is_none() {
         return;
     }
+    let _target = shared_target_lock();
     let mut job = Job::new();
     job.runner.base_path = Some(crate::support::path_without_tracelint(job.root.path()));
     job.runner.step_limit = Duration::from_secs(30 * 60);

@@ -9,7 +9,7 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::time::Duration;
 
-use crate::install::{FAST_RELEASE, shared_target};
+use crate::install::{FAST_RELEASE, shared_target, shared_target_lock};
 use crate::support::{
     Output, copy_tree, files_under, git, git_ok, hermetic_git, path_with, path_without_tracelint,
     repo, require_tool, run, tracelint_bin,
@@ -271,6 +271,7 @@ fn rust_hook_builds_with_cargo_and_gates_real_commits_with_the_readme_config() {
         .map(|(k, v)| (*k, (*v).to_owned()))
         .collect();
     env.push(("CARGO_TARGET_DIR", shared_target().display().to_string()));
+    let _target = shared_target_lock();
     let Some(s) = commit_gate("pre-commit-config.yaml", "tracelint.", &path, &env) else {
         return;
     };

@@ -12,7 +12,7 @@ use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
 use std::time::Duration;
 
-use crate::install::{FAST_RELEASE, shared_target};
+use crate::install::{FAST_RELEASE, shared_target, shared_target_lock};
 use crate::support::{Output, repo, require_tool, run, tracelint_bin};
 
 const OURS: &str = env!("CARGO_PKG_VERSION");
@@ -23,6 +23,7 @@ pub(crate) fn built_wheel() -> Option<&'static Path> {
     let maturin = require_tool("maturin")?;
     static WHEEL: OnceLock<PathBuf> = OnceLock::new();
     Some(WHEEL.get_or_init(|| {
+        let _target = shared_target_lock();
         let out = Path::new(env!("CARGO_TARGET_TMPDIR")).join("wheel");
         let _ = std::fs::remove_dir_all(&out);
         let mut cmd = std::process::Command::new(maturin);
