@@ -3,7 +3,9 @@
 //! the CLI's own answers are the oracle. R1 hard defects are exactly the calls to a built-in
 //! tool the CLI refused for their arguments ("failed to parse function arguments: …" from
 //! Codex, "params must …" from Gemini CLI); R7 names exactly the tools the CLI said do not
-//! exist; R3 stays at most 3 candidates per 100 calls.
+//! exist; R3 stays at most 3 candidates per 100 calls. And on every agent's real sessions
+//! (acceptance 1), each result the session records as failed is an R2a `hard_event`, and no
+//! other result is.
 
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
@@ -189,4 +191,83 @@ fn gemini_cli_s_own_verdicts_are_r1_and_r7() {
     // 0.20.2 (JSON), 0.40.1 (JSON Lines), 0.61.0 with its sub-agent's session.
     assert_eq!(t.sessions, 4);
     assert_eq!(t.refused, 5);
+}
+
+/// Every real session file of every agent in `fixtures/real/` (companion files left out: a
+/// Cline task's metadata and UI messages, an SDK session's metadata, a sub-agent's
+/// `.meta.json`, stored tool results).
+fn agent_session_files() -> Vec<PathBuf> {
+    let mut out = Vec::new();
+    for dir in [
+        "codex",
+        "gemini-cli",
+        "cline",
+        "copilot-cli",
+        "claude-code-2.1.332",
+    ] {
+        out.extend(sessions(dir).into_iter().filter(|p| {
+            let name = p.file_name().unwrap().to_string_lossy();
+            name.ends_with(".jsonl")
+                || name.ends_with(".messages.json")
+                || name == "api_conversation_history.json"
+                || (dir == "gemini-cli" && name.ends_with(".json"))
+        }));
+    }
+    out
+}
+
+#[test]
+fn every_structured_failure_is_an_r2a_hard_event_and_nothing_else_is() {
+    let linter = Linter::new(None, Selection::default(), RuleSettings::default());
+    let (mut files, mut failures) = (0, 0);
+    for path in agent_session_files() {
+        let name = path.display().to_string();
+        let bytes = std::fs::read(&path).unwrap();
+        let (format, parsed) = adapters::parse_bytes(&bytes, &name, None);
+        assert!(format.is_some(), "{name}");
+        assert!(parsed.issues.is_empty(), "{name}: {:?}", parsed.issues);
+        files += 1;
+        for trace in &parsed.traces {
+            let failed: BTreeSet<usize> = trace
+                .steps
+                .iter()
+                .filter(|s| {
+                    s.as_result()
+                        .is_some_and(|r| r.status == ResultStatus::Error)
+                })
+                .map(|s| s.index)
+                .collect();
+            let lint = linter.lint(trace);
+            let events: BTreeSet<usize> = lint
+                .outcome
+                .findings
+                .iter()
+                .filter(|f| f.rule == RuleId::R2a && f.tier == Tier::HardEvent)
+                .map(|f| f.evidence.last().unwrap().step)
+                .collect();
+            // SPEC §5: a search that found nothing exits 1 and is no failure (Codex records
+            // `grep` with no match as exit code 1).
+            let pairing = Pairing::new(trace);
+            let convention: BTreeSet<usize> = failed
+                .iter()
+                .copied()
+                .filter(|r| {
+                    let call = pairing.call_for(*r).and_then(|c| trace.steps[c].as_call());
+                    call.is_some_and(|c| format!("{:?}", c.args).contains("grep "))
+                })
+                .collect();
+            let expected: BTreeSet<usize> = failed.difference(&convention).copied().collect();
+            assert_eq!(
+                events, expected,
+                "{name} ({}): R2a hard events (left) vs results recorded as failed (right)",
+                trace.run_id
+            );
+            failures += expected.len();
+        }
+    }
+    // 3 Codex, 4 Gemini CLI, 2 Cline, 1 Copilot CLI, 2 Claude Code 2.1.332 files.
+    assert_eq!(files, 12);
+    // Codex 1 (the other, a `grep` with no match, is the convention), Gemini CLI 7, Cline 2,
+    // Copilot CLI 3, Claude Code 3: the per-adapter count tests pin each file's.
+    assert_eq!(failures, 16);
 }

@@ -10,7 +10,7 @@ use std::sync::LazyLock;
 use regex::bytes::{Regex, RegexBuilder};
 
 use crate::finding::InputIssue;
-use crate::model::Trace;
+use crate::model::{Role, Trace};
 
 use super::json_pos::Line;
 use super::{Emit, InputFormat, json_pos};
@@ -132,24 +132,14 @@ fn resembling(records: &[serde_json::Value]) -> Vec<InputFormat> {
         .collect()
 }
 
-/// The format is a coding agent's own session, which records every call before its result.
-fn writes_calls_first(format: InputFormat) -> bool {
-    matches!(
-        format,
-        InputFormat::Claude
-            | InputFormat::Codex
-            | InputFormat::GeminiCli
-            | InputFormat::Cline
-            | InputFormat::CopilotCli
-    )
-}
-
 /// Passes an adapter's output on, counting the traces and tool calls it emits.
 pub struct Tally<'a> {
     out: &'a mut dyn Emit,
     traces: usize,
     calls: usize,
     results: usize,
+    /// Assistant messages read.
+    model_turns: usize,
     issues: usize,
 }
 
@@ -161,6 +151,7 @@ impl<'a> Tally<'a> {
             traces: 0,
             calls: 0,
             results: 0,
+            model_turns: 0,
             issues: 0,
         }
     }
@@ -173,10 +164,10 @@ impl<'a> Tally<'a> {
         if self.calls > 0 || self.issues > 0 {
             return;
         }
-        // An agent CLI writes each call before its result: results with no call read mean the
-        // calls were not. An eval log or a dataset may hold results whose calls it trimmed
-        // (Inspect's own test logs do): a note says so.
-        if self.results > 1 && scan.found.is_none() && !writes_calls_first(format) {
+        // Results with no call read mean the calls were not read, unless no turn of the model
+        // was read either: the file holds results without the turns that made their calls (an
+        // Inspect AI test log holds such a sample), and a note says so.
+        if self.results > 1 && scan.found.is_none() && self.model_turns == 0 {
             self.out.note(format!(
                 "no tool calls: {} tool results read as `{format}` answer calls the file does not hold",
                 self.results
@@ -238,6 +229,11 @@ impl Emit for Tally<'_> {
             .iter()
             .filter(|s| s.as_result().is_some())
             .count();
+        self.model_turns += trace
+            .steps
+            .iter()
+            .filter(|s| s.as_message().is_some_and(|m| m.role == Role::Assistant))
+            .count();
         self.out.trace(trace);
     }
     fn issue(&mut self, issue: InputIssue) {
@@ -252,6 +248,85 @@ impl Emit for Tally<'_> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Acceptance 5 of issue 24 for formats other than the agent adapters (theirs are in their
+    /// own tests): a real file whose calls are renamed away is an input error, never a clean
+    /// pass with 0 tool calls.
+    #[test]
+    fn renamed_calls_are_never_an_empty_pass_in_any_format() {
+        let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+        let shared = root.join("../shared/fixtures/real");
+        let cases = [
+            (
+                shared.join("claude-code/erk-b2c8258b-cfa7-4411-82bd-b2817ab24b4d.jsonl"),
+                InputFormat::Claude,
+                r#""type":"tool_use""#,
+            ),
+            (
+                shared.join("openai-chat/tau-bench-gpt-4o-airline.subset.json"),
+                InputFormat::OpenAi,
+                r#""tool_calls""#,
+            ),
+            (
+                root.join("fixtures/quickstart/transcript.json"),
+                InputFormat::Native,
+                r#""tool_call""#,
+            ),
+            (
+                root.join("fixtures/real/atif/atif-swe-test-repo-i1.trajectory.json"),
+                InputFormat::Atif,
+                r#""tool_calls""#,
+            ),
+        ];
+        for (path, format, key) in cases {
+            let text = std::fs::read_to_string(&path).unwrap();
+            let name = path.display().to_string();
+            let (_, read) = super::super::parse_bytes(text.as_bytes(), &name, Some(format));
+            assert!(
+                read.traces.iter().map(Trace::call_count).sum::<usize>() > 0,
+                "{name}"
+            );
+            let renamed = text.replace(key, &key.replace("tool_", "tool_x"));
+            assert_ne!(renamed, text, "{name}");
+            let (_, read) = super::super::parse_bytes(renamed.as_bytes(), &name, Some(format));
+            // An input error (exit 3): the adapter's own (native names the unknown step type),
+            // or the empty-pass guard's.
+            assert_eq!(read.traces.iter().map(Trace::call_count).sum::<usize>(), 0);
+            assert!(
+                !read.issues.is_empty(),
+                "{name}: a clean pass with 0 tool calls"
+            );
+        }
+    }
+
+    #[test]
+    fn results_with_no_model_turn_are_a_note() {
+        // Tool results and no assistant turn at all (the calls are not in the file): a note.
+        let text = r#"[{"role": "user", "content": "go"},
+            {"role": "tool", "tool_call_id": "a", "content": "x"},
+            {"role": "tool", "tool_call_id": "b", "content": "y"}]"#;
+        let (_, read) =
+            super::super::parse_bytes(text.as_bytes(), "r.json", Some(InputFormat::OpenAi));
+        assert_eq!(read.issues.len(), 0, "{:?}", read.issues);
+        assert_eq!(
+            read.notes,
+            ["no tool calls: 2 tool results read as `openai` answer calls the file does not hold"]
+        );
+        // The same with an assistant turn whose calls were not read: an input error.
+        let text = text.replace(
+            r#"{"role": "user", "content": "go"},"#,
+            r#"{"role": "user", "content": "go"}, {"role": "assistant", "content": "on it"},"#,
+        );
+        let (_, read) =
+            super::super::parse_bytes(text.as_bytes(), "r.json", Some(InputFormat::OpenAi));
+        assert!(
+            read.issues
+                .iter()
+                .any(|i| i.message.contains("no tool call")),
+            "{:?}",
+            read.issues
+        );
+    }
 
     #[test]
     fn marks_need_a_call_not_an_empty_list() {
