@@ -7,6 +7,7 @@ mod bitmap;
 mod calls;
 pub mod context;
 mod contract;
+mod effects;
 mod heads;
 mod normalize;
 mod outcome;

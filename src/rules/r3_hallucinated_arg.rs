@@ -263,7 +263,7 @@ fn judged<'a>(
     spec: Option<&'a ToolSpec>,
     args: &'a serde_json::Map<String, Value>,
 ) -> impl Iterator<Item = (&'a String, &'a Value, Option<ValueOrigin>)> {
-    let creating = creates(args);
+    let creating = super::effects::creates(args);
     args.iter().filter_map(move |(field, value)| {
         let origin = spec
             .and_then(|s| s.value_origins.get(field))
@@ -276,35 +276,9 @@ fn judged<'a>(
     })
 }
 
-/// Keys that name what a multi-command tool does (`str_replace_editor`'s `command`, an
-/// `action`, a `mode`).
-const MODE_KEYS: &[&str] = &["command", "action", "operation", "op", "mode"];
-/// Their values that create a file or directory.
-const CREATE_MODES: &[&str] = &[
-    "create",
-    "create_file",
-    "createfile",
-    "new",
-    "new_file",
-    "write",
-    "write_file",
-    "touch",
-    "mkdir",
-];
-
-/// Does the call say it creates (`{"command": "create", "path": …}`, the editor tool of
-/// SWE-agent, OpenHands and Anthropic's text editor)? Its path is then new: only the directory
-/// it goes into is judged.
-fn creates(args: &serde_json::Map<String, Value>) -> bool {
-    MODE_KEYS.iter().any(|k| {
-        args.get(*k)
-            .and_then(Value::as_str)
-            .is_some_and(|m| CREATE_MODES.contains(&m.trim().to_ascii_lowercase().as_str()))
-    })
-}
-
 /// Values R3 does not judge: booleans and nulls (and containers: only top-level scalars are
-/// checked), enum/const fields, `generated` fields, and free-form text unless `provided`.
+/// checked), enum/const fields, `generated` fields, parameters, what a call does (`command`,
+/// `action`, `mode`, `cmd`…), and free-form text, each unless `provided`.
 fn skipped(
     spec: Option<&ToolSpec>,
     field: &str,
@@ -325,6 +299,14 @@ fn skipped(
         return true;
     }
     if origin != Some(ValueOrigin::Provided) && super::parameters::is_parameter(field, prop, value)
+    {
+        return true;
+    }
+    // What to do, not what to do it to: a mode (`str_replace_editor`'s `command: view`) is a
+    // choice the tool offers, a one-word shell command (`ls`, `./run.sh`) text the agent writes.
+    if origin != Some(ValueOrigin::Provided)
+        && (super::effects::MODE_KEYS.contains(&field)
+            || super::effects::SHELL_KEYS.contains(&field))
     {
         return true;
     }
@@ -573,6 +555,39 @@ mod tests {
                     "cancel_order".into(),
                     "order_id".into(),
                     "not_derivable_as_number".into()
+                ),
+            ]
+        );
+    }
+
+    #[test]
+    fn what_a_call_does_is_not_judged_what_it_acts_on_is() {
+        // SWE-agent's editor mode and a one-word shell command are the agent's to choose; the
+        // path the mode acts on is judged; `provided` still makes a command judged.
+        let tools = r#"[{"name": "run", "inputSchema": {"type": "object", "properties": {
+                          "command": {"type": "string", "x-value-origin": "provided"}}}}]"#;
+        let t = trace(&[
+            call(
+                1,
+                "str_replace_editor",
+                r#"{"command": "view", "path": "/repo/a.py"}"#,
+            ),
+            call(2, "bash", r#"{"command": "ls"}"#),
+            call(3, "shell", r#"{"cmd": "pwd", "mode": "strict"}"#),
+            call(4, "run", r#"{"command": "deploy"}"#),
+        ]);
+        assert_eq!(
+            r3_signals(&t, Some(tools), "/elsewhere"),
+            [
+                (
+                    "str_replace_editor".into(),
+                    "path".into(),
+                    "not_derivable_as_path".into()
+                ),
+                (
+                    "run".into(),
+                    "command".into(),
+                    "not_derivable_as_text".into()
                 ),
             ]
         );

@@ -1,6 +1,7 @@
 //! R5 redundant_call: a non-adjacent repeat of a call (same tool, same normalised arguments)
-//! that returned an identical result with no declared side-effecting call between, so the first
-//! result could have been reused. Tools between whose side effects are not declared are named
+//! that returned an identical result with no declared side-effecting call between (nor an
+//! undeclared one that plainly writes: `effects::looks_like_a_write`), so the first result
+//! could have been reused. Tools between whose side effects are not declared are named
 //! as unverified. A call with no recorded result is never a repeat (disclosed as not checked).
 //! Adjacent repeats are R4's business. Always a `candidate`. Linear: the previous identical call
 //! is a hash lookup and "a side effect between" is a prefix-count difference.
@@ -46,7 +47,14 @@ impl Rule for RedundantCall {
             let declared = cx
                 .spec(&r.call.name)
                 .and_then(|s| s.metadata.side_effecting);
-            side_effects[i + 1] = side_effects[i] + usize::from(declared == Some(true));
+            // A call that declares nothing but plainly writes (an editor's `str_replace`, a
+            // `sed -i`, a redirect to a file) counts too: an identical result after it is a
+            // check that the change left this alone, not a wasted call.
+            let writes = match declared {
+                Some(d) => d,
+                None => super::effects::looks_like_a_write(r.call),
+            };
+            side_effects[i + 1] = side_effects[i] + usize::from(writes);
         }
         for i in (0..n).rev() {
             let declared = cx
@@ -194,5 +202,27 @@ mod tests {
             ),
             "{out}"
         );
+    }
+
+    #[test]
+    fn an_undeclared_call_that_writes_is_a_change_between() {
+        // A test re-run after `sed -i` is a check, not a waste; after `cat` it is a repeat.
+        let step = |i: usize, cmd: &str, out: &str| {
+            format!(
+                r#"{{"type": "tool_call", "call_id": "{i}", "name": "bash", "args": {{"command": "{cmd}"}}}},
+                   {{"type": "tool_result", "call_id": "{i}", "status": "ok", "content": "{out}"}}"#
+            )
+        };
+        let run = |between: &str| {
+            let steps = [
+                step(0, "python repro.py", "Error: 1"),
+                step(1, between, "ok"),
+                step(2, "python repro.py", "Error: 1"),
+            ];
+            let t = format!(r#"{{"run_id": "r", "steps": [{}]}}"#, steps.join(","));
+            r5(&lint(&t, None, Default::default())).len()
+        };
+        assert_eq!(run("sed -i 's/a/b/' x.py"), 0);
+        assert_eq!(run("cat x.py"), 1);
     }
 }

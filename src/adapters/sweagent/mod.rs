@@ -67,6 +67,37 @@ pub fn read(
     out.trace(trace);
 }
 
+/// The call an `action` stands for. SWE-agent's XML function calling
+/// (`parse_function: xml_function_calling`) records no tool call: the model's text holds
+/// `<function=NAME><parameter=…>` markup (read whole when complete; when SWE-agent cut the
+/// text after the opening tag, the tool is that NAME with the action as its `command`).
+/// Otherwise the action is an ACI command line, named by its first word (`open`, `edit`,
+/// `submit`).
+fn action_call(action: &str, content: Option<&str>) -> (String, Value) {
+    if let Some(text) = content {
+        if let Some(call) = super::dataset::markup_calls(text).into_iter().next() {
+            return call;
+        }
+        if let Some(name) = markup_name(text) {
+            return (name, serde_json::json!({ "command": action.trim_end() }));
+        }
+    }
+    let name = action
+        .split_whitespace()
+        .next()
+        .unwrap_or("bash")
+        .to_owned();
+    (name, serde_json::json!({ "command": action.trim_end() }))
+}
+
+/// NAME of the first `<function=NAME>` in `text`, when it is one word.
+fn markup_name(text: &str) -> Option<String> {
+    let after = &text[text.find("<function=")? + "<function=".len()..];
+    let name = after[..after.find('>')?].trim();
+    (!name.is_empty() && name.len() <= 64 && !name.contains(char::is_whitespace))
+        .then(|| name.to_owned())
+}
+
 fn run_id(m: &Members<'_>, default_id: &str) -> String {
     raw::id(m, "instance_id")
         .or_else(|| raw::id(m, "traj_id"))
@@ -91,10 +122,8 @@ pub fn read_into(
             continue;
         }
         let action = raw::string(&mm, "action").filter(|a| !a.trim().is_empty());
-        let text_call = action.map(|a| {
-            let name = a.split_whitespace().next().unwrap_or("bash").to_owned();
-            (name, serde_json::json!({ "command": a.trim_end() }))
-        });
+        let content = raw::string(&mm, "content");
+        let text_call = action.map(|a| action_call(&a, content.as_deref()));
         history.message(msg, &child(&child(ptr, "history"), i), text_call);
     }
     history.finish(trace, path, out, |n| {

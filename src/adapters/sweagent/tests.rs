@@ -26,3 +26,41 @@ fn counts_and_locations_hold_exactly() {
         ],
     );
 }
+
+/// XML function calling (`parse_function: xml_function_calling`, e.g. SWE-agent-LM-32B's
+/// SWE-bench run): no tool calls recorded, the call is the `<function=…>` markup in the
+/// model's text, complete or cut after its opening tag; the action is not a tool name.
+#[test]
+fn xml_function_calling_names_the_function_not_the_command() {
+    let traj = r#"{"history": [
+      {"role": "system", "content": "You are a helpful assistant"},
+      {"role": "user", "content": "fix the bug"},
+      {"role": "assistant", "content": "Let me look.\n\n<function=bash>", "action": "find /testbed -name \"*.py\" | grep separable", "tool_calls": null},
+      {"role": "user", "content": "OBSERVATION:\n/testbed/separable.py"},
+      {"role": "assistant", "content": "<function=str_replace_editor>\n<parameter=command>view</parameter>\n<parameter=path>/testbed/separable.py</parameter>\n</function>", "action": "str_replace_editor view /testbed/separable.py", "tool_calls": null},
+      {"role": "user", "content": "OBSERVATION:\ndef f(): pass"},
+      {"role": "assistant", "content": "no markup here", "action": "submit"}
+    ], "info": {}}"#;
+    let (format, p) = parse_bytes(traj.as_bytes(), "t.traj", None);
+    assert_eq!(format, Some(InputFormat::SweAgent));
+    let calls: Vec<(String, String)> = p.traces[0]
+        .steps
+        .iter()
+        .filter_map(|s| s.as_call())
+        .map(|c| (c.name.clone(), c.args.known().unwrap().to_string()))
+        .collect();
+    assert_eq!(
+        calls,
+        [
+            (
+                "bash".to_owned(),
+                r#"{"command":"find /testbed -name \"*.py\" | grep separable"}"#.to_owned()
+            ),
+            (
+                "str_replace_editor".to_owned(),
+                r#"{"command":"view","path":"/testbed/separable.py"}"#.to_owned()
+            ),
+            ("submit".to_owned(), r#"{"command":"submit"}"#.to_owned()),
+        ]
+    );
+}

@@ -1,0 +1,206 @@
+//! What a call does, read from its own arguments when no registry declares it: the mode a
+//! multi-command tool is asked for (`str_replace_editor`'s `command: create`), and whether a
+//! call that declares no side effect still looks like it changes something (an editor's write
+//! mode, a shell command that writes a file). R3 and R5 read it; it can only make them quieter.
+
+use serde_json::{Map, Value};
+
+use crate::model::ToolCall;
+
+/// Keys that name what a multi-command tool does (`str_replace_editor`'s `command`, an
+/// `action`, a `mode`).
+pub(crate) const MODE_KEYS: &[&str] = &["command", "action", "operation", "op", "mode"];
+
+/// Keys that hold a command line the agent writes (a shell tool's `cmd`, `script`).
+pub(crate) const SHELL_KEYS: &[&str] = &["cmd", "script", "shell_command"];
+
+/// Modes that create a file or directory.
+pub(crate) const CREATE_MODES: &[&str] = &[
+    "create",
+    "create_file",
+    "createfile",
+    "new",
+    "new_file",
+    "write",
+    "write_file",
+    "touch",
+    "mkdir",
+];
+
+/// Modes that change what exists (beyond creating it).
+const CHANGE_MODES: &[&str] = &[
+    "str_replace",
+    "insert",
+    "edit",
+    "undo_edit",
+    "replace",
+    "append",
+    "delete",
+    "remove",
+    "rm",
+    "patch",
+    "apply",
+    "apply_patch",
+    "update",
+    "move",
+    "rename",
+];
+
+/// Words in a tool's name that say it writes (`Edit`, `Write`, `apply_patch`, `write_file`).
+const WRITE_NAMES: &[&str] = &[
+    "write", "edit", "create", "delete", "remove", "patch", "move", "rename", "insert", "replace",
+];
+
+/// Shell fragments that change files or the environment.
+const SHELL_WRITES: &[&str] = &[
+    "sed -i",
+    "perl -i",
+    "perl -pi",
+    "tee ",
+    "<<",
+    "rm ",
+    "mv ",
+    "cp ",
+    "mkdir ",
+    "touch ",
+    "chmod ",
+    "truncate ",
+    "patch ",
+    "git apply",
+    "git checkout",
+    "git reset",
+    "git stash",
+    "git commit",
+    "git restore",
+    "pip install",
+    "npm install",
+    "apply_patch",
+];
+
+fn mode(args: &Map<String, Value>) -> Option<String> {
+    MODE_KEYS.iter().find_map(|k| {
+        args.get(*k)
+            .and_then(Value::as_str)
+            .map(|m| m.trim().to_ascii_lowercase())
+    })
+}
+
+/// Does the call say it creates (`{"command": "create", "path": …}`, the editor tool of
+/// SWE-agent, OpenHands and Anthropic's text editor)?
+pub(crate) fn creates(args: &Map<String, Value>) -> bool {
+    mode(args).is_some_and(|m| CREATE_MODES.contains(&m.as_str()))
+}
+
+/// Does a call whose side effects no registry declares look like it changes state? By its mode
+/// when it names one (an editor's `view` is a read even though its tool is an editor), else
+/// by a shell command that writes, else by its tool's name.
+pub(crate) fn looks_like_a_write(call: &ToolCall) -> bool {
+    let Some(Value::Object(args)) = call.args.known() else {
+        return false;
+    };
+    let shell = MODE_KEYS
+        .iter()
+        .chain(SHELL_KEYS)
+        .filter_map(|k| args.get(*k).and_then(Value::as_str))
+        .any(shell_writes);
+    if shell {
+        return true;
+    }
+    if let Some(m) = mode(args)
+        && !m.contains(char::is_whitespace)
+    {
+        return CREATE_MODES.contains(&m.as_str()) || CHANGE_MODES.contains(&m.as_str());
+    }
+    let name = call.name.to_ascii_lowercase();
+    WRITE_NAMES.iter().any(|w| name.contains(w))
+}
+
+/// A command line that writes: a known writing command, or output redirected to a file
+/// (`> out.txt`, `>> log`; not `2>&1`, not `/dev/null`).
+fn shell_writes(cmd: &str) -> bool {
+    if SHELL_WRITES.iter().any(|w| cmd.contains(w)) {
+        return true;
+    }
+    let b = cmd.as_bytes();
+    b.iter().enumerate().any(|(i, &c)| {
+        if c != b'>' || (i > 0 && matches!(b[i - 1], b'-' | b'=' | b'<')) {
+            return false;
+        }
+        let rest = cmd[i + 1..].trim_start_matches('>').trim_start();
+        !(rest.is_empty()
+            || rest.starts_with('&')
+            || rest.starts_with('=')
+            || rest.starts_with("/dev/null"))
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::Args;
+
+    fn call(name: &str, args: Value) -> ToolCall {
+        ToolCall {
+            call_id: None,
+            name: name.to_owned(),
+            args: Args::Known(args),
+            raw_args: None,
+            origin: Default::default(),
+        }
+    }
+
+    #[test]
+    fn writes_are_told_from_reads() {
+        let writes = [
+            call(
+                "bash",
+                serde_json::json!({"command": "sed -i 's/a/b/' x.py"}),
+            ),
+            call(
+                "bash",
+                serde_json::json!({"command": "cat <<'EOF' > repro.py\nprint(1)\nEOF"}),
+            ),
+            call("bash", serde_json::json!({"command": "echo hi >> log.txt"})),
+            call("shell", serde_json::json!({"cmd": "git apply fix.diff"})),
+            call(
+                "str_replace_editor",
+                serde_json::json!({"command": "str_replace", "path": "a"}),
+            ),
+            call(
+                "str_replace_editor",
+                serde_json::json!({"command": "create", "path": "a"}),
+            ),
+            call(
+                "Edit",
+                serde_json::json!({"file_path": "a", "old_string": "x"}),
+            ),
+            call(
+                "apply_patch",
+                serde_json::json!({"input": "*** Begin Patch"}),
+            ),
+        ];
+        for c in &writes {
+            assert!(looks_like_a_write(c), "{} {:?}", c.name, c.args);
+        }
+        let reads = [
+            call(
+                "bash",
+                serde_json::json!({"command": "python repro.py 2>&1 | tail -5"}),
+            ),
+            call(
+                "bash",
+                serde_json::json!({"command": "grep -n foo a.py > /dev/null && echo y"}),
+            ),
+            call("bash", serde_json::json!({"command": "ls"})),
+            call(
+                "str_replace_editor",
+                serde_json::json!({"command": "view", "path": "a"}),
+            ),
+            call("Read", serde_json::json!({"file_path": "a"})),
+            call("Grep", serde_json::json!({"pattern": "x->y", "path": "a"})),
+        ];
+        for c in &reads {
+            assert!(!looks_like_a_write(c), "{} {:?}", c.name, c.args);
+        }
+    }
+}
