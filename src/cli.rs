@@ -500,6 +500,16 @@ pub enum InputFormatArg {
     /// OpenTelemetry spans (OpenInference, OTLP JSON, GenAI semconv).
     #[value(alias = "openinference")]
     Otel,
+    /// Codex CLI rollouts (`~/.codex/sessions/…/rollout-*.jsonl`).
+    Codex,
+    /// Gemini CLI sessions (`~/.gemini/tmp/<project>/chats/session-*.json[l]`).
+    #[value(name = "gemini-cli", alias = "gemini")]
+    GeminiCli,
+    /// Cline task histories (`api_conversation_history.json`) and SDK sessions.
+    Cline,
+    /// GitHub Copilot CLI sessions (`~/.copilot/session-state/<id>/events.jsonl`).
+    #[value(name = "copilot-cli", alias = "copilot")]
+    CopilotCli,
     /// Inspect AI eval logs (`.json`, `.eval`).
     #[value(alias = "inspect-ai")]
     Inspect,
@@ -536,6 +546,10 @@ impl InputFormatArg {
             InputFormatArg::MiniSweAgent => Some(F::MiniSwe),
             InputFormatArg::Openhands => Some(F::OpenHands),
             InputFormatArg::Dataset => Some(F::Dataset),
+            InputFormatArg::Codex => Some(F::Codex),
+            InputFormatArg::GeminiCli => Some(F::GeminiCli),
+            InputFormatArg::Cline => Some(F::Cline),
+            InputFormatArg::CopilotCli => Some(F::CopilotCli),
         }
     }
 }

@@ -8,38 +8,41 @@ use std::sync::{Arc, Mutex};
 use crate::config::Ignore;
 use crate::exit::ExitStatus;
 use crate::finding::{Coverage, Finding, InputIssue, RuleId, Tier};
-use crate::model::{ATTR_CLAUDE_CODE_VERSION, SchemaSource, ToolRegistry, Trace};
+use crate::model::{
+    ATTR_AGENT, ATTR_CLAUDE_CODE_VERSION, SchemaSource, ToolRegistry, ToolSpec, Trace,
+};
 use crate::record::InputDetail;
 use crate::reporters::{ExcerptCut, InputSummary, Outline, Report, RuleCoverage, Summary};
 use crate::rules::{self, RuleSettings, RunCx, Selection, TraceCx, TraceOutcome};
-use crate::sources::builtin::ClaudeCodeTools;
+use crate::sources::builtin::codex::{Choice, CodexTools};
+use crate::sources::builtin::gemini::GeminiTools;
+use crate::sources::builtin::{Agent, ClaudeCodeTools};
 
 mod outline;
 
-/// When Claude Code's built-in schemas apply.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
-pub enum BuiltinClaude {
-    /// Only for Claude Code sessions linted with no `--tools` (the default).
-    #[default]
-    Auto,
-    /// `--tools builtin:claude-code`: for every trace, matched to its recorded version, merged
-    /// under the other given sources (which win on a name both declare).
-    Follow,
+/// A built-in registry built once per run: the agent's capture it was built from.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+enum BuiltinKey {
+    ClaudeCode(usize),
+    Codex(Choice),
+    GeminiCli(usize),
 }
 
 /// What to lint with: the given registry (if any), rule selection and settings.
 #[derive(Debug, Default)]
 pub struct Linter {
-    /// The registry from `--tools`; `None` means "use what each trace carries".
+    /// The registry from `--tools`; `None` means "use what each trace carries" (and, for a
+    /// coding agent's own session, that agent's built-in schemas).
     pub given: Option<ToolRegistry>,
-    /// When the built-in Claude Code schemas apply.
-    pub builtin_claude: BuiltinClaude,
+    /// `--tools builtin:AGENT` (unpinned): for every trace, that agent's capture matched to the
+    /// session, merged under the other given sources (which win on a name both declare).
+    pub follow: Vec<Agent>,
     /// Which rules run.
     pub selection: Selection,
     /// Compiled schemas and rule settings, shared across traces.
     pub run: RunCx,
-    /// Built-in registries by capture index, built once per run.
-    builtin_cache: Mutex<HashMap<usize, Arc<ToolRegistry>>>,
+    /// Built-in registries by capture, built once per run.
+    builtin_cache: Mutex<HashMap<BuiltinKey, Arc<ToolRegistry>>>,
     /// Measure each trace's record against the registry in force (`doctor`).
     pub measure_record: bool,
     /// Outline each trace with findings (the HTML timeline, JSON Lines).
@@ -92,7 +95,7 @@ impl Linter {
     pub fn new(given: Option<ToolRegistry>, selection: Selection, settings: RuleSettings) -> Self {
         Self {
             given,
-            builtin_claude: BuiltinClaude::Auto,
+            follow: Vec::new(),
             selection,
             run: RunCx {
                 settings,
@@ -104,29 +107,64 @@ impl Linter {
         }
     }
 
-    /// The built-in Claude Code registry for a trace's recorded version, and the note saying
-    /// which capture was used.
-    fn builtin_for(&self, trace: &Trace) -> (Arc<ToolRegistry>, String) {
-        let tools = ClaudeCodeTools::get();
-        let (idx, matched) = tools.choose(trace.attribute(ATTR_CLAUDE_CODE_VERSION));
+    /// `agent`'s built-in registry matched to a trace's session, and the note saying which
+    /// capture was used.
+    fn builtin_for(&self, agent: Agent, trace: &Trace) -> (Arc<ToolRegistry>, String) {
+        let own = Agent::of(trace.attribute(ATTR_AGENT)) == Some(agent);
+        let attr = |k: &str| if own { trace.attribute(k) } else { None };
+        let (key, matched) = match agent {
+            Agent::ClaudeCode => {
+                let (idx, m) =
+                    ClaudeCodeTools::get().choose(trace.attribute(ATTR_CLAUDE_CODE_VERSION));
+                (BuiltinKey::ClaudeCode(idx), m)
+            }
+            Agent::Codex => {
+                let (c, m) = CodexTools::get().choose(
+                    attr(crate::model::ATTR_AGENT_VERSION),
+                    attr(crate::model::ATTR_MODEL),
+                );
+                (BuiltinKey::Codex(c), m)
+            }
+            Agent::GeminiCli => {
+                let (idx, m) = if own {
+                    let mut used: Vec<&str> = trace
+                        .steps
+                        .iter()
+                        .filter_map(|s| Some(s.as_call()?.name.as_str()))
+                        .collect();
+                    used.sort_unstable();
+                    used.dedup();
+                    GeminiTools::get().choose(
+                        trace.attribute(crate::adapters::gemini::ATTR_STARTED),
+                        &used,
+                    )
+                } else {
+                    GeminiTools::get().pinned(None)
+                };
+                (BuiltinKey::GeminiCli(idx), m)
+            }
+        };
         let registry = {
             let mut cache = self
                 .builtin_cache
                 .lock()
                 .unwrap_or_else(std::sync::PoisonError::into_inner);
-            Arc::clone(
-                cache
-                    .entry(idx)
-                    .or_insert_with(|| Arc::new(tools.registry(idx))),
-            )
+            Arc::clone(cache.entry(key.clone()).or_insert_with(|| {
+                Arc::new(match &key {
+                    BuiltinKey::ClaudeCode(idx) => ClaudeCodeTools::get().registry(*idx),
+                    BuiltinKey::Codex(c) => CodexTools::get().registry(c),
+                    BuiltinKey::GeminiCli(idx) => GeminiTools::get().registry(*idx),
+                })
+            }))
         };
+        let name = agent.display();
         let note = match matched.note {
             Some(n) => format!(
-                "Claude Code's built-in schemas, version {}: {n}",
+                "{name}'s built-in schemas, version {}: {n}",
                 matched.version
             ),
             None => format!(
-                "Claude Code's built-in schemas, version {} (the session's own)",
+                "{name}'s built-in schemas, version {} (the session's own)",
                 matched.version
             ),
         };
@@ -166,12 +204,24 @@ impl Linter {
     ) -> R {
         let owned: Arc<ToolRegistry>;
         let mut notes = Vec::new();
-        let is_claude = trace.source.format == "claude";
-        let registry: &ToolRegistry = match (&self.given, self.builtin_claude) {
-            (Some(given), BuiltinClaude::Follow) => {
-                let (builtin, note) = self.builtin_for(trace);
-                notes.push(note);
-                let mut merged = (*builtin).clone();
+        // Only a coding agent's own session gets its built-in schemas: a trace of anything else
+        // (seed 000's flat tool events, a chat log) gets none.
+        let zero_config = Agent::of(trace.attribute(ATTR_AGENT))
+            .filter(|_| trace.embedded_tools.iter().all(|t| t.schema.is_none()));
+        let registry: &ToolRegistry = match (&self.given, zero_config) {
+            (Some(given), _) if !self.follow.is_empty() => {
+                let mut merged = ToolRegistry::new();
+                for a in &self.follow {
+                    let (builtin, note) = self.builtin_for(*a, trace);
+                    notes.push(note);
+                    for spec in builtin.iter() {
+                        if merged.get(&spec.name).is_none() {
+                            merged.replace(spec.clone());
+                        }
+                    }
+                    merged.sources.extend(builtin.sources.iter().cloned());
+                    merged.builtin |= builtin.builtin;
+                }
                 merged.closed |= given.closed;
                 for spec in given.iter() {
                     merged.replace(spec.clone());
@@ -182,27 +232,49 @@ impl Linter {
                 owned = Arc::new(merged);
                 &owned
             }
-            (Some(given), BuiltinClaude::Auto) => given,
-            (None, _) if is_claude && trace.embedded_tools.iter().all(|t| t.schema.is_none()) => {
-                let (builtin, note) = self.builtin_for(trace);
+            (Some(given), _) => given,
+            (None, Some(agent)) => {
+                let (builtin, note) = self.builtin_for(agent, trace);
                 notes.push(format!("no `--tools` given: using {note}"));
-                owned = if trace.embedded_tools.is_empty() {
+                // Server tools the session called (the model's API ran them) come on top of
+                // whatever else the registry holds.
+                let (server, listed): (Vec<&ToolSpec>, Vec<&ToolSpec>) = trace
+                    .embedded_tools
+                    .iter()
+                    .partition(|t| t.source.0 == crate::adapters::claude::SERVER_TOOLS_SOURCE);
+                owned = if listed.is_empty() && server.is_empty() {
                     builtin
                 } else {
-                    // The session names the tools it had (stream-json `system/init`): judge
-                    // names against that list, with built-in schemas where Claude Code has them.
-                    let mut r = embedded_registry(trace);
-                    for spec in builtin.iter() {
-                        if r.get(&spec.name).is_some() {
+                    let mut r = if listed.is_empty() {
+                        (*builtin).clone()
+                    } else {
+                        // The session names the tools it had (stream-json `system/init`): judge
+                        // names against that list, with built-in schemas where Claude Code has
+                        // them.
+                        let mut r = ToolRegistry::new();
+                        for spec in listed {
+                            if r.get(&spec.name).is_none() {
+                                let _ = r.insert(spec.clone());
+                            }
+                        }
+                        for spec in builtin.iter() {
+                            if r.get(&spec.name).is_some() {
+                                r.replace(spec.clone());
+                            }
+                        }
+                        r.sources = builtin.sources.clone();
+                        r
+                    };
+                    for spec in server {
+                        if r.get(&spec.name).is_none() {
                             r.replace(spec.clone());
                         }
                     }
-                    r.sources = builtin.sources.clone();
                     Arc::new(r)
                 };
                 &owned
             }
-            (None, _) => {
+            (None, None) => {
                 owned = Arc::new(embedded_registry(trace));
                 &owned
             }

@@ -172,7 +172,7 @@ fn read_blocks(
         match block.kind.as_deref() {
             Some("text" | "input_text" | "output_text" | "refusal") | None => {
                 if let Some(Value::String(s)) = block.text {
-                    append_text(&mut text, s, || cur.step(raw, &["\"text\""], ptr.clone()));
+                    append_text(&mut text, s, || cur.step(raw, &["\"text\":"], ptr.clone()));
                 }
             }
             Some(kind) if is_call(kind) => {
@@ -204,7 +204,23 @@ fn is_call(kind: &str) -> bool {
 }
 
 fn is_result(kind: &str) -> bool {
-    kind == "tool_result" || kind.ends_with("_tool_result")
+    kind == "tool_result" || kind.ends_with("_tool_result") || kind.ends_with("_tool_result_error")
+}
+
+/// A server tool's error, as its result block says it (`advisor_tool_result_error`,
+/// `web_search_tool_result_error`: the block type itself, or the type of its `content`): the
+/// error code.
+fn server_tool_error(kind: &str, content: Option<&Value>) -> Option<String> {
+    let inner = content.and_then(|c| c.get("type")).and_then(Value::as_str);
+    let code = || {
+        content
+            .and_then(|c| c.get("error_code"))
+            .and_then(Value::as_str)
+            .map_or_else(|| "the server tool failed".to_owned(), str::to_owned)
+    };
+    (kind.ends_with("_tool_result_error")
+        || inner.is_some_and(|t| t.ends_with("_tool_result_error")))
+    .then(code)
 }
 
 /// Read one block that is a tool event by itself (a flat seed-000 line, `{"type":"tool_use",…}`
@@ -248,20 +264,18 @@ fn read_call(block: Block, raw: &RawValue, cur: &Cursor<'_>, ptr: String, out: &
 
 fn read_result(block: Block, raw: &RawValue, cur: &Cursor<'_>, ptr: String, out: &mut Collected) {
     let call_id = id_of(block.tool_use_id.as_ref()).or_else(|| id_of(block.id.as_ref()));
+    let server_error =
+        server_tool_error(block.kind.as_deref().unwrap_or(""), block.content.as_ref());
     let status = match block.is_error {
+        _ if server_error.is_some() => ResultStatus::Error,
         Some(Value::Bool(true)) => ResultStatus::Error,
         Some(Value::Bool(false)) => ResultStatus::Ok,
         _ => ResultStatus::Unknown,
     };
     let at = cur.step(raw, &[call_id.as_deref().unwrap_or("")], ptr);
-    out.push(
-        StepKind::ToolResult(ToolResult::new(
-            call_id,
-            result_content(block.content),
-            status,
-        )),
-        at,
-    );
+    let mut result = ToolResult::new(call_id, result_content(block.content), status);
+    result.error = server_error;
+    out.push(StepKind::ToolResult(result), at);
 }
 
 /// Arguments recorded as a value, taken by value (no clone of a large object).
@@ -411,6 +425,33 @@ mod tests {
             ]
         );
         assert_eq!(out.items.len(), 1);
+    }
+
+    #[test]
+    fn server_tool_errors_are_structured() {
+        let out = read(
+            r#"[{"type":"server_tool_use","id":"s1","name":"advisor","input":{}},
+                {"type":"advisor_tool_result","tool_use_id":"s1","content":{"type":"advisor_tool_result_error","error_code":"unavailable"}},
+                {"type":"web_search_tool_result_error","tool_use_id":"s2","error_code":"max_uses_exceeded"},
+                {"type":"web_search_tool_result","tool_use_id":"s3","content":[]}]"#,
+            Role::Assistant,
+        );
+        let got: Vec<(ResultStatus, Option<String>)> = out
+            .items
+            .iter()
+            .filter_map(|i| match &i.kind {
+                StepKind::ToolResult(r) => Some((r.status, r.error.clone())),
+                _ => None,
+            })
+            .collect();
+        assert_eq!(
+            got,
+            vec![
+                (ResultStatus::Error, Some("unavailable".into())),
+                (ResultStatus::Error, Some("the server tool failed".into())),
+                (ResultStatus::Unknown, None),
+            ]
+        );
     }
 
     #[test]

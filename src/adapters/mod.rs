@@ -3,15 +3,21 @@
 //! Lines record by record, and hands each adapter its body. Adapters never see rules, sources or
 //! reports; a problem with one record is an `InputIssue`, and the rest is still read.
 
+pub mod agent;
 pub mod args;
 pub mod assemble;
 pub mod atif;
 pub mod chat;
 pub mod claude;
+pub mod cline;
 pub mod clock;
+pub mod codex;
 pub mod content;
+pub mod copilot;
 pub mod cursor;
 pub mod dataset;
+pub mod empty;
+pub mod gemini;
 pub mod history;
 pub mod inspect;
 pub mod json_pos;
@@ -52,6 +58,14 @@ pub enum InputFormat {
     Langfuse,
     /// OpenTelemetry spans: OpenInference, OTLP JSON, GenAI semantic conventions.
     Otel,
+    /// Codex CLI rollouts.
+    Codex,
+    /// Gemini CLI sessions (JSON or JSON Lines).
+    GeminiCli,
+    /// Cline task histories and SDK sessions.
+    Cline,
+    /// GitHub Copilot CLI `events.jsonl`.
+    CopilotCli,
     /// Inspect AI eval logs (`.json`, and `.eval` zip archives).
     Inspect,
     /// Harbor ATIF trajectories (`agent/trajectory.json`).
@@ -76,6 +90,10 @@ impl InputFormat {
         InputFormat::OpenAi,
         InputFormat::Langfuse,
         InputFormat::Otel,
+        InputFormat::Codex,
+        InputFormat::GeminiCli,
+        InputFormat::Cline,
+        InputFormat::CopilotCli,
         InputFormat::Inspect,
         InputFormat::Atif,
         InputFormat::SweAgent,
@@ -93,6 +111,10 @@ impl InputFormat {
             InputFormat::OpenAi => "openai",
             InputFormat::Langfuse => "langfuse",
             InputFormat::Otel => "otel",
+            InputFormat::Codex => "codex",
+            InputFormat::GeminiCli => "gemini-cli",
+            InputFormat::Cline => "cline",
+            InputFormat::CopilotCli => "copilot-cli",
             InputFormat::Inspect => "inspect",
             InputFormat::Atif => "atif",
             InputFormat::SweAgent => "swe-agent",
@@ -111,6 +133,10 @@ impl InputFormat {
             "openai" => Some(InputFormat::OpenAi),
             "langfuse" => Some(InputFormat::Langfuse),
             "otel" | "openinference" | "opentelemetry" => Some(InputFormat::Otel),
+            "codex" | "codex-cli" => Some(InputFormat::Codex),
+            "gemini-cli" | "gemini" => Some(InputFormat::GeminiCli),
+            "cline" => Some(InputFormat::Cline),
+            "copilot-cli" | "copilot" => Some(InputFormat::CopilotCli),
             "inspect" | "inspect-ai" | "inspect_ai" => Some(InputFormat::Inspect),
             "atif" | "harbor" => Some(InputFormat::Atif),
             "swe-agent" | "swe_agent" | "sweagent" => Some(InputFormat::SweAgent),
@@ -129,6 +155,10 @@ impl InputFormat {
             InputFormat::OpenAi => openai::sniff(record),
             InputFormat::Langfuse => langfuse::sniff(record),
             InputFormat::Otel => otel::sniff(record),
+            InputFormat::Codex => codex::sniff(record),
+            InputFormat::GeminiCli => gemini::sniff(record),
+            InputFormat::Cline => cline::sniff(record),
+            InputFormat::CopilotCli => copilot::sniff(record),
             InputFormat::Inspect => inspect::sniff(record),
             InputFormat::Atif => atif::sniff(record),
             InputFormat::SweAgent => sweagent::sniff(record),
@@ -153,6 +183,8 @@ pub trait Emit {
     fn trace(&mut self, trace: Trace);
     /// A problem with the input; the adapter keeps reading.
     fn issue(&mut self, issue: InputIssue);
+    /// A fact about the input worth a line in the report (not a problem).
+    fn note(&mut self, _note: String) {}
 }
 
 /// Everything read from one input, collected.
@@ -162,6 +194,8 @@ pub struct Parsed {
     pub traces: Vec<Trace>,
     /// Problems with the input.
     pub issues: Vec<InputIssue>,
+    /// Notes about the input.
+    pub notes: Vec<String>,
 }
 
 impl Emit for Parsed {
@@ -170,6 +204,9 @@ impl Emit for Parsed {
     }
     fn issue(&mut self, issue: InputIssue) {
         self.issues.push(issue);
+    }
+    fn note(&mut self, note: String) {
+        self.notes.push(note);
     }
 }
 
@@ -213,10 +250,17 @@ pub fn detect(head: &Head) -> Result<InputFormat, String> {
     if score == 0 && looks_like_tools(head) {
         return Err("this is a tools file, not a trace: pass it with `--tools`".to_owned());
     }
+    if score == 0
+        && let Some(what) = companion(&head.records)
+    {
+        return Err(format!("this is {what}"));
+    }
     if score == 0 {
+        let names: Vec<&str> = InputFormat::ALL.iter().map(|f| f.name()).collect();
         return Err(format!(
-            "cannot tell the input format: {}; pass `--input-format native|claude|openai|langfuse|otel`",
-            describe(head)
+            "cannot tell the input format: {}; pass `--input-format {}`",
+            describe(head),
+            names.join("|")
         ));
     }
     let tied: Vec<&str> = scores
@@ -232,6 +276,11 @@ pub fn detect(head: &Head) -> Result<InputFormat, String> {
         ));
     }
     Ok(best)
+}
+
+/// What a file that goes with a session (an agent's UI log or metadata) is, when it is one.
+fn companion(records: &[Value]) -> Option<&'static str> {
+    cline::companion(records).or_else(|| claude::companion(records))
 }
 
 /// A short description of what the records look like, for detection errors.
@@ -283,6 +332,16 @@ pub fn parse_body(format: InputFormat, body: Body<'_>, input: &InputRef, out: &m
         (InputFormat::Langfuse, Body::Lines(lines)) => langfuse::parse_lines(lines, input, out),
         (InputFormat::Otel, Body::Document(text)) => otel::parse_document(text, input, out),
         (InputFormat::Otel, Body::Lines(lines)) => otel::parse_lines(lines, input, out),
+        (InputFormat::Codex, Body::Document(text)) => codex::parse_document(text, input, out),
+        (InputFormat::Codex, Body::Lines(lines)) => codex::parse_lines(lines, input, out),
+        (InputFormat::GeminiCli, Body::Document(text)) => gemini::parse_document(text, input, out),
+        (InputFormat::GeminiCli, Body::Lines(lines)) => gemini::parse_lines(lines, input, out),
+        (InputFormat::Cline, Body::Document(text)) => cline::parse_document(text, input, out),
+        (InputFormat::Cline, Body::Lines(lines)) => cline::parse_lines(lines, input, out),
+        (InputFormat::CopilotCli, Body::Document(text)) => {
+            copilot::parse_document(text, input, out)
+        }
+        (InputFormat::CopilotCli, Body::Lines(lines)) => copilot::parse_lines(lines, input, out),
         (InputFormat::Inspect, Body::Document(text)) => inspect::parse_document(text, input, out),
         (InputFormat::Inspect, Body::Lines(lines)) => inspect::parse_lines(lines, input, out),
         (InputFormat::Atif, Body::Document(text)) => atif::parse_document(text, input, out),
@@ -354,6 +413,9 @@ pub enum ReadOutcome {
     Read(InputFormat),
     /// A tools file found by a directory walk: skipped.
     SkippedToolsFile,
+    /// A file that goes with a session (an agent's UI log or metadata), found by a directory
+    /// walk: skipped; the text says what it is.
+    SkippedCompanion(&'static str),
     /// Nothing could be read; an issue says why.
     Failed,
 }
@@ -422,6 +484,8 @@ pub fn parse_reader<R: BufRead>(
     let undetected = |head: &Head, msg: String, out: &mut dyn Emit| {
         if opts.skip_tools_files && looks_like_tools(head) {
             ReadOutcome::SkippedToolsFile
+        } else if let (true, Some(what)) = (opts.skip_tools_files, companion(&head.records)) {
+            ReadOutcome::SkippedCompanion(what)
         } else {
             out.issue(InputIssue::file(path, msg));
             ReadOutcome::Failed
@@ -513,7 +577,12 @@ pub fn parse_reader<R: BufRead>(
                 }
             }
         };
-        let mut lines = buffered.into_iter().chain(all);
+        let mut scan = empty::Scan::default();
+        let mut lines = buffered
+            .into_iter()
+            .chain(all)
+            .inspect(|l| scan.line(l.as_ref().ok()));
+        let mut tally = empty::Tally::new(out);
         parse_body(
             format,
             Body::Lines(&mut lines),
@@ -521,8 +590,10 @@ pub fn parse_reader<R: BufRead>(
                 path: path.to_owned(),
                 format: format.name().to_owned(),
             },
-            out,
+            &mut tally,
         );
+        drop(lines);
+        tally.finish(path, format, &scan);
         return ReadOutcome::Read(format);
     }
     // A first line past the limit: whether the file is JSON Lines or one document, that line
@@ -613,11 +684,23 @@ pub fn parse_reader<R: BufRead>(
                 records,
             };
             match detect(&head) {
+                Ok(InputFormat::Cline)
+                    if opts.skip_tools_files
+                        && head.records.first().is_some_and(cline::is_sdk_metadata)
+                        && std::path::Path::new(path)
+                            .with_extension("messages.json")
+                            .is_file() =>
+                {
+                    return ReadOutcome::SkippedCompanion(
+                        "a Cline session's metadata; its conversation, the `.messages.json` beside it, is linted",
+                    );
+                }
                 Ok(f) => f,
                 Err(msg) => return undetected(&head, msg, out),
             }
         }
     };
+    let mut tally = empty::Tally::new(out);
     parse_body(
         format,
         Body::Document(text),
@@ -625,8 +708,11 @@ pub fn parse_reader<R: BufRead>(
             path: path.to_owned(),
             format: format.name().to_owned(),
         },
-        out,
+        &mut tally,
     );
+    let mut scan = empty::Scan::default();
+    scan.document(text);
+    tally.finish(path, format, &scan);
     ReadOutcome::Read(format)
 }
 

@@ -38,6 +38,75 @@ pub(crate) fn real_files(folder: &str) -> Vec<PathBuf> {
     files
 }
 
+/// The real fixtures kept in this repository (`fixtures/real/<folder>`, permissive licences,
+/// origins in `fixtures/real/NOTICE.md`).
+pub(crate) const REPO_REAL: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/fixtures/real");
+
+/// The session files of a folder of this repository's real fixtures (made by the real CLI or
+/// fetched; the scripts that drove a fake model and READMEs left out), sorted.
+pub(crate) fn repo_real_files(folder: &str) -> Vec<PathBuf> {
+    let dir = PathBuf::from(REPO_REAL).join(folder);
+    let mut files: Vec<PathBuf> = walk(&dir)
+        .into_iter()
+        .filter(|p| {
+            p.extension().is_some_and(|e| e == "json" || e == "jsonl")
+                && !p.components().any(|c| c.as_os_str() == "scripts")
+        })
+        .collect();
+    files.sort();
+    assert!(!files.is_empty(), "no real fixtures in {}", dir.display());
+    files
+}
+
+/// Acceptance 5 of issue 24: an input read as some format that yields no call where calls
+/// were written is an input error saying so, never a clean pass.
+pub(crate) fn assert_not_an_empty_pass(parsed: &Parsed) {
+    assert_eq!(
+        parsed.traces.iter().map(Trace::call_count).sum::<usize>(),
+        0
+    );
+    assert!(
+        parsed
+            .issues
+            .iter()
+            .any(|i| i.message.contains("no tool call")),
+        "no input error in {:?}",
+        parsed.issues
+    );
+}
+
+/// Read a file with format detection: the format, what it yielded, and its text.
+pub(crate) fn parse_path(path: &std::path::Path) -> (Option<super::InputFormat>, Parsed, String) {
+    let text = std::fs::read_to_string(path).unwrap();
+    let name = path.file_name().unwrap().to_string_lossy().into_owned();
+    let (format, parsed) = super::parse_bytes(text.as_bytes(), &name, None);
+    (format, parsed, text)
+}
+
+/// The repository fixture of `folder` whose path ends with `name`, read (detected as `want`).
+pub(crate) fn repo_fixture(folder: &str, name: &str, want: super::InputFormat) -> (Parsed, String) {
+    let path = repo_real_files(folder)
+        .into_iter()
+        .find(|p| p.to_string_lossy().ends_with(name))
+        .unwrap_or_else(|| panic!("no fixture {name} in {folder}"));
+    let (format, parsed, text) = parse_path(&path);
+    assert_eq!(format, Some(want), "{name}");
+    (parsed, text)
+}
+
+fn walk(dir: &std::path::Path) -> Vec<PathBuf> {
+    let mut out = Vec::new();
+    for e in std::fs::read_dir(dir).unwrap_or_else(|e| panic!("{}: {e}", dir.display())) {
+        let p = e.unwrap().path();
+        if p.is_dir() {
+            out.extend(walk(&p));
+        } else {
+            out.push(p);
+        }
+    }
+    out
+}
+
 /// Calls, results, error results and unanswered calls of a trace.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub(crate) struct Counts {
@@ -56,6 +125,21 @@ impl std::ops::Add for Counts {
             errors: self.errors + o.errors,
             unanswered: self.unanswered + o.unanswered,
         }
+    }
+}
+
+/// `Counts` in a table of expectations: calls, results, errors, unanswered.
+pub(crate) const fn counted(
+    calls: usize,
+    results: usize,
+    errors: usize,
+    unanswered: usize,
+) -> Counts {
+    Counts {
+        calls,
+        results,
+        errors,
+        unanswered,
     }
 }
 

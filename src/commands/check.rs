@@ -181,22 +181,22 @@ pub fn resolve(args: &CheckArgs) -> anyhow::Result<Settings> {
     })
 }
 
-/// Load the `--tools` sources and apply config metadata overrides; notes go to stderr. The flag
-/// is true when `builtin:claude-code` (unpinned) asks to follow each session's version.
+/// Load the `--tools` sources and apply config metadata overrides; notes go to stderr. The
+/// agents listed are those whose `builtin:AGENT` (unpinned) asks to follow each session.
 pub fn registry(
     settings: &Settings,
     notes: &mut Vec<String>,
-) -> anyhow::Result<(Option<ToolRegistry>, bool)> {
-    let mut follow_builtin = false;
+) -> anyhow::Result<(Option<ToolRegistry>, Vec<sources::builtin::Agent>)> {
+    let mut follow_builtin = Vec::new();
     let mut specs = Vec::new();
     for spec in &settings.tools {
-        match sources::resolve_builtin(spec)? {
-            Some(s) => specs.push(s),
-            None => follow_builtin = true,
+        match sources::resolve(spec)? {
+            sources::Resolved::Source(s) => specs.push(s),
+            sources::Resolved::Follow(agent) => follow_builtin.push(agent),
         }
     }
-    if specs.is_empty() && follow_builtin {
-        return Ok((Some(ToolRegistry::new()), true));
+    if specs.is_empty() && !follow_builtin.is_empty() {
+        return Ok((Some(ToolRegistry::new()), follow_builtin));
     }
     if specs.is_empty() {
         if !settings.config.metadata.is_empty() {
@@ -204,7 +204,7 @@ pub fn registry(
                 "the config declares `[metadata.*]` overrides but no tools source: add `tools = \"tools.json\"` or pass `--tools`"
             );
         }
-        return Ok((None, false));
+        return Ok((None, follow_builtin));
     }
     let loaded = sources::load_all_with(&specs, &settings.mcp)
         .map_err(|e| explain_source_error(e, &specs, &settings.inputs))?;
@@ -301,6 +301,8 @@ struct InputResult {
     /// OTel traces held back to be merged with the same trace id from other inputs.
     deferred: Vec<Trace>,
     issues: Vec<InputIssue>,
+    /// Notes the adapter made about the input.
+    notes: Vec<String>,
     /// The input was empty (and other inputs were given).
     empty: bool,
 }
@@ -336,6 +338,8 @@ enum Event {
     /// A linted trace: input, its place among the input's traces, the lint.
     Trace(usize, usize, TraceLint),
     Issue(usize, InputIssue),
+    /// A note about an input.
+    Note(usize, String),
     /// The input is read; what is left of its result (its outcome, held-back OTel traces).
     Done(usize, InputResult),
 }
@@ -392,6 +396,12 @@ impl<'a> Emit for Sink<'a, '_> {
         match self.events {
             Some((input, tx)) => drop(tx.send(Event::Issue(input, issue))),
             None => self.result.issues.push(issue),
+        }
+    }
+    fn note(&mut self, note: String) {
+        match self.events {
+            Some((input, tx)) => drop(tx.send(Event::Note(input, note))),
+            None => self.result.notes.push(note),
         }
     }
 }
@@ -480,6 +490,7 @@ impl InputResult {
             traces: Vec::new(),
             deferred: Vec::new(),
             issues: Vec::new(),
+            notes: Vec::new(),
             empty: false,
         }
     }
@@ -502,6 +513,9 @@ fn record_outcome(
             input,
             "skipped: a tools file found in a walked directory, not a trace".into(),
         ),
+        ReadOutcome::SkippedCompanion(what) => {
+            builder.note(input, format!("skipped: {what}"));
+        }
         ReadOutcome::Failed => {}
     }
     if partial {
@@ -668,9 +682,7 @@ pub fn linter(settings: &Settings, notes: bool) -> anyhow::Result<Linter> {
             closed_toolset: settings.closed_toolset,
         },
     );
-    if follow_builtin {
-        linter.builtin_claude = crate::lint::BuiltinClaude::Follow;
-    }
+    linter.follow = follow_builtin;
     Ok(linter)
 }
 
@@ -721,6 +733,9 @@ pub fn lint_all(
         record_outcome(builder, input, (result.outcome, result.empty), partial);
         for issue in result.issues {
             builder.issue(issue);
+        }
+        for note in result.notes {
+            builder.note(input, note);
         }
         for t in result.traces {
             if let Some(t) = unless_mirrored(builder, input, t, &originals) {
@@ -1072,6 +1087,7 @@ impl Run<'_> {
                         pending[i].partial |= issue.line > 0;
                         w.builder.issue(issue);
                     }
+                    Event::Note(i, note) => w.builder.note(i, note),
                     Event::Done(i, result) => pending[i].done = Some(result),
                 }
                 while !holding && next < pending.len() {

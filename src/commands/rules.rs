@@ -82,37 +82,73 @@ pub fn list(args: &RulesArgs) -> anyhow::Result<ExitStatus> {
     Ok(ExitStatus::Clean)
 }
 
-/// `tracelint explain builtin:claude-code`: the captured versions and the tools each sent.
+/// `tracelint explain builtin:AGENT`: the captured versions and the tools they sent.
 fn explain_builtin(name: &str) -> anyhow::Result<ExitStatus> {
+    use crate::sources::builtin::codex::{CODEX, CodexTools};
+    use crate::sources::builtin::gemini::{GEMINI_CLI, GeminiTools};
     use crate::sources::builtin::{CLAUDE_CODE, ClaudeCodeTools};
-    if name != CLAUDE_CODE {
-        anyhow::bail!("unknown built-in source `{name}`: the built-in source is `{CLAUDE_CODE}`");
-    }
-    let tools = ClaudeCodeTools::get();
-    let versions: Vec<String> = tools.versions().collect();
+    use crate::sources::origins::Origins;
+    let (title, versions, schemas, tools, origins, how): (_, Vec<String>, _, Vec<&str>, _, _) =
+        match name {
+            CLAUDE_CODE => {
+                let t = ClaudeCodeTools::get();
+                (
+                    "Claude Code",
+                    t.versions().collect(),
+                    t.schema_count(),
+                    t.tool_names(),
+                    Origins::claude_code(),
+                    "A Claude Code session linted with no `--tools` uses them automatically, matched to the \
+                     `version` its lines record (the nearest capture not newer than it)",
+                )
+            }
+            CODEX => {
+                let t = CodexTools::get();
+                (
+                    "Codex CLI",
+                    t.versions().collect(),
+                    t.schema_count(),
+                    t.tool_names(),
+                    Origins::codex(),
+                    "A Codex CLI rollout linted with no `--tools` uses them automatically, matched to the \
+                     `cli_version` and model it records (the nearest capture not newer than it; every model's \
+                     tools of the release for a model no capture names)",
+                )
+            }
+            GEMINI_CLI => {
+                let t = GeminiTools::get();
+                (
+                    "Gemini CLI",
+                    t.versions().collect(),
+                    t.schema_count(),
+                    t.tool_names(),
+                    Origins::gemini_cli(),
+                    "A Gemini CLI session linted with no `--tools` uses them automatically; it records no \
+                     version, so it gets the newest capture published by the day it started that has every \
+                     tool it called",
+                )
+            }
+            _ => anyhow::bail!(
+                "unknown built-in source `{name}`: the built-in sources are `{CLAUDE_CODE}`, `{CODEX}` and `{GEMINI_CLI}`"
+            ),
+        };
     let mut out = std::io::stdout().lock();
+    writeln!(out, "# {name} — {title}'s own tool input schemas\n")?;
     writeln!(
         out,
-        "# {CLAUDE_CODE} — Claude Code's own tool input schemas
-"
-    )?;
-    writeln!(
-        out,
-        "{} versions captured ({} … {}), {} distinct schemas. A Claude Code session linted with no `--tools` uses them \
-         automatically, matched to the `version` its lines record (the nearest capture not newer than it); \
-         `--tools {CLAUDE_CODE}@VERSION` pins one. A tool a version did not send falls back to the nearest older capture \
-         that has it. MCP tools (`mcp__server__tool`) are not built in: pass the server with `--tools mcp-stdio:…`.\n",
+        "{} versions captured ({} … {}), {schemas} distinct schemas. {how}; `--tools {name}@VERSION` pins one. \
+         A tool a version did not send falls back to the nearest older capture that has it. MCP tools are not \
+         built in: pass the server with `--tools mcp-stdio:…`.\n",
         versions.len(),
         versions.first().map_or("", String::as_str),
         versions.last().map_or("", String::as_str),
-        tools.schema_count()
     )?;
-    writeln!(out, "Tools: {}\n", tools.tool_names().join(", "))?;
+    writeln!(out, "Tools: {}\n", tools.join(", "))?;
     writeln!(
         out,
         "Field origins (R3; fields not listed are derived and judged):"
     )?;
-    for line in crate::sources::origins::Origins::claude_code().describe() {
+    for line in origins.describe() {
         writeln!(out, "- {line}")?;
     }
     writeln!(out)?;

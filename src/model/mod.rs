@@ -21,6 +21,25 @@ pub use registry::{
 /// `Trace::attributes` key: the Claude Code version a session's lines record.
 pub const ATTR_CLAUDE_CODE_VERSION: &str = "version";
 
+/// `Trace::attributes` key: the coding agent that wrote the session (`claude-code`, `codex`,
+/// `gemini-cli`, `cline`, `copilot-cli`), set only when the input is that agent's own session
+/// file; it decides which built-in schemas a trace linted without `--tools` gets.
+pub const ATTR_AGENT: &str = "agent";
+/// `Trace::attributes` key: the version of the agent the session records.
+pub const ATTR_AGENT_VERSION: &str = "agent_version";
+/// `Trace::attributes` key: the model the session's first turn ran.
+pub const ATTR_MODEL: &str = "model";
+/// `ATTR_AGENT` of a Claude Code session.
+pub const AGENT_CLAUDE_CODE: &str = "claude-code";
+/// `ATTR_AGENT` of a Codex CLI rollout.
+pub const AGENT_CODEX: &str = "codex";
+/// `ATTR_AGENT` of a Gemini CLI session.
+pub const AGENT_GEMINI_CLI: &str = "gemini-cli";
+/// `ATTR_AGENT` of a Cline task or SDK session.
+pub const AGENT_CLINE: &str = "cline";
+/// `ATTR_AGENT` of a GitHub Copilot CLI session.
+pub const AGENT_COPILOT_CLI: &str = "copilot-cli";
+
 /// `Trace::attributes` key: the trace is a copy of one that has its own file (a Claude Code
 /// sub-agent read from `agent_progress` mirror lines), dropped when that file is linted too.
 pub const ATTR_MIRROR: &str = "mirror";

@@ -121,15 +121,24 @@ const EXIT_KEYS: &[&str] = &[
 ];
 /// Keys a structured shell result uses for its output.
 const OUTPUT_KEYS: &[&str] = &["stdout", "stderr", "output"];
+/// Where a structured shell result may keep its exit status instead (Codex CLI's older shell
+/// tools: `{"output": …, "metadata": {"exit_code": N}}`).
+const METADATA_KEYS: &[&str] = &["metadata"];
 
 /// `exit_code` of a result's structured content. A string holding JSON is read as events,
 /// and only the top-level members `exit_code` looks at are built.
 fn result_exit_code(result: &ToolResult) -> Option<(i64, bool)> {
     match result.json() {
-        Some(json) => exit_code(&Value::Object(top_level_members(
-            json,
-            &[EXIT_KEYS, OUTPUT_KEYS],
-        )?)),
+        Some(json) => {
+            let members = top_level_members(json, &[EXIT_KEYS, OUTPUT_KEYS, METADATA_KEYS])?;
+            if members.contains_key("metadata")
+                && !EXIT_KEYS.iter().any(|k| members.contains_key(*k))
+            {
+                // The status is one level down: read the tree (parsed once, then kept).
+                return exit_code(result.structured());
+            }
+            exit_code(&Value::Object(members))
+        }
         None => exit_code(result.structured()),
     }
 }
@@ -161,22 +170,27 @@ pub(crate) fn top_level_members(
 }
 
 /// The exit code a result reports, and whether it carries no other output: Claude Code's
-/// `Exit code N` first line, or a structured `exit_code` / `returncode` field. `content` is the
-/// result's structured content (`ToolResult::structured`).
+/// `Exit code N` first line, the header Codex CLI puts above a command's output (`Process
+/// exited with code N` / `Exit code: N`, then `Output:`), or a structured `exit_code` /
+/// `returncode` field (at the top, or in a `metadata` object). `content` is the result's
+/// structured content (`ToolResult::structured`).
 pub(crate) fn exit_code(content: &Value) -> Option<(i64, bool)> {
     match content {
         Value::String(s) => {
             let (first, rest) = s.split_once('\n').unwrap_or((s.as_str(), ""));
-            let code = first
-                .trim()
-                .strip_prefix("Exit code ")?
-                .trim()
-                .parse()
-                .ok()?;
-            Some((code, rest.trim().is_empty()))
+            if let Some(code) = first.trim().strip_prefix("Exit code ") {
+                return Some((code.trim().parse().ok()?, rest.trim().is_empty()));
+            }
+            exec_header(s)
         }
         Value::Object(m) => {
-            let code = EXIT_KEYS.iter().find_map(|k| m.get(*k)?.as_i64())?;
+            let code = EXIT_KEYS
+                .iter()
+                .find_map(|k| m.get(*k)?.as_i64())
+                .or_else(|| {
+                    let meta = m.get("metadata")?.as_object()?;
+                    EXIT_KEYS.iter().find_map(|k| meta.get(*k)?.as_i64())
+                })?;
             let quiet = OUTPUT_KEYS.iter().all(|k| {
                 m.get(*k)
                     .is_none_or(|v| v.as_str().is_some_and(|s| s.trim().is_empty()))
@@ -185,6 +199,27 @@ pub(crate) fn exit_code(content: &Value) -> Option<(i64, bool)> {
         }
         _ => None,
     }
+}
+
+/// Codex CLI's header above a command's output: a few `Name: value` lines, one of them the
+/// exit status, then `Output:` and the output itself.
+fn exec_header(s: &str) -> Option<(i64, bool)> {
+    let mut code = None;
+    let mut lines = s.split_inclusive('\n');
+    for line in lines.by_ref().take(6) {
+        let line = line.trim();
+        if line == "Output:" {
+            let rest: usize = lines.map(|l| l.trim().len()).sum();
+            return code.map(|c| (c, rest == 0));
+        }
+        if let Some(n) = line
+            .strip_prefix("Process exited with code ")
+            .or_else(|| line.strip_prefix("Exit code: "))
+        {
+            code = Some(n.trim().parse().ok()?);
+        }
+    }
+    None
 }
 
 /// Search programs whose exit 1 means "no match".
@@ -228,7 +263,8 @@ fn last_stage(cmd: &str) -> Option<Vec<&str>> {
     (!words.is_empty()).then_some(words)
 }
 
-/// The string arguments of a call (where a shell command would be).
+/// The string arguments of a call (where a shell command would be), and the strings of an
+/// argv-style list (Codex CLI's `shell` takes `["bash", "-lc", "<script>"]`).
 fn commands(call: &ToolCall) -> impl Iterator<Item = &str> {
     let args = match &call.args {
         Args::Known(Value::Object(m)) => Some(m),
@@ -236,6 +272,10 @@ fn commands(call: &ToolCall) -> impl Iterator<Item = &str> {
     };
     args.into_iter()
         .flat_map(|m| m.values())
+        .flat_map(|v| match v {
+            Value::Array(items) => items.iter().collect::<Vec<_>>(),
+            other => vec![other],
+        })
         .filter_map(Value::as_str)
 }
 
@@ -357,6 +397,12 @@ mod tests {
             "Exit code 1",
             "\n  Exit code 2\nmore",
             "{ not json, Exit code 1",
+            r#"{"output":"","metadata":{"exit_code":1,"duration_seconds":0.0}}"#,
+            r#"{"output":"x","metadata":{"exit_code":0},"exit_code":2}"#,
+            r#"{"metadata": "exit_code 1"}"#,
+            "Chunk ID: 1\nWall time: 0.0 seconds\nProcess exited with code 1\nOutput:\n",
+            "Exit code: 0\nWall time: 0 seconds\nOutput:\nSuccess.\n",
+            "Process exited with code 1 but no output header",
         ] {
             let r = result(json!(text), ResultStatus::Unknown);
             let direct = exit_code(r.structured());
@@ -397,6 +443,27 @@ mod tests {
         let wait = call("bash", json!({"command": "tail -f log"}));
         assert!(!classify(&r, Some(&wait), None, Some(&keys)).failed());
         assert!(classify(&r, Some(&wait), None, None).failed());
+        // Codex CLI: the exit status inside `metadata`, or in the header above the output.
+        let rg = call(
+            "shell",
+            json!({"command": ["bash", "-lc", "rg -n nothing src"]}),
+        );
+        let quiet = json!(r#"{"output":"","metadata":{"exit_code":1,"duration_seconds":0.0}}"#);
+        assert!(!classify(&result(quiet, ResultStatus::Error), Some(&rg), None, None).failed());
+        let noisy = json!(r#"{"output":"rg: src: No such file","metadata":{"exit_code":1}}"#);
+        assert!(classify(&result(noisy, ResultStatus::Error), Some(&rg), None, None).failed());
+        let exec = call("exec_command", json!({"cmd": "grep -n nothing notes.txt"}));
+        let header =
+            json!("Chunk ID: 1\nWall time: 0.0 seconds\nProcess exited with code 1\nOutput:\n");
+        assert!(
+            !classify(
+                &result(header, ResultStatus::Error),
+                Some(&exec),
+                None,
+                None
+            )
+            .failed()
+        );
         let r = result(json!("Exit code 0\nok"), ResultStatus::Unknown);
         assert_eq!(
             classify(&r, Some(&make), None, None),

@@ -1,6 +1,8 @@
 //! R7 unknown_tool: a call to a tool absent from a non-empty registry. A candidate by default
 //! (the tool may simply be undeclared), a hard defect when the toolset is declared closed.
-//! Suggests the closest declared name.
+//! Suggests the closest declared name. A coding agent's built-in schemas never hold the MCP
+//! tools a user configured: an MCP-named call they lack is not checked (a suppression naming
+//! the server) unless the toolset is closed.
 
 use crate::finding::{FindingType, RuleId, RuleMeta, Tier};
 
@@ -41,7 +43,7 @@ impl Rule for UnknownTool {
                 out.count_tool(Some(&call.name), true);
                 continue;
             }
-            if cx.registry.builtin && !closed && call.name.starts_with("mcp__") {
+            if cx.registry.builtin && !closed && mcp_server(&call.name).is_some() {
                 out.count_tool(Some(&call.name), false);
                 if !mcp_unchecked.contains(&call.name.as_str()) {
                     mcp_unchecked.push(&call.name);
@@ -49,6 +51,7 @@ impl Rule for UnknownTool {
                 continue;
             }
             out.count_tool(Some(&call.name), true);
+            let mcp_server = mcp_server(&call.name);
             let tier = if closed {
                 Tier::HardDefect
             } else {
@@ -62,11 +65,6 @@ impl Rule for UnknownTool {
                 "the call",
             );
             f.possible_false_positive = !closed;
-            let mcp_server = call
-                .name
-                .strip_prefix("mcp__")
-                .and_then(|rest| rest.split_once("__"))
-                .map(|(server, _)| server);
             f.help = Some(match crate::suggest::closest_name(&call.name, cx.registry.names()) {
                 _ if mcp_server.is_some() => format!(
                     "`{}` is a tool of the MCP server `{}`: pass its schemas with `--tools mcp-stdio:<command>` or `--tools mcp-http:<url>`",
@@ -81,7 +79,8 @@ impl Rule for UnknownTool {
         if !mcp_unchecked.is_empty() {
             let mut servers: Vec<&str> = mcp_unchecked
                 .iter()
-                .filter_map(|n| n.strip_prefix("mcp__")?.split_once("__").map(|(s, _)| s))
+                .copied()
+                .filter_map(mcp_server)
                 .collect();
             servers.sort_unstable();
             servers.dedup();
@@ -96,6 +95,21 @@ impl Rule for UnknownTool {
             ));
         }
     }
+}
+
+/// The MCP server of a tool named the way coding agents name MCP tools: `mcp__server__tool`
+/// (Claude Code, newer Codex CLI), `server__tool` (Codex CLI), `mcp_server_tool` (Gemini CLI).
+fn mcp_server(name: &str) -> Option<&str> {
+    if let Some(rest) = name.strip_prefix("mcp__") {
+        return rest.split_once("__").map(|(server, _)| server);
+    }
+    if let Some((server, tool)) = name.split_once("__") {
+        return (!server.is_empty() && !tool.is_empty()).then_some(server);
+    }
+    let rest = name.strip_prefix("mcp_")?;
+    rest.split_once('_')
+        .filter(|(s, t)| !s.is_empty() && !t.is_empty())
+        .map(|(server, _)| server)
 }
 
 #[cfg(test)]
@@ -138,6 +152,17 @@ mod tests {
             "{out}"
         );
         assert!(out.contains("tool of the MCP server `github`: pass its schemas with `--tools mcp-stdio:<command>`"), "{out}");
+    }
+
+    #[test]
+    fn mcp_names() {
+        use super::mcp_server;
+        assert_eq!(mcp_server("mcp__github__create_issue"), Some("github"));
+        assert_eq!(mcp_server("everything__get-sum"), Some("everything"));
+        assert_eq!(mcp_server("mcp_everything_echo"), Some("everything"));
+        assert_eq!(mcp_server("read_file"), None);
+        assert_eq!(mcp_server("__x"), None);
+        assert_eq!(mcp_server("mcp_"), None);
     }
 
     #[test]

@@ -3,6 +3,12 @@
 //! deduplicated into 152 schemas, descriptions stripped). A session is matched to the nearest
 //! captured version not newer than its own; a tool a version did not send (feature-flagged away,
 //! renamed later) falls back to the nearest older version that has it, then the nearest newer.
+//! `builtin:codex` and `builtin:gemini-cli` (`codex.rs`, `gemini.rs`) are the same for Codex
+//! CLI and Gemini CLI; `Agent` names the three.
+
+mod captures;
+pub mod codex;
+pub mod gemini;
 
 use std::collections::BTreeMap;
 use std::sync::OnceLock;
@@ -58,7 +64,8 @@ pub fn parse_version(s: &str) -> Option<Version> {
     Some((major, minor, patch))
 }
 
-fn show(v: Version) -> String {
+/// A version as written.
+pub fn show(v: Version) -> String {
     format!("{}.{}.{}", v.0, v.1, v.2)
 }
 
@@ -254,6 +261,99 @@ impl ClaudeCodeTools {
             let _ = registry.insert(spec);
         }
         registry
+    }
+}
+
+/// The coding agents whose own tool schemas are built in.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum Agent {
+    /// Claude Code (`builtin:claude-code`).
+    ClaudeCode,
+    /// Codex CLI (`builtin:codex`).
+    Codex,
+    /// Gemini CLI (`builtin:gemini-cli`).
+    GeminiCli,
+}
+
+impl Agent {
+    /// Every built-in agent.
+    pub const ALL: &'static [Agent] = &[Agent::ClaudeCode, Agent::Codex, Agent::GeminiCli];
+
+    /// The source name (`builtin:codex`).
+    pub fn source(self) -> &'static str {
+        match self {
+            Agent::ClaudeCode => CLAUDE_CODE,
+            Agent::Codex => codex::CODEX,
+            Agent::GeminiCli => gemini::GEMINI_CLI,
+        }
+    }
+
+    /// The agent a trace's `agent` attribute names, if its schemas are built in.
+    pub fn of(attribute: Option<&str>) -> Option<Agent> {
+        match attribute? {
+            crate::model::AGENT_CLAUDE_CODE => Some(Agent::ClaudeCode),
+            crate::model::AGENT_CODEX => Some(Agent::Codex),
+            crate::model::AGENT_GEMINI_CLI => Some(Agent::GeminiCli),
+            _ => None,
+        }
+    }
+
+    /// The agent's name in reports.
+    pub fn display(self) -> &'static str {
+        match self {
+            Agent::ClaudeCode => "Claude Code",
+            Agent::Codex => "Codex CLI",
+            Agent::GeminiCli => "Gemini CLI",
+        }
+    }
+}
+
+/// Parse any `builtin:AGENT[@VERSION]` name: the agent, and the pinned version (`None`: follow
+/// each session's).
+pub fn parse_builtin_spec(spec: &str) -> Result<(Agent, Option<String>), SourceError> {
+    let names: Vec<&str> = Agent::ALL.iter().map(|a| a.source()).collect();
+    let Some(agent) = Agent::ALL.iter().copied().find(|a| {
+        spec.strip_prefix(a.source())
+            .is_some_and(|rest| rest.is_empty() || rest.starts_with('@'))
+    }) else {
+        return Err(SourceError::Unsupported(format!(
+            "unknown built-in source `{spec}`: the built-in sources are {}, each with an optional `@VERSION`",
+            names
+                .iter()
+                .map(|n| format!("`{n}`"))
+                .collect::<Vec<_>>()
+                .join(", ")
+        )));
+    };
+    match &spec[agent.source().len()..] {
+        "" => Ok((agent, None)),
+        v if parse_version(&v[1..]).is_some() => Ok((agent, Some(v[1..].to_owned()))),
+        _ => Err(SourceError::Unsupported(format!(
+            "`{spec}`: pin a version as `{}@1.2.3`",
+            agent.source()
+        ))),
+    }
+}
+
+/// The registry `builtin:AGENT@VERSION` names (`None`: the newest capture), and how it was
+/// matched.
+pub fn pinned(agent: Agent, version: Option<&str>) -> (ToolRegistry, Matched) {
+    match agent {
+        Agent::ClaudeCode => {
+            let t = ClaudeCodeTools::get();
+            let (idx, m) = t.choose(version);
+            (t.registry(idx), m)
+        }
+        Agent::Codex => {
+            let t = codex::CodexTools::get();
+            let (choice, m) = t.pinned(version);
+            (t.registry(&choice), m)
+        }
+        Agent::GeminiCli => {
+            let t = gemini::GeminiTools::get();
+            let (idx, m) = t.pinned(version);
+            (t.registry(idx), m)
+        }
     }
 }
 

@@ -112,6 +112,8 @@ pub enum SourceSpec {
     Builtin(String),
     /// Claude Code's built-in schemas at a version (`None`: the newest capture).
     ClaudeCode(Option<String>),
+    /// Another agent's built-in schemas at a version (`None`: the newest capture).
+    Agent(builtin::Agent, Option<String>),
 }
 
 impl SourceSpec {
@@ -134,12 +136,32 @@ pub const MAX_TOOLS_FILE: u64 = 64 << 20;
 
 /// Resolve a `builtin:` spec: `Ok(None)` means "follow each session's version".
 pub fn resolve_builtin(spec: &SourceSpec) -> Result<Option<SourceSpec>, SourceError> {
-    match spec {
-        SourceSpec::Builtin(name) => {
-            Ok(builtin::parse_builtin(name)?.map(|v| SourceSpec::ClaudeCode(Some(v))))
-        }
-        other => Ok(Some(other.clone())),
-    }
+    Ok(match resolve(spec)? {
+        Resolved::Source(s) => Some(s),
+        Resolved::Follow(_) => None,
+    })
+}
+
+/// A `--tools` source resolved: a source to load, or an agent's built-in schemas to match to
+/// each session.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Resolved {
+    /// Load this.
+    Source(SourceSpec),
+    /// `builtin:AGENT` unpinned: each trace gets the capture matched to its session.
+    Follow(builtin::Agent),
+}
+
+/// Resolve a `--tools` source (`builtin:` names are checked here).
+pub fn resolve(spec: &SourceSpec) -> Result<Resolved, SourceError> {
+    let SourceSpec::Builtin(name) = spec else {
+        return Ok(Resolved::Source(spec.clone()));
+    };
+    Ok(match builtin::parse_builtin_spec(name)? {
+        (agent, None) => Resolved::Follow(agent),
+        (builtin::Agent::ClaudeCode, Some(v)) => Resolved::Source(SourceSpec::ClaudeCode(Some(v))),
+        (agent, Some(v)) => Resolved::Source(SourceSpec::Agent(agent, Some(v))),
+    })
 }
 
 /// Load one source with default options.
@@ -157,8 +179,17 @@ pub fn load_with(spec: &SourceSpec, opts: &LoadOptions) -> Result<Loaded, Source
             });
         }
         SourceSpec::Builtin(name) => {
-            let version = builtin::parse_builtin(name)?;
-            return load_with(&SourceSpec::ClaudeCode(version), opts);
+            return match builtin::parse_builtin_spec(name)? {
+                (builtin::Agent::ClaudeCode, v) => load_with(&SourceSpec::ClaudeCode(v), opts),
+                (agent, v) => load_with(&SourceSpec::Agent(agent, v), opts),
+            };
+        }
+        SourceSpec::Agent(agent, version) => {
+            let (registry, matched) = builtin::pinned(*agent, version.as_deref());
+            return Ok(Loaded {
+                registry,
+                notes: matched.note.into_iter().collect(),
+            });
         }
         SourceSpec::ClaudeCode(version) => {
             let tools = builtin::ClaudeCodeTools::get();

@@ -14,6 +14,10 @@ use crate::model::{ToolSpec, ValueOrigin};
 
 /// Claude Code's table (`data/claude-code-tools/origins.json`).
 const CLAUDE_CODE: &str = include_str!("../../data/claude-code-tools/origins.json");
+/// Codex CLI's table (`data/codex-tools/origins.json`).
+const CODEX: &str = include_str!("../../data/codex-tools/origins.json");
+/// Gemini CLI's table (`data/gemini-cli-tools/origins.json`).
+const GEMINI_CLI: &str = include_str!("../../data/gemini-cli-tools/origins.json");
 
 /// One agent's table: tool → field → origin, and the tools whose result is a sub-agent's report.
 #[derive(Debug)]
@@ -56,15 +60,29 @@ impl Origins {
 
     /// Every built-in table, with the built-in source it belongs to.
     pub fn builtin() -> Vec<(&'static str, &'static Origins)> {
-        vec![(super::builtin::CLAUDE_CODE, Origins::claude_code())]
+        vec![
+            (super::builtin::CLAUDE_CODE, Origins::claude_code()),
+            (super::builtin::codex::CODEX, Origins::codex()),
+            (super::builtin::gemini::GEMINI_CLI, Origins::gemini_cli()),
+        ]
     }
 
     /// Claude Code's table, parsed once.
     pub fn claude_code() -> &'static Origins {
         static TABLE: OnceLock<Origins> = OnceLock::new();
-        TABLE.get_or_init(|| {
-            Origins::parse(CLAUDE_CODE).expect("the embedded origins table is valid")
-        })
+        TABLE.get_or_init(|| embedded(CLAUDE_CODE))
+    }
+
+    /// Codex CLI's table, parsed once.
+    pub fn codex() -> &'static Origins {
+        static TABLE: OnceLock<Origins> = OnceLock::new();
+        TABLE.get_or_init(|| embedded(CODEX))
+    }
+
+    /// Gemini CLI's table, parsed once.
+    pub fn gemini_cli() -> &'static Origins {
+        static TABLE: OnceLock<Origins> = OnceLock::new();
+        TABLE.get_or_init(|| embedded(GEMINI_CLI))
     }
 
     /// Mark a spec's fields from the table (origins the spec already declares win).
@@ -115,6 +133,11 @@ impl Origins {
     }
 }
 
+/// An embedded table: checked by tests, so a bad one is a bug.
+fn embedded(text: &str) -> Origins {
+    Origins::parse(text).expect("the embedded origins table is valid")
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -140,6 +163,61 @@ mod tests {
                 "`{tool}.{field}` is in the origins table but no Claude Code version sent it"
             );
         }
+    }
+
+    /// Issue 24: the Codex CLI and Gemini CLI tables name only fields a captured release sent,
+    /// and reach every registry built from their bundles.
+    #[test]
+    fn agent_tables_name_captured_fields_and_apply() {
+        use crate::model::ValueOrigin;
+        use crate::sources::builtin::codex::CodexTools;
+        use crate::sources::builtin::gemini::GeminiTools;
+        let tables = [
+            (
+                "codex",
+                Origins::codex(),
+                CodexTools::get().fields_by_tool(),
+            ),
+            (
+                "gemini-cli",
+                Origins::gemini_cli(),
+                GeminiTools::get().fields_by_tool(),
+            ),
+        ];
+        for (agent, table, fields) in &tables {
+            assert!(table.entries().count() > 20, "{agent}: a thin table");
+            for tool in &table.reports {
+                assert!(fields.contains_key(tool.as_str()), "{agent}: `{tool}`");
+            }
+            for (tool, field, _) in table.entries() {
+                assert!(
+                    fields.get(tool).is_some_and(|f| f.contains(field)),
+                    "{agent}: `{tool}.{field}` is in the origins table but no capture sent it"
+                );
+            }
+        }
+        let (choice, _) = CodexTools::get().choose(Some("0.171.0"), Some("gpt-5.5"));
+        let codex = CodexTools::get().registry(&choice);
+        let exec = codex
+            .get("exec_command")
+            .expect("0.171.0 sends exec_command");
+        assert_eq!(exec.value_origins.get("cmd"), Some(&ValueOrigin::Generated));
+        assert_eq!(exec.value_origins.get("workdir"), None);
+        let (idx, _) = GeminiTools::get().pinned(Some("0.61.0"));
+        let gemini = GeminiTools::get().registry(idx);
+        let write = gemini.get("write_file").expect("0.61.0 sends write_file");
+        assert_eq!(
+            write.value_origins.get("file_path"),
+            Some(&ValueOrigin::Created)
+        );
+        assert!(
+            gemini
+                .get("invoke_agent")
+                .unwrap()
+                .metadata
+                .result_is_report
+        );
+        assert!(!gemini.get("read_file").unwrap().metadata.result_is_report);
     }
 
     #[test]

@@ -6,6 +6,7 @@
 //! (FORMATS.md §1). This file owns detection and the record-by-record reading; `session.rs`
 //! owns which trace a record belongs to. Never reads other files, never guesses error-ness.
 
+mod newer;
 mod session;
 
 use serde::Deserialize;
@@ -20,6 +21,7 @@ use super::cursor::{Cursor, child};
 use super::json_pos::{Line, error_message, error_position};
 use super::{Emit, openai};
 
+pub use newer::{SERVER_TOOLS_SOURCE, companion};
 pub use session::MIRROR_ATTRIBUTE;
 use session::{Session, ThreadKey};
 
@@ -350,6 +352,7 @@ fn read_record(
             item.meta.model.clone_from(&model);
         }
     }
+    session.newer(&mut got);
     session.add(&key, got, out);
 }
 

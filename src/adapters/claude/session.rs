@@ -81,6 +81,8 @@ pub(super) struct Session {
     tools: Vec<ToolSpec>,
     final_answer: Option<String>,
     partial: bool,
+    /// What newer versions add (stored results, server tools).
+    extras: super::newer::Extras,
     /// The working directories and git branches the lines record, first seen first.
     environment: Vec<(ContextKind, String)>,
 }
@@ -103,6 +105,7 @@ impl Session {
             tools: Vec::new(),
             final_answer: None,
             partial: false,
+            extras: super::newer::Extras::default(),
             environment: Vec::new(),
         };
         s.thread(&ThreadKey::Main);
@@ -218,6 +221,12 @@ impl Session {
         key
     }
 
+    /// Read what newer versions add to one record's steps (see `newer.rs`).
+    pub(super) fn newer(&mut self, got: &mut Collected) {
+        self.extras
+            .record(got, &self.input, self.session_id.as_deref());
+    }
+
     /// A sub-agent record mirrored in an `agent_progress` line.
     pub(super) fn mirror(&mut self, key: &ThreadKey, parent_tool_use_id: Option<&str>) {
         let t = self.thread(key);
@@ -300,6 +309,8 @@ impl Session {
             .clone()
             .unwrap_or_else(|| self.input.path.clone());
         let only_main = self.threads.iter().skip(1).all(|t| t.steps.is_empty());
+        self.extras.notes(out);
+        let sub_agent_meta = super::newer::sub_agent_meta(&self.input);
         for thread in self.threads {
             let main = thread.key == ThreadKey::Main;
             if thread.steps.is_empty() && !(main && only_main) {
@@ -320,6 +331,14 @@ impl Session {
                 trace
                     .attributes
                     .push((crate::model::ATTR_CLAUDE_CODE_VERSION.into(), v.clone()));
+            }
+            // A Claude Code session (its lines carry a session id or version), not a file of
+            // flat tool events: it gets Claude Code's built-in schemas.
+            if self.session_id.is_some() || self.version.is_some() {
+                trace.attributes.push((
+                    crate::model::ATTR_AGENT.into(),
+                    crate::model::AGENT_CLAUDE_CODE.into(),
+                ));
             }
             if main {
                 if let Some(m) = &self.model {
@@ -343,6 +362,14 @@ impl Session {
                         .push((MIRROR_ATTRIBUTE.into(), "agent_progress".into()));
                 }
             }
+            if !main {
+                for (k, v) in &sub_agent_meta {
+                    if trace.attribute(k).is_none() {
+                        trace.attributes.push((k.clone(), v.clone()));
+                    }
+                }
+            }
+            self.extras.apply(&mut trace);
             for item in thread.steps {
                 trace.push(item.kind, item.at, item.meta);
             }

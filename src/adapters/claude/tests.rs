@@ -316,10 +316,10 @@ fn sidechains_mirrors_and_stream_json_sub_agents_are_their_own_traces() {
     assert_eq!(
         got,
         [
-            "s calls=1 ",
-            "s/sidechain-1 calls=1 parent_tool_use_id=task1 agent_description=finder",
-            "s/agent-ag calls=1 agent_id=ag parent_tool_use_id=task2",
-            "s/task-task3 calls=1 parent_tool_use_id=task3",
+            "s calls=1 agent=claude-code",
+            "s/sidechain-1 calls=1 agent=claude-code parent_tool_use_id=task1 agent_description=finder",
+            "s/agent-ag calls=1 agent=claude-code agent_id=ag parent_tool_use_id=task2",
+            "s/task-task3 calls=1 agent=claude-code parent_tool_use_id=task3",
         ]
     );
 }
@@ -377,6 +377,7 @@ fn stream_json_init_tools_are_names_without_schemas() {
         t.attributes,
         [
             ("version".to_owned(), "2.1.7".to_owned()),
+            ("agent".to_owned(), "claude-code".to_owned()),
             ("model".to_owned(), "claude-x".to_owned())
         ]
     );

@@ -73,6 +73,13 @@ fn counts_hold_exactly() {
             .count();
         assert_eq!(bad, malformed, "{name}");
     }
+    // Results whose calls the log does not hold (Inspect's own test log): a note, never a
+    // silent pass, and no input error either (an eval log may trim the calls).
+    let p = read("log_tool_call_error.json");
+    assert_eq!(
+        p.notes,
+        ["no tool calls: 11 tool results read as `inspect` answer calls the file does not hold"]
+    );
 }
 
 #[test]

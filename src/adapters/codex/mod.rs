@@ -1,0 +1,247 @@
+//! The `codex` format: Codex CLI rollouts (`~/.codex/sessions/YYYY/MM/DD/rollout-*.jsonl`), one
+//! `{timestamp, type, payload}` record a line. `response_item` records are the conversation:
+//! messages, `function_call` (JSON-string arguments, kept raw for R6), `custom_tool_call` (a
+//! free-form tool such as `apply_patch`, whose arguments are its raw text, never malformed
+//! JSON), `local_shell_call`, hosted tool calls (`web_search_call`, …) and their outputs.
+//! `session_meta` / `turn_context` give the CLI version, the model and the working directory;
+//! `event_msg` records mirror the UI, and a few of them carry the one structured verdict a
+//! result has (`exec_command_end.exit_code`, `patch_apply_end.success`,
+//! `mcp_tool_call_end.result`, `item_completed` items' `exit_code` / `status`). Compaction and
+//! newer record types are read past. Never reads text for error-ness.
+
+mod items;
+
+use serde::Deserialize;
+use serde_json::Value;
+use serde_json::value::RawValue;
+
+use crate::finding::InputIssue;
+use crate::model::{ContextKind, InputRef, StepMeta};
+
+use super::Emit;
+use super::agent::{self, Session};
+use super::content::Collected;
+use super::cursor::{Cursor, child};
+use super::json_pos::{Line, error_message};
+
+/// `Trace::attributes` key: the Codex CLI version the session records.
+pub const ATTR_CLI_VERSION: &str = "codex_cli_version";
+/// `Trace::attributes` key: the model the session's first turn ran.
+pub const ATTR_MODEL: &str = crate::model::ATTR_MODEL;
+
+/// Record types a rollout line has.
+const RECORD_TYPES: &[&str] = &[
+    "session_meta",
+    "turn_context",
+    "response_item",
+    "event_msg",
+    "compacted",
+];
+
+/// How strongly a record looks like a Codex rollout line.
+pub fn sniff(record: &Value) -> u8 {
+    let Some(m) = record.as_object() else {
+        return 0;
+    };
+    let kind = m.get("type").and_then(Value::as_str);
+    match (kind, m.get("payload")) {
+        (Some("session_meta"), Some(Value::Object(p)))
+            if p.contains_key("cli_version") || p.contains_key("originator") =>
+        {
+            12
+        }
+        (Some(k), Some(Value::Object(_))) if RECORD_TYPES.contains(&k) => 10,
+        // Newer record types (`world_state`, `token_usage_record`) on a rollout's envelope.
+        (Some(_), Some(Value::Object(_))) if m.contains_key("timestamp") => 2,
+        _ => 0,
+    }
+}
+
+/// Parse a rollout (JSON Lines).
+pub fn parse_lines(
+    lines: &mut dyn Iterator<Item = Result<Line, InputIssue>>,
+    input: &InputRef,
+    out: &mut dyn Emit,
+) {
+    agent::read_lines(Reader::new(input), lines, input, out);
+}
+
+/// Parse a rollout saved as one JSON document (an array of records, or one record).
+pub fn parse_document(text: &str, input: &InputRef, out: &mut dyn Emit) {
+    agent::read_document(Reader::new(input), text, input, out, false);
+}
+
+/// A rollout line's envelope.
+#[derive(Deserialize)]
+struct Record<'a> {
+    #[serde(rename = "type", default)]
+    kind: Option<String>,
+    #[serde(default)]
+    timestamp: Option<String>,
+    #[serde(default, borrow)]
+    payload: Option<&'a RawValue>,
+}
+
+/// `session_meta.payload` (and the fields of `turn_context.payload` read here).
+#[derive(Deserialize, Default)]
+struct Meta {
+    #[serde(default)]
+    id: Option<String>,
+    #[serde(default)]
+    cwd: Option<String>,
+    #[serde(default)]
+    cli_version: Option<String>,
+    #[serde(default)]
+    originator: Option<String>,
+    #[serde(default)]
+    model: Option<String>,
+    #[serde(default)]
+    model_provider: Option<String>,
+    #[serde(default)]
+    git: Option<Git>,
+    #[serde(default)]
+    instructions: Option<Value>,
+    #[serde(default)]
+    base_instructions: Option<Value>,
+}
+
+#[derive(Deserialize, Default)]
+struct Git {
+    #[serde(default)]
+    branch: Option<String>,
+}
+
+struct Reader<'i> {
+    input: &'i InputRef,
+    session: Session,
+    session_id: Option<String>,
+    /// Call ids of the calls read so far (an `mcp_tool_call_end` for a call the rollout never
+    /// recorded as a `function_call` stands for the call itself).
+    call_ids: std::collections::HashSet<String>,
+}
+
+impl agent::Records for Reader<'_> {
+    fn record(&mut self, raw: &RawValue, cur: &Cursor<'_>, ptr: &str, out: &mut dyn Emit) {
+        self.read(raw, cur, ptr, out);
+    }
+    fn mark_partial(&mut self) {
+        self.session.partial = true;
+    }
+    fn finish(self, out: &mut dyn Emit) {
+        self.session.emit(self.session_id, self.input, out);
+    }
+}
+
+impl<'i> Reader<'i> {
+    fn new(input: &'i InputRef) -> Self {
+        let mut session = Session::default();
+        session.attribute(crate::model::ATTR_AGENT, Some(crate::model::AGENT_CODEX));
+        Self {
+            input,
+            session,
+            session_id: None,
+            call_ids: std::collections::HashSet::new(),
+        }
+    }
+
+    fn read(&mut self, raw: &RawValue, cur: &Cursor<'_>, prefix: &str, out: &mut dyn Emit) {
+        let rec: Record<'_> = match serde_json::from_str(raw.get()) {
+            Ok(r) => r,
+            Err(e) => {
+                let at = cur.at(raw, prefix.to_owned());
+                let what = if raw.get().starts_with('{') {
+                    format!("unreadable Codex rollout record: {}", error_message(&e))
+                } else {
+                    "not a Codex rollout record: expected a JSON object".to_owned()
+                };
+                self.session.problem(&at, what, self.input, out);
+                return;
+            }
+        };
+        let Some(payload) = rec.payload else {
+            if rec.kind.is_none() {
+                let at = cur.at(raw, prefix.to_owned());
+                self.session.problem(
+                    &at,
+                    "not a Codex rollout record: no `type` and no `payload`".into(),
+                    self.input,
+                    out,
+                );
+            }
+            return;
+        };
+        let ptr = child(prefix, "payload");
+        let meta = StepMeta {
+            timestamp: rec.timestamp.clone(),
+            ..StepMeta::default()
+        };
+        match rec.kind.as_deref() {
+            Some("session_meta") => self.session_meta(payload),
+            Some("turn_context") => {
+                if let Ok(m) = serde_json::from_str::<Meta>(payload.get()) {
+                    self.session
+                        .context(ContextKind::WorkingDirectory, m.cwd.as_deref());
+                    self.session.attribute(ATTR_MODEL, m.model.as_deref());
+                }
+            }
+            Some("response_item") => {
+                let mut got = Collected::default();
+                items::read_item(payload, cur, &ptr, &mut got);
+                for item in &got.items {
+                    if let crate::model::StepKind::ToolCall(c) = &item.kind
+                        && let Some(id) = &c.call_id
+                    {
+                        self.call_ids.insert(id.clone());
+                    }
+                }
+                self.session.add(got, &meta, self.input, out);
+            }
+            Some("event_msg") => {
+                let mut got = Collected::default();
+                items::read_event(
+                    payload,
+                    cur,
+                    &ptr,
+                    &self.call_ids,
+                    &mut self.session,
+                    &mut got,
+                );
+                self.session.add(got, &meta, self.input, out);
+            }
+            // `compacted` (a summary standing in for earlier turns, which stay in the file),
+            // and record types newer than this reader: nothing to lint.
+            _ => {}
+        }
+    }
+
+    fn session_meta(&mut self, payload: &RawValue) {
+        let Ok(m) = serde_json::from_str::<Meta>(payload.get()) else {
+            return;
+        };
+        if self.session_id.is_none() {
+            self.session_id = m.id.clone().filter(|s| !s.is_empty());
+        }
+        let s = &mut self.session;
+        s.attribute(ATTR_CLI_VERSION, m.cli_version.as_deref());
+        s.attribute(crate::model::ATTR_AGENT_VERSION, m.cli_version.as_deref());
+        s.attribute("originator", m.originator.as_deref());
+        s.attribute("model_provider", m.model_provider.as_deref());
+        s.attribute(ATTR_MODEL, m.model.as_deref());
+        s.context(ContextKind::WorkingDirectory, m.cwd.as_deref());
+        s.context(
+            ContextKind::GitBranch,
+            m.git.as_ref().and_then(|g| g.branch.as_deref()),
+        );
+        for instructions in [&m.instructions, &m.base_instructions] {
+            let text = match instructions {
+                Some(Value::String(t)) => Some(t.as_str()),
+                Some(Value::Object(o)) => o.get("text").and_then(Value::as_str),
+                _ => None,
+            };
+            s.context(ContextKind::Instructions, text);
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests;

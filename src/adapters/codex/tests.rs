@@ -1,0 +1,207 @@
+//! Tests of the Codex adapter over the real rollouts in `fixtures/real/codex/` (written by Codex
+//! CLI 0.47.0 and 0.171.0 driven by a scripted fake model, see `scripts/make-session`):
+//! snapshots of the model, exact counts, error results at the records that say so, cited lines
+//! that hold their step, and the truncated and renamed variants that must never pass as empty.
+
+use serde_json::Value;
+
+use crate::adapters::testing::{
+    Counts, assert_not_an_empty_pass, counted as c, counts, misplaced_steps, parse_path,
+    repo_fixture, repo_real_files, summary,
+};
+use crate::adapters::{InputFormat, Parsed, parse_bytes};
+use crate::model::{Args, ContextKind, ResultStatus};
+
+fn fixture(name: &str) -> (Parsed, String) {
+    repo_fixture("codex", name, InputFormat::Codex)
+}
+
+#[test]
+fn real_rollouts_snapshot() {
+    for path in repo_real_files("codex") {
+        let (format, parsed, _) = parse_path(&path);
+        assert_eq!(format, Some(InputFormat::Codex), "{}", path.display());
+        assert!(parsed.issues.is_empty(), "{:?}", parsed.issues);
+        let name = path.file_stem().unwrap().to_string_lossy().into_owned();
+        insta::assert_json_snapshot!(name, summary(&parsed));
+    }
+}
+
+/// (file, counts, lines of the error results). Counted by an independent script over the raw
+/// records: calls are `function_call` / `custom_tool_call` items, results their outputs, errors
+/// the outputs whose JSON `metadata.exit_code` is not 0 or whose call an `item_completed`
+/// command reports a non-zero `exit_code` for.
+const EXPECTED: &[(&str, Counts, &[u32])] = &[
+    ("codex-0.171.0-exec-command.jsonl", c(8, 8, 1, 0), &[28]),
+    ("codex-0.47.0-mcp.jsonl", c(5, 5, 0, 0), &[]),
+    ("codex-0.47.0-shell-plan.jsonl", c(8, 8, 1, 0), &[26]),
+];
+
+#[test]
+fn counts_and_error_lines_hold_exactly() {
+    let files = repo_real_files("codex");
+    assert_eq!(files.len(), EXPECTED.len());
+    for (name, want, error_lines) in EXPECTED {
+        let (parsed, text) = fixture(name);
+        assert_eq!(parsed.traces.len(), 1, "{name}: one rollout, one trace");
+        let t = &parsed.traces[0];
+        assert_eq!(counts(t), *want, "{name}");
+        let errors: Vec<u32> = t
+            .steps
+            .iter()
+            .filter(|s| {
+                s.as_result()
+                    .is_some_and(|r| r.status == ResultStatus::Error)
+            })
+            .map(|s| s.at.line)
+            .collect();
+        assert_eq!(errors, *error_lines, "{name}");
+        assert_eq!(misplaced_steps(&text, &parsed.traces), Vec::<String>::new());
+        // The session id names the trace.
+        let id = name.rsplit('-').next().unwrap_or_default();
+        assert!(!id.is_empty());
+        let first: Value = serde_json::from_str(text.lines().next().unwrap()).unwrap();
+        assert_eq!(t.run_id, first["payload"]["id"].as_str().unwrap());
+    }
+}
+
+#[test]
+fn the_session_says_which_cli_model_and_directory() {
+    let (parsed, _) = fixture("codex-0.171.0-exec-command.jsonl");
+    let t = &parsed.traces[0];
+    assert_eq!(t.attribute(super::ATTR_CLI_VERSION), Some("0.171.0"));
+    assert_eq!(t.attribute(crate::model::ATTR_AGENT), Some("codex"));
+    assert_eq!(t.attribute(super::ATTR_MODEL), Some("gpt-5.5"));
+    let cwd: Vec<&str> = t
+        .context
+        .iter()
+        .filter(|c| c.kind == ContextKind::WorkingDirectory)
+        .map(|c| c.value.as_str())
+        .collect();
+    assert_eq!(cwd.len(), 1);
+    assert!(cwd[0].ends_with("/work"), "{cwd:?}");
+    let (parsed, _) = fixture("codex-0.47.0-shell-plan.jsonl");
+    let t = &parsed.traces[0];
+    assert_eq!(t.attribute(super::ATTR_CLI_VERSION), Some("0.47.0"));
+    assert_eq!(t.attribute(super::ATTR_MODEL), Some("gpt-5-codex"));
+}
+
+#[test]
+fn a_free_form_patch_is_text_and_a_broken_argument_string_is_malformed() {
+    let (parsed, _) = fixture("codex-0.171.0-exec-command.jsonl");
+    let calls: Vec<_> = parsed.traces[0]
+        .steps
+        .iter()
+        .filter_map(|s| s.as_call())
+        .collect();
+    let patch = calls.iter().find(|c| c.name == "apply_patch").unwrap();
+    match &patch.args {
+        Args::Known(Value::String(s)) => assert!(s.starts_with("*** Begin Patch"), "{s}"),
+        other => panic!("{other:?}"),
+    }
+    assert!(patch.raw_args.is_none());
+    let broken = calls
+        .iter()
+        .find(|c| matches!(c.args, Args::Malformed(_)))
+        .unwrap();
+    assert_eq!(broken.raw_args.as_deref(), Some("{\"cmd\": \"echo hi\""));
+}
+
+#[test]
+fn exit_codes_are_read_from_structured_records_only() {
+    // 0.47: `{"output", "metadata": {"exit_code"}}` outputs; exit 0 is ok.
+    let (parsed, _) = fixture("codex-0.47.0-shell-plan.jsonl");
+    let t = &parsed.traces[0];
+    let ok = t
+        .steps
+        .iter()
+        .filter_map(|s| s.as_result())
+        .filter(|r| r.status == ResultStatus::Ok)
+        .count();
+    assert_eq!(ok, 3, "two shell runs and a patch exited 0");
+    let failed = t
+        .steps
+        .iter()
+        .filter_map(|s| s.as_result())
+        .find(|r| r.status == ResultStatus::Error)
+        .unwrap();
+    assert_eq!(failed.error.as_deref(), Some("exit code 1"));
+    // 0.171: plain-text outputs ("Process exited with code 1" is text): the status comes from
+    // the `item_completed` command item, and outputs no record judges stay unknown.
+    let (parsed, _) = fixture("codex-0.171.0-exec-command.jsonl");
+    let statuses: Vec<ResultStatus> = parsed.traces[0]
+        .steps
+        .iter()
+        .filter_map(|s| s.as_result())
+        .map(|r| r.status)
+        .collect();
+    use ResultStatus::{Error, Ok, Unknown};
+    assert_eq!(
+        statuses,
+        [Ok, Unknown, Unknown, Error, Ok, Unknown, Unknown, Unknown]
+    );
+}
+
+#[test]
+fn mcp_end_events_give_a_verdict_and_stand_for_unrecorded_calls() {
+    let text = concat!(
+        r#"{"timestamp":"t","type":"session_meta","payload":{"id":"s","cwd":"/w","cli_version":"0.60.0"}}"#,
+        "\n",
+        r#"{"timestamp":"t","type":"response_item","payload":{"type":"function_call","name":"docs__search","arguments":"{\"q\":\"x\"}","call_id":"c1"}}"#,
+        "\n",
+        r#"{"timestamp":"t","type":"event_msg","payload":{"type":"mcp_tool_call_end","call_id":"c1","invocation":{"server":"docs","tool":"search","arguments":{"q":"x"}},"result":{"Ok":{"content":[{"type":"text","text":"boom"}],"isError":true}}}}"#,
+        "\n",
+        r#"{"timestamp":"t","type":"response_item","payload":{"type":"function_call_output","call_id":"c1","output":"boom"}}"#,
+        "\n",
+        r#"{"timestamp":"t","type":"event_msg","payload":{"type":"mcp_tool_call_end","call_id":"c2","invocation":{"server":"docs","tool":"get","arguments":{"id":7}},"result":{"Err":"tool call failed: timeout"}}}"#,
+        "\n",
+    );
+    let (format, parsed) = parse_bytes(text.as_bytes(), "r.jsonl", None);
+    assert_eq!(format, Some(InputFormat::Codex));
+    let t = &parsed.traces[0];
+    insta::assert_snapshot!(crate::adapters::snapshot::render(&parsed.traces, &parsed.issues), @r#"
+    trace s (4 steps, 2 calls)
+      attribute agent = codex
+      attribute codex_cli_version = 0.60.0
+      attribute agent_version = 0.60.0
+        0 @2:51 /payload call docs__search id=c1 origin=Model args=known {"q":"x"}
+        1 @4:51 /payload result id=c1 status=Error: boom
+        2 @5:47 /payload call docs__get id=c2 origin=ToolRecord args=known {"id":7}
+        3 @5:47 /payload result id=c2 status=Error error=tool call failed: timeout: tool call failed: timeout
+    "#);
+    assert_eq!(t.context.len(), 1);
+}
+
+/// Acceptance 5 of issue 24: a rollout cut short or with its keys renamed is never a clean
+/// pass with no calls.
+#[test]
+fn truncated_and_renamed_rollouts_are_never_an_empty_pass() {
+    let (_, text) = fixture("codex-0.47.0-shell-plan.jsonl");
+    // Cut in the middle of a line: the partial line is an input error, the rest is read.
+    let cut = &text[..text.len() / 2];
+    let (format, parsed) = parse_bytes(cut.as_bytes(), "cut.jsonl", None);
+    assert_eq!(format, Some(InputFormat::Codex));
+    assert!(parsed.traces[0].call_count() > 0);
+    // `payload` renamed: nothing reads as a call, and that is an input error.
+    let renamed = text.replace("\"payload\":", "\"body\":");
+    let (_, parsed) = parse_bytes(renamed.as_bytes(), "renamed.jsonl", None);
+    assert!(
+        !parsed.issues.is_empty(),
+        "a renamed rollout yielded {} traces and no issue",
+        parsed.traces.len()
+    );
+    // `function_call` items renamed: the file still looks like a session with tool calls.
+    let renamed = text
+        .replace("\"type\":\"function_call\"", "\"type\":\"tool_invocation\"")
+        .replace(
+            "\"type\":\"custom_tool_call\"",
+            "\"type\":\"tool_invocation\"",
+        );
+    let (format, parsed) = parse_bytes(renamed.as_bytes(), "renamed.jsonl", None);
+    assert_eq!(format, Some(InputFormat::Codex));
+    assert_eq!(
+        parsed.traces.iter().map(|t| t.call_count()).sum::<usize>(),
+        0
+    );
+    assert_not_an_empty_pass(&parsed);
+}

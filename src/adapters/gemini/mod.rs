@@ -1,0 +1,299 @@
+//! The `gemini-cli` format: Gemini CLI sessions (`~/.gemini/tmp/<project>/chats/`), either one
+//! `ConversationRecord` JSON document (`{sessionId, projectHash, startTime, messages[], kind?}`)
+//! or the JSON Lines log that replaced it: a metadata line, message records (a record repeating
+//! an earlier `id` replaces it in place), `{"$set": {…}}` updates (a `messages` list replaces
+//! every message so far) and `{"$rewindTo": id}` (that message and every later one are
+//! dropped). A `gemini` message's `toolCalls[]` carry each call with its result inside
+//! (`result[].functionResponse.response.output|error`) and a `status`, the one structured
+//! verdict (`success` ok, `error` / `cancelled` failed). The `functionResponse` parts the CLI
+//! also writes as `user` messages are the same results, read once. A sub-agent's session
+//! (`kind: subagent`, `chats/<parent session>/<id>.jsonl`) is a file, hence a trace, of its own.
+//! The session records no CLI version: its start time is kept for the built-in schemas.
+
+mod messages;
+
+use std::collections::HashMap;
+
+use serde::Deserialize;
+use serde_json::Value;
+use serde_json::value::RawValue;
+
+use crate::finding::InputIssue;
+use crate::model::{ContextKind, InputRef};
+
+use super::Emit;
+use super::agent::{self, Session};
+use super::content::Item;
+use super::cursor::{Cursor, child};
+use super::json_pos::{Line, error_message};
+
+/// `Trace::attributes` key: when the session started (the CLI records no version; the
+/// built-in schemas of the release current then are used).
+pub const ATTR_STARTED: &str = "session_started";
+/// `Trace::attributes` key: `main` or `subagent`.
+pub const ATTR_KIND: &str = "session_kind";
+
+/// Message types a session's records have (`bob-shell` is a fork's name for `gemini`).
+const MESSAGE_TYPES: &[&str] = &["user", "gemini", "info", "error", "warning", "bob-shell"];
+
+/// How strongly a record looks like a Gemini CLI session record.
+pub fn sniff(record: &Value) -> u8 {
+    let Some(m) = record.as_object() else {
+        return 0;
+    };
+    let has = |k: &str| m.contains_key(k);
+    if m.get("sessionId").is_some_and(Value::is_string)
+        && m.get("projectHash").is_some_and(Value::is_string)
+    {
+        return 12;
+    }
+    if m.len() == 1 && (m.get("$set").is_some_and(Value::is_object) || has("$rewindTo")) {
+        return 10;
+    }
+    let typed = m
+        .get("type")
+        .and_then(Value::as_str)
+        .is_some_and(|t| MESSAGE_TYPES.contains(&t));
+    if typed && m.get("id").is_some_and(Value::is_string) && has("timestamp") && !has("role") {
+        return if has("toolCalls") || has("tokens") || has("thoughts") {
+            10
+        } else {
+            8
+        };
+    }
+    0
+}
+
+/// Parse a session JSON Lines log.
+pub fn parse_lines(
+    lines: &mut dyn Iterator<Item = Result<Line, InputIssue>>,
+    input: &InputRef,
+    out: &mut dyn Emit,
+) {
+    agent::read_lines(Reader::new(input, false), lines, input, out);
+}
+
+/// Parse a `ConversationRecord` document.
+pub fn parse_document(text: &str, input: &InputRef, out: &mut dyn Emit) {
+    agent::read_document(Reader::new(input, true), text, input, out, true);
+}
+
+/// The session's metadata (a document's top level, a log's first line or a `$set`).
+#[derive(Deserialize, Default)]
+struct Meta<'a> {
+    #[serde(rename = "sessionId", default)]
+    session_id: Option<String>,
+    #[serde(rename = "startTime", default)]
+    start_time: Option<String>,
+    #[serde(default)]
+    kind: Option<String>,
+    #[serde(default)]
+    directories: Option<Vec<String>>,
+    #[serde(default, borrow)]
+    messages: Option<&'a RawValue>,
+}
+
+/// A log line's control fields.
+#[derive(Deserialize)]
+struct Control<'a> {
+    #[serde(rename = "$set", default, borrow)]
+    set: Option<&'a RawValue>,
+    #[serde(rename = "$rewindTo", default)]
+    rewind_to: Option<Value>,
+    #[serde(default)]
+    id: Option<Value>,
+    #[serde(rename = "sessionId", default)]
+    session_id: Option<Value>,
+}
+
+struct Reader<'i> {
+    input: &'i InputRef,
+    session: Session,
+    session_id: Option<String>,
+    /// The messages in order: (id, the steps read from its latest record).
+    messages: Vec<(String, Vec<Item>)>,
+    by_id: HashMap<String, usize>,
+    /// Reading a whole `ConversationRecord` document, not a log.
+    document: bool,
+}
+
+impl agent::Records for Reader<'_> {
+    fn record(&mut self, raw: &RawValue, cur: &Cursor<'_>, ptr: &str, out: &mut dyn Emit) {
+        if self.document {
+            self.conversation(raw, cur, ptr, out);
+        } else {
+            self.line(raw, cur, ptr, out);
+        }
+    }
+    fn mark_partial(&mut self) {
+        self.session.partial = true;
+    }
+    fn finish(mut self, out: &mut dyn Emit) {
+        // A result the CLI also wrote as a `user` message's `functionResponse` part is read
+        // once, from its call.
+        let mut answered = std::collections::HashSet::new();
+        for (_, items) in std::mem::take(&mut self.messages) {
+            for item in items {
+                if let crate::model::StepKind::ToolResult(r) = &item.kind
+                    && let Some(id) = &r.call_id
+                    && !answered.insert(id.clone())
+                {
+                    continue;
+                }
+                self.session.items.push(item);
+            }
+        }
+        self.session.emit(self.session_id, self.input, out);
+    }
+}
+
+impl<'i> Reader<'i> {
+    fn new(input: &'i InputRef, document: bool) -> Self {
+        let mut session = Session::default();
+        session.attribute(
+            crate::model::ATTR_AGENT,
+            Some(crate::model::AGENT_GEMINI_CLI),
+        );
+        Self {
+            input,
+            session,
+            session_id: None,
+            messages: Vec::new(),
+            by_id: HashMap::new(),
+            document,
+        }
+    }
+
+    /// A whole `ConversationRecord`.
+    fn conversation(&mut self, raw: &RawValue, cur: &Cursor<'_>, ptr: &str, out: &mut dyn Emit) {
+        match serde_json::from_str::<Meta<'_>>(raw.get()) {
+            Ok(meta) => {
+                let messages = meta.messages;
+                self.meta(meta);
+                match messages {
+                    Some(list) => self.message_list(list, cur, &child(ptr, "messages"), out),
+                    None => {
+                        self.problem(raw, cur, ptr, "a Gemini CLI session needs `messages`", out)
+                    }
+                }
+            }
+            Err(e) => {
+                let why = format!("unreadable Gemini CLI session: {}", error_message(&e));
+                self.problem(raw, cur, ptr, &why, out);
+            }
+        }
+    }
+
+    /// One line of a session log.
+    fn line(&mut self, raw: &RawValue, cur: &Cursor<'_>, ptr: &str, out: &mut dyn Emit) {
+        let Ok(ctl) = serde_json::from_str::<Control<'_>>(raw.get()) else {
+            self.problem(
+                raw,
+                cur,
+                ptr,
+                "not a Gemini CLI session record: expected a JSON object",
+                out,
+            );
+            return;
+        };
+        if let Some(set) = ctl.set {
+            if let Ok(meta) = serde_json::from_str::<Meta<'_>>(set.get()) {
+                let messages = meta.messages;
+                self.meta(meta);
+                if let Some(list) = messages {
+                    self.messages.clear();
+                    self.by_id.clear();
+                    let p = child(&child(ptr, "$set"), "messages");
+                    self.message_list(list, cur, &p, out);
+                }
+            }
+        } else if let Some(to) = ctl.rewind_to {
+            // That message and every later one are gone; an id not found drops them all.
+            let at = to
+                .as_str()
+                .and_then(|id| self.by_id.get(id).copied())
+                .unwrap_or(0);
+            for (id, _) in self.messages.drain(at..) {
+                self.by_id.remove(&id);
+            }
+        } else if ctl.id.is_some_and(|v| v.is_string()) {
+            self.message(raw, cur, ptr, out);
+        } else if ctl.session_id.is_some() {
+            if let Ok(meta) = serde_json::from_str::<Meta<'_>>(raw.get()) {
+                self.meta(meta);
+            }
+        } else {
+            self.problem(
+                raw,
+                cur,
+                ptr,
+                "not a Gemini CLI session record: no `id`, `$set`, `$rewindTo` or `sessionId`",
+                out,
+            );
+        }
+    }
+
+    fn meta(&mut self, meta: Meta<'_>) {
+        if self.session_id.is_none() {
+            self.session_id = meta.session_id.filter(|s| !s.is_empty());
+        }
+        self.session
+            .attribute(ATTR_STARTED, meta.start_time.as_deref());
+        self.session.attribute(ATTR_KIND, meta.kind.as_deref());
+        for dir in meta.directories.iter().flatten() {
+            self.session
+                .context(ContextKind::WorkingDirectory, Some(dir.as_str()));
+        }
+    }
+
+    fn message_list(&mut self, list: &RawValue, cur: &Cursor<'_>, ptr: &str, out: &mut dyn Emit) {
+        match serde_json::from_str::<Vec<&RawValue>>(list.get()) {
+            Ok(items) => {
+                for (i, m) in items.iter().enumerate() {
+                    self.message(m, cur, &child(ptr, i), out);
+                }
+            }
+            Err(_) => self.problem(list, cur, ptr, "`messages` must be a list", out),
+        }
+    }
+
+    /// A message record: its steps replace those of an earlier record with the same id.
+    fn message(&mut self, raw: &RawValue, cur: &Cursor<'_>, ptr: &str, out: &mut dyn Emit) {
+        let Some((id, got)) = messages::read(raw, cur, ptr, &mut self.session) else {
+            self.problem(
+                raw,
+                cur,
+                ptr,
+                "a Gemini CLI message needs a string `id`",
+                out,
+            );
+            return;
+        };
+        for p in &got.problems {
+            self.session
+                .problem(&p.at, p.message.clone(), self.input, out);
+        }
+        match self.by_id.get(&id) {
+            Some(&i) => self.messages[i].1 = got.items,
+            None => {
+                self.by_id.insert(id.clone(), self.messages.len());
+                self.messages.push((id, got.items));
+            }
+        }
+    }
+
+    fn problem(
+        &mut self,
+        raw: &RawValue,
+        cur: &Cursor<'_>,
+        ptr: &str,
+        why: &str,
+        out: &mut dyn Emit,
+    ) {
+        let input = self.input;
+        self.session.problem_at(raw, cur, ptr, why, input, out);
+    }
+}
+
+#[cfg(test)]
+mod tests;
