@@ -284,7 +284,7 @@ fn explain_source_error(
 fn trace_format(path: &str) -> Option<&'static str> {
     use std::io::Read;
     let mut bytes = Vec::new();
-    std::fs::File::open(path)
+    crate::inputs::open_file(Path::new(path))
         .ok()?
         .take(sources::MAX_TOOLS_FILE)
         .read_to_end(&mut bytes)
@@ -810,7 +810,7 @@ fn render_all(
             .with_context(context)?;
     }
     let stdout = std::io::stdout();
-    let mut out = std::io::BufWriter::new(stdout.lock());
+    let mut out = std::io::BufWriter::new(super::PipeSafe::new(stdout.lock()));
     reporters::render(settings.output, report, &opts, &mut out)?;
     out.flush()?;
     Ok(())
@@ -940,7 +940,7 @@ impl Run<'_> {
         mut baseline: Option<BaselineRun>,
     ) -> anyhow::Result<ExitStatus> {
         let stdout = std::io::stdout();
-        let mut out = std::io::BufWriter::new(stdout.lock());
+        let mut out = std::io::BufWriter::new(super::PipeSafe::new(stdout.lock()));
         let mut builder = ReportBuilder::new();
         if !self.settings.text.show_suppressions {
             builder.count_suppressions_only();
