@@ -197,6 +197,61 @@ fn has_trace_extension(path: &Path) -> bool {
         .is_some_and(|e| TRACE_EXTENSIONS.contains(&e.to_ascii_lowercase().as_str()))
 }
 
+/// Open a file to read it, never waiting: a named pipe is opened without waiting for a writer
+/// (one that nobody writes to reads as empty), and a directory, a socket or a device is refused
+/// with what it is. Every file tracelint reads (traces, tools files) opens through here.
+pub fn open_file(path: &Path) -> std::io::Result<std::fs::File> {
+    #[cfg(unix)]
+    {
+        use rustix::fs::OFlags;
+        use std::os::unix::fs::{FileTypeExt, OpenOptionsExt};
+        // O_NONBLOCK: opening a FIFO with no writer would otherwise block for ever; for a
+        // regular file it changes nothing. Cleared again before reading.
+        let file = std::fs::OpenOptions::new()
+            .read(true)
+            .custom_flags(OFlags::NONBLOCK.bits() as i32)
+            .open(path)?;
+        let kind = file.metadata()?.file_type();
+        let refused = if kind.is_dir() {
+            Some("it is a directory")
+        } else if kind.is_socket() {
+            Some("it is a socket, not a file")
+        } else if kind.is_block_device() || kind.is_char_device() {
+            Some("it is a device, not a file (read standard input with `-`)")
+        } else {
+            None
+        };
+        if let Some(why) = refused {
+            return Err(std::io::Error::other(why));
+        }
+        let flags = rustix::fs::fcntl_getfl(&file)?;
+        rustix::fs::fcntl_setfl(&file, flags - OFlags::NONBLOCK)?;
+        Ok(file)
+    }
+    #[cfg(not(unix))]
+    {
+        let file = std::fs::File::open(path)?;
+        if file.metadata()?.is_dir() {
+            return Err(std::io::Error::other("it is a directory"));
+        }
+        Ok(file)
+    }
+}
+
+/// Is `file` a pipe (a named pipe, `<(…)`): read as a stream, it cannot seek.
+pub fn is_pipe(file: &std::fs::File) -> bool {
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::FileTypeExt;
+        file.metadata().is_ok_and(|m| m.file_type().is_fifo())
+    }
+    #[cfg(not(unix))]
+    {
+        let _ = file;
+        false
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

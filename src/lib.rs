@@ -56,7 +56,7 @@ pub struct LoadError {
 pub fn load_traces(path: impl AsRef<Path>) -> Result<Vec<Trace>, LoadError> {
     let path = path.as_ref();
     let display = path.display().to_string();
-    let file = std::fs::File::open(path).map_err(|e| LoadError {
+    let file = inputs::open_file(path).map_err(|e| LoadError {
         issues: vec![InputIssue::file(&display, format!("cannot read: {e}"))],
     })?;
     let mut parsed = adapters::Parsed::default();

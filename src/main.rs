@@ -1,5 +1,6 @@
 //! The `tracelint` binary: parse the command line (with the implicit `check`), run the command,
-//! map errors to exit code 3 (a closed stdout pipe is success).
+//! map errors to exit code 3. A closed stdout pipe ends `rules`, `explain` and the like with
+//! success; `check` writes through `commands::PipeSafe` and exits with the status it decided.
 #![allow(clippy::print_stderr)]
 
 use std::process::ExitCode;

@@ -277,7 +277,7 @@ fn explain_source_error(
 fn trace_format(path: &str) -> Option<&'static str> {
     use std::io::Read;
     let mut bytes = Vec::new();
-    std::fs::File::open(path)
+    crate::inputs::open_file(Path::new(path))
         .ok()?
         .take(sources::MAX_TOOLS_FILE)
         .read_to_end(&mut bytes)
@@ -842,7 +842,7 @@ pub(crate) fn write_reports(
         append_step_summary(report, opts)?;
     }
     let stdout = std::io::stdout();
-    let mut out = std::io::BufWriter::new(stdout.lock());
+    let mut out = std::io::BufWriter::new(super::PipeSafe::new(stdout.lock()));
     reporters::render(output, report, opts, &mut out)?;
     out.flush()?;
     Ok(())
@@ -1009,7 +1009,7 @@ impl Run<'_> {
         mut baseline: Option<BaselineRun>,
     ) -> anyhow::Result<ExitStatus> {
         let stdout = std::io::stdout();
-        let mut out = std::io::BufWriter::new(stdout.lock());
+        let mut out = std::io::BufWriter::new(super::PipeSafe::new(stdout.lock()));
         let mut builder = ReportBuilder::new();
         if !self.settings.text.show_suppressions {
             builder.count_suppressions_only();

@@ -122,7 +122,7 @@ pub fn run(args: &DemoArgs) -> anyhow::Result<ExitStatus> {
     }
 
     let color = anstream::AutoStream::choice(&std::io::stdout()) != anstream::ColorChoice::Never;
-    let mut out = std::io::BufWriter::new(std::io::stdout().lock());
+    let mut out = std::io::BufWriter::new(super::PipeSafe::new(std::io::stdout().lock()));
     writeln!(
         out,
         "tracelint demo — the validation suite (no model, no key, no network)\n"

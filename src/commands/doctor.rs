@@ -69,7 +69,7 @@ pub fn run(args: &DoctorArgs) -> anyhow::Result<ExitStatus> {
     };
     d.exit_code = exit.code();
     let stdout = std::io::stdout();
-    let mut out = std::io::BufWriter::new(stdout.lock());
+    let mut out = std::io::BufWriter::new(super::PipeSafe::new(stdout.lock()));
     if args.json {
         serde_json::to_writer_pretty(&mut out, &d)?;
         std::io::Write::write_all(&mut out, b"\n")?;

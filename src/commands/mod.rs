@@ -14,6 +14,53 @@ pub mod scorecard;
 use crate::cli::{Cli, Command};
 use crate::exit::ExitStatus;
 
+/// A writer that, once its reader has gone away (a broken pipe: `tracelint check … | head`),
+/// drops the rest of the output instead of failing, so the run goes on to its decided exit
+/// status: a gate must not pass because its reader stopped reading.
+#[derive(Debug)]
+pub struct PipeSafe<W> {
+    inner: W,
+    closed: bool,
+}
+
+impl<W: std::io::Write> PipeSafe<W> {
+    /// Wrap `inner`.
+    pub fn new(inner: W) -> Self {
+        Self {
+            inner,
+            closed: false,
+        }
+    }
+}
+
+impl<W: std::io::Write> std::io::Write for PipeSafe<W> {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        if self.closed {
+            return Ok(buf.len());
+        }
+        match self.inner.write(buf) {
+            Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => {
+                self.closed = true;
+                Ok(buf.len())
+            }
+            other => other,
+        }
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        if self.closed {
+            return Ok(());
+        }
+        match self.inner.flush() {
+            Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => {
+                self.closed = true;
+                Ok(())
+            }
+            other => other,
+        }
+    }
+}
+
 /// Run a parsed command line.
 pub fn run(cli: Cli) -> anyhow::Result<ExitStatus> {
     match cli.command {
@@ -40,29 +87,29 @@ pub fn read_spec(
     use crate::adapters::{self, ReadOutcome};
     use crate::finding::InputIssue;
     use std::io::Read;
-    match &spec.path {
-        None => {
-            let mut bytes = Vec::new();
-            match std::io::stdin()
-                .lock()
-                .take(opts.limits.max_record as u64 + 1)
-                .read_to_end(&mut bytes)
-            {
-                Ok(_) => adapters::parse_reader(&bytes[..], &spec.display, opts, sink),
-                Err(e) => {
-                    sink.issue(InputIssue::file("-", format!("cannot read stdin: {e}")));
-                    ReadOutcome::Failed
-                }
+    // A stream (stdin, a named pipe, `<(…)`): read up to the record limit, then parse.
+    let mut stream = |reader: &mut dyn Read, what: &str| {
+        let mut bytes = Vec::new();
+        match reader
+            .take(opts.limits.max_record as u64 + 1)
+            .read_to_end(&mut bytes)
+        {
+            Ok(_) => adapters::parse_reader(&bytes[..], &spec.display, opts, &mut *sink),
+            Err(e) => {
+                sink.issue(InputIssue::file(
+                    &spec.display,
+                    format!("cannot read {what}: {e}"),
+                ));
+                ReadOutcome::Failed
             }
         }
+    };
+    match &spec.path {
+        None => stream(&mut std::io::stdin().lock(), "stdin"),
         Some(path) => {
-            let opened = std::fs::File::open(path).and_then(|file| {
-                if file.metadata()?.is_dir() {
-                    return Err(std::io::Error::other("it is a directory"));
-                }
-                Ok(file)
-            });
+            let opened = crate::inputs::open_file(path);
             match opened {
+                Ok(mut file) if crate::inputs::is_pipe(&file) => stream(&mut file, "the pipe"),
                 Ok(file) => adapters::parse_file(file, &spec.display, opts, sink),
                 Err(e) => {
                     sink.issue(InputIssue::file(&spec.display, format!("cannot read: {e}")));

@@ -65,7 +65,7 @@ pub fn run(args: &ScorecardArgs) -> anyhow::Result<ExitStatus> {
         },
     };
     let card = scorecard::run(&opts);
-    let mut out = std::io::BufWriter::new(std::io::stdout().lock());
+    let mut out = std::io::BufWriter::new(super::PipeSafe::new(std::io::stdout().lock()));
     match args.output_format {
         ScorecardFormat::Text => scorecard::render_text(&card, &mut out)?,
         ScorecardFormat::Json => {

@@ -287,10 +287,7 @@ pub fn load_file(path: &Path, display: &str) -> Result<ToolRegistry, SourceError
         path: display.to_owned(),
         reason,
     };
-    let file = std::fs::File::open(path).map_err(|e| unreadable(e.to_string()))?;
-    if file.metadata().is_ok_and(|m| m.is_dir()) {
-        return Err(unreadable("it is a directory".into()));
-    }
+    let file = crate::inputs::open_file(path).map_err(|e| unreadable(e.to_string()))?;
     let mut bytes = Vec::new();
     file.take(MAX_TOOLS_FILE + 1)
         .read_to_end(&mut bytes)

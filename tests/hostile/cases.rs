@@ -70,6 +70,11 @@ cases! {
     remote_ref => Case::new("remote-ref", &["check", "calls.json", "--tools", "tools-remote-ref.json", "--show-suppressions"]);
     // The file system.
     hostile_directory => Case::new("hostile-directory", &["check", "corpus", "--tools", "tools.json"]).setup(make::hostile_dir);
+    // Named pipes with no writer, given explicitly: read as streams (so `<(…)` works), never
+    // waited on; one nobody writes to is empty. The other input is still linted.
+    fifo_input => Case::new("fifo-input", &["check", "pipe.jsonl", "calls.json", "--tools", "tools.json"]).setup(make::fifos);
+    fifo_tools => Case::new("fifo-tools", &["check", "calls.json", "--tools", "pipe.json"]).setup(make::fifos);
+    device_input => Case::new("device-input", &["check", "/dev/zero", "calls.json", "--tools", "tools.json"]);
     symlink_pair => Case::new("symlink-pair", &["check", "a.json"]).setup(make::symlink_pair);
     // Every adapter on records of the wrong shape.
     claude_wrong_types => Case::new("claude-wrong-types", &["check", "claude-wrong-types.jsonl", "--show-suppressions"]);

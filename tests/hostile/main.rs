@@ -11,6 +11,7 @@
 mod cases;
 mod make;
 mod net;
+mod pipes;
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};

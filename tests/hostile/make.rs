@@ -187,3 +187,15 @@ pub(crate) fn symlink_pair(dir: &Path) {
     std::os::unix::fs::symlink(dir.join("b.json"), dir.join("a.json")).unwrap();
     std::os::unix::fs::symlink(dir.join("a.json"), dir.join("b.json")).unwrap();
 }
+
+/// `pipe.jsonl` and `pipe.json`: named pipes nobody writes to, given explicitly (as an input and
+/// as `--tools`): opening one for reading must not wait for a writer.
+pub(crate) fn fifos(dir: &Path) {
+    for name in ["pipe.jsonl", "pipe.json"] {
+        let status = std::process::Command::new("mkfifo")
+            .arg(dir.join(name))
+            .status()
+            .expect("mkfifo (coreutils)");
+        assert!(status.success());
+    }
+}
