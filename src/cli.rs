@@ -219,8 +219,8 @@ pub struct CheckArgs {
     #[arg(long, value_enum, value_name = "FORMAT", help_heading = "Input")]
     pub input_format: Option<InputFormatArg>,
 
-    /// Largest single record (JSON Lines line or JSON document) in bytes.
-    #[arg(long, value_name = "BYTES", help_heading = "Input")]
+    /// Largest single record (JSON Lines line or JSON document) in bytes (at least 1).
+    #[arg(long, value_name = "BYTES", value_parser = parse_record_size, help_heading = "Input")]
     pub max_record_size: Option<usize>,
 
     /// What goes to stdout: text, json, json-lines, sarif, html or github. `--format native|openai|openinference|otel|langfuse` (seed 002's spelling) sets the input format instead.
@@ -313,7 +313,7 @@ pub struct CheckArgs {
     #[arg(long, help_heading = "Config", conflicts_with = "config")]
     pub no_config: bool,
 
-    /// Threads to use (default: all cores).
+    /// Threads to use (default: all cores; at most 4 per core).
     #[arg(long, short = 'j', value_name = "N")]
     pub jobs: Option<usize>,
 
@@ -366,8 +366,8 @@ pub struct DoctorArgs {
     #[arg(long, value_enum, value_name = "FORMAT", help_heading = "Input")]
     pub input_format: Option<InputFormatArg>,
 
-    /// Largest single record (JSON Lines line or JSON document) in bytes.
-    #[arg(long, value_name = "BYTES", help_heading = "Input")]
+    /// Largest single record (JSON Lines line or JSON document) in bytes (at least 1).
+    #[arg(long, value_name = "BYTES", value_parser = parse_record_size, help_heading = "Input")]
     pub max_record_size: Option<usize>,
 
     /// The main breakdown: by rule (default), by tool or by input file.
@@ -408,7 +408,7 @@ pub struct DoctorArgs {
     #[arg(long, help_heading = "Config", conflicts_with = "config")]
     pub no_config: bool,
 
-    /// Threads to use (default: all cores).
+    /// Threads to use (default: all cores; at most 4 per core).
     #[arg(long, short = 'j', value_name = "N")]
     pub jobs: Option<usize>,
 }
@@ -755,6 +755,40 @@ impl clap::builder::TypedValueParser for Listed {
         &self,
     ) -> Option<Box<dyn Iterator<Item = clap::builder::PossibleValue> + '_>> {
         Some(Box::new(self.0.iter().cloned()))
+    }
+}
+
+/// The largest `--max-record-size`: 64 GiB, far past any memory a record could be held in
+/// (and small enough that no size arithmetic on it can overflow).
+pub const MAX_RECORD_SIZE_LIMIT: u64 = 64 << 30;
+
+/// A record size limit: a whole number of bytes, from 1 (0 would make every file "too large" and
+/// read as a format problem) to `MAX_RECORD_SIZE_LIMIT`.
+fn parse_record_size(s: &str) -> Result<usize, String> {
+    match s.trim().parse::<u64>() {
+        Ok(0) => Err("must be at least 1 byte".to_owned()),
+        Ok(n) if n > MAX_RECORD_SIZE_LIMIT => Err(format!(
+            "must be at most {MAX_RECORD_SIZE_LIMIT} bytes (64 GiB)"
+        )),
+        Ok(n) => usize::try_from(n).map_err(|_| "too large for this machine".to_owned()),
+        Err(_) => Err(format!("`{s}` is not a number of bytes")),
+    }
+}
+
+/// The worker threads for `--jobs N`: all cores by default, and never more than 4 per core (a
+/// thread per input beyond that only costs memory and start-up), with a note when capped.
+pub fn worker_threads(requested: Option<usize>) -> (usize, Option<String>) {
+    let cores = std::thread::available_parallelism().map_or(1, std::num::NonZeroUsize::get);
+    let cap = cores.saturating_mul(4);
+    match requested {
+        None | Some(0) => (cores, None),
+        Some(n) if n > cap => (
+            cap,
+            Some(format!(
+                "--jobs {n} is more than 4 threads per core: using {cap} ({cores} cores)"
+            )),
+        ),
+        Some(n) => (n, None),
     }
 }
 

@@ -614,8 +614,12 @@ pub fn run(args: &CheckArgs) -> anyhow::Result<ExitStatus> {
         OutputFormat::Html | OutputFormat::JsonLines
     ) || args.html.is_some();
     let (specs, expand_issues) = inputs::expand(&settings.inputs);
+    let (threads, capped) = crate::cli::worker_threads(settings.jobs);
+    if let Some(note) = capped {
+        eprintln!("note: {note}");
+    }
     let pool = rayon::ThreadPoolBuilder::new()
-        .num_threads(settings.jobs.unwrap_or(0))
+        .num_threads(threads)
         .build()
         .context("cannot start worker threads")?;
     let defer_otel = specs.len() > 1;

@@ -11,6 +11,7 @@ use crate::inputs;
 use crate::lint::ReportBuilder;
 
 /// `tracelint doctor`.
+#[allow(clippy::print_stderr)]
 pub fn run(args: &DoctorArgs) -> anyhow::Result<ExitStatus> {
     let gates = args
         .fail_under
@@ -41,8 +42,12 @@ pub fn run(args: &DoctorArgs) -> anyhow::Result<ExitStatus> {
     linter.run.tool_coverage = true;
     linter.measure_record = true;
     let (specs, expand_issues) = inputs::expand(&settings.inputs);
+    let (threads, capped) = crate::cli::worker_threads(settings.jobs);
+    if let Some(note) = capped {
+        eprintln!("note: {note}");
+    }
     let pool = rayon::ThreadPoolBuilder::new()
-        .num_threads(settings.jobs.unwrap_or(0))
+        .num_threads(threads)
         .build()
         .context("cannot start worker threads")?;
     let mut builder = ReportBuilder::new();
