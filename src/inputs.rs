@@ -252,6 +252,35 @@ pub fn is_pipe(file: &std::fs::File) -> bool {
     }
 }
 
+/// The first output that is one of the inputs (the same file, through any spelling or
+/// symlink), as (flag, output, input): writing it would replace what is being read.
+pub fn output_over_input<'a>(
+    outputs: &[(&'a str, &'a Path)],
+    inputs: &'a [InputSpec],
+) -> Option<(&'a str, &'a Path, &'a str)> {
+    let resolve = |p: &Path| -> Option<PathBuf> {
+        if let Ok(c) = std::fs::canonicalize(p) {
+            return Some(c);
+        }
+        // Not there yet: its folder, resolved, and its name.
+        let parent = match p.parent() {
+            Some(d) if !d.as_os_str().is_empty() => d,
+            _ => Path::new("."),
+        };
+        Some(std::fs::canonicalize(parent).ok()?.join(p.file_name()?))
+    };
+    let ins: Vec<(PathBuf, &str)> = inputs
+        .iter()
+        .filter_map(|i| Some((resolve(i.path.as_deref()?)?, i.display.as_str())))
+        .collect();
+    outputs.iter().find_map(|(flag, out)| {
+        let o = resolve(out)?;
+        ins.iter()
+            .find(|(i, _)| *i == o)
+            .map(|(_, shown)| (*flag, *out, *shown))
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

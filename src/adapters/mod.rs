@@ -280,7 +280,34 @@ pub fn detect(head: &Head) -> Result<InputFormat, String> {
 
 /// What a file that goes with a session (an agent's UI log or metadata) is, when it is one.
 fn companion(records: &[Value]) -> Option<&'static str> {
-    cline::companion(records).or_else(|| claude::companion(records))
+    cline::companion(records)
+        .or_else(|| claude::companion(records))
+        .or_else(|| own_report(records))
+}
+
+/// A report tracelint wrote (`--json`, a SARIF log or a JSON Lines stream saved under a walked
+/// directory): output of an earlier run, never a trace.
+fn own_report(records: &[Value]) -> Option<&'static str> {
+    let first = records.first()?.as_object()?;
+    let ours = |tool: Option<&Value>| {
+        tool.and_then(|t| t.get("name"))
+            .and_then(Value::as_str)
+            .is_some_and(|n| n == "tracelint")
+    };
+    // The JSON report and every JSON Lines record carry `version` and `tool`.
+    let json = ours(first.get("tool")) && first.contains_key("version");
+    if json {
+        return Some("a tracelint report, output of an earlier run, not a trace");
+    }
+    // Any SARIF log (ours or another tool's) is a report (detection reads only a few levels
+    // deep, so the driver's name may not be there to check).
+    let sarif = first.get("runs").is_some_and(Value::is_array)
+        && (first.get("version").and_then(Value::as_str) == Some("2.1.0")
+            || first
+                .get("$schema")
+                .and_then(Value::as_str)
+                .is_some_and(|s| s.contains("sarif")));
+    sarif.then_some("a SARIF log (a report), not a trace")
 }
 
 /// A short description of what the records look like, for detection errors.

@@ -614,6 +614,21 @@ pub fn run(args: &CheckArgs) -> anyhow::Result<ExitStatus> {
         OutputFormat::Html | OutputFormat::JsonLines
     ) || args.html.is_some();
     let (specs, expand_issues) = inputs::expand(&settings.inputs);
+    let outputs: Vec<(&str, &Path)> = [
+        ("--json", &args.json),
+        ("--sarif", &args.sarif),
+        ("--html", &args.html),
+        ("--text", &args.text),
+    ]
+    .into_iter()
+    .filter_map(|(flag, p)| Some((flag, p.as_deref()?)))
+    .collect();
+    if let Some((flag, out, input)) = inputs::output_over_input(&outputs, &specs) {
+        bail!(
+            "`{flag} {}` would overwrite the input `{input}`: write the report somewhere else",
+            out.display()
+        );
+    }
     let (threads, capped) = crate::cli::worker_threads(settings.jobs);
     if let Some(note) = capped {
         eprintln!("note: {note}");

@@ -95,6 +95,15 @@ fn format_arg(f: Option<InputFormatArg>) -> Option<InputFormat> {
 pub fn run(args: &InferArgs) -> anyhow::Result<ExitStatus> {
     let format = format_arg(args.input_format);
     let (specs, mut issues) = inputs::expand(&args.inputs);
+    if args.output.as_os_str() != "-"
+        && let Some((_, out, input)) =
+            inputs::output_over_input(&[("-o", args.output.as_path())], &specs)
+    {
+        anyhow::bail!(
+            "`-o {}` would overwrite the input `{input}`: write the schemas somewhere else",
+            out.display()
+        );
+    }
     if specs.iter().any(|s| s.path.is_none()) && !args.no_validate {
         bail!("`infer -` reads stdin once and cannot validate against it: add `--no-validate`");
     }

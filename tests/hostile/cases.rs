@@ -75,6 +75,11 @@ cases! {
     fifo_input => Case::new("fifo-input", &["check", "pipe.jsonl", "calls.json", "--tools", "tools.json"]).setup(make::fifos);
     fifo_tools => Case::new("fifo-tools", &["check", "calls.json", "--tools", "pipe.json"]).setup(make::fifos);
     device_input => Case::new("device-input", &["check", "/dev/zero", "calls.json", "--tools", "tools.json"]);
+    // An output that is an input is refused before anything is read or written (the input is
+    // shown unchanged); reports an earlier run saved in a walked directory are skipped.
+    output_over_input => Case::new("output-over-input", &["check", "calls.json", "--tools", "tools.json", "--json", "./calls.json"]).grep(&["error", "run_id"]).outputs(&["calls.json"]);
+    infer_over_input => Case::new("infer-over-input", &["infer", "calls.json", "-o", "calls.json"]).grep(&["error", "run_id"]).outputs(&["calls.json"]);
+    reports_in_walked_directory => Case::new("reports-in-walked-directory", &["check", "runs", "--tools", "tools.json"]).setup(make::runs_with_reports);
     symlink_pair => Case::new("symlink-pair", &["check", "a.json"]).setup(make::symlink_pair);
     // Every adapter on records of the wrong shape.
     claude_wrong_types => Case::new("claude-wrong-types", &["check", "claude-wrong-types.jsonl", "--show-suppressions"]);

@@ -199,3 +199,27 @@ pub(crate) fn fifos(dir: &Path) {
         assert!(status.success());
     }
 }
+
+/// `runs/`: a trace, and the JSON report, SARIF log and JSON Lines an earlier run saved beside
+/// it (as `check runs --json runs/report.json` does).
+pub(crate) fn runs_with_reports(dir: &Path) {
+    let runs = dir.join("runs");
+    std::fs::create_dir_all(&runs).unwrap();
+    std::fs::copy(dir.join("calls.json"), runs.join("calls.json")).unwrap();
+    let tool = r#""tool": {"name": "tracelint", "version": "0.1.0"}"#;
+    write(
+        &runs,
+        "report.json",
+        &format!(r#"{{"version": 1, {tool}, "findings": []}}"#),
+    );
+    write(
+        &runs,
+        "report.sarif.json",
+        r#"{"version": "2.1.0", "runs": [{"tool": {"driver": {"name": "tracelint"}}, "results": []}]}"#,
+    );
+    write(
+        &runs,
+        "report.jsonl",
+        &format!("{{\"version\": 1, {tool}, \"run\": {{}}}}\n"),
+    );
+}
