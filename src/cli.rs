@@ -313,6 +313,12 @@ pub struct CheckArgs {
     #[arg(long, help_heading = "Config", conflicts_with = "config")]
     pub no_config: bool,
 
+    /// Let a config found by searching upward start `mcp-stdio:` servers and open `mcp-http:`
+    /// URLs (also `TRACELINT_TRUST_CONFIG=1`). Without it those sources are skipped with a note:
+    /// a repository's config is data, and in CI it may come from an untrusted pull request.
+    #[arg(long, help_heading = "Config", conflicts_with = "no_config")]
+    pub trust_config: bool,
+
     /// Threads to use (default: all cores; at most 4 per core).
     #[arg(long, short = 'j', value_name = "N")]
     pub jobs: Option<usize>,

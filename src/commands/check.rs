@@ -136,13 +136,37 @@ pub fn resolve(args: &CheckArgs) -> anyhow::Result<Settings> {
         ),
         None => None,
     };
-    let tools: Vec<SourceSpec> = if args.tools.is_empty() {
+    let mut tools: Vec<SourceSpec> = if args.tools.is_empty() {
         config.tools.iter()
     } else {
         args.tools.iter()
     }
     .map(|s| SourceSpec::parse(s))
     .collect();
+    // A config found by searching upward is the repository's data (in CI, perhaps an untrusted
+    // pull request's): it may name files, never start a process or open a URL, unless trusted.
+    let discovered = !args.no_config && args.config.is_none() && config.path.is_some();
+    let trusted =
+        args.trust_config || std::env::var_os("TRACELINT_TRUST_CONFIG").is_some_and(|v| v == "1");
+    if args.tools.is_empty() && discovered && !trusted {
+        let shown = config
+            .path
+            .as_deref()
+            .map_or_else(|| "the config".to_owned(), |p| p.display().to_string());
+        tools.retain(|spec| {
+            let (kind, what) = match spec {
+                SourceSpec::McpStdio(cmd) => ("start", format!("mcp-stdio:{cmd}")),
+                SourceSpec::McpHttp(url) => ("open", format!("mcp-http:{url}")),
+                _ => return true,
+            };
+            notices.push(format!(
+                "note: {shown}: skipped `{}`: a config found by searching upward may not {kind} {}; pass --trust-config (or TRACELINT_TRUST_CONFIG=1), or name the config with --config",
+                crate::reporters::escape::terminal(&what),
+                if kind == "start" { "a process" } else { "a URL" }
+            ));
+            false
+        });
+    }
     let headers = args
         .headers
         .iter()
