@@ -30,8 +30,18 @@ pub fn expand(args: &[String]) -> (Vec<InputSpec>, Vec<InputIssue>) {
     let mut out: Vec<InputSpec> = Vec::new();
     let mut issues = Vec::new();
     let mut seen = BTreeSet::new();
+    // One file under two spellings (`a.json`, `./a.json`, `/abs/a.json`, a symlink) is one
+    // input: keyed by its resolved path, shown as first named.
     let mut push = |spec: InputSpec, out: &mut Vec<InputSpec>| {
-        if seen.insert(spec.display.clone()) {
+        let key = spec
+            .path
+            .as_deref()
+            .and_then(|p| std::fs::canonicalize(p).ok())
+            .map_or_else(
+                || spec.display.clone(),
+                |p| p.to_string_lossy().into_owned(),
+            );
+        if seen.insert(key) {
             out.push(spec);
         }
     };

@@ -463,6 +463,13 @@ pub fn parse_failure_when(v: &Value) -> Result<FailureWhen, String> {
         None => String::new(),
         Some(_) => return Err("`pointer` must be a string (an RFC 6901 JSON Pointer)".into()),
     };
+    if !pointer.is_empty() && !pointer.starts_with('/') && pointer.contains('/') {
+        // A bare name is one top-level key; with a `/` inside it can only be a pointer missing
+        // its leading `/`, which would never match.
+        return Err(format!(
+            "`pointer` {pointer:?} is not a JSON Pointer: one starts with `/` (\"/{pointer}\"); a bare name is read as a single top-level key"
+        ));
+    }
     if pointer.starts_with('/') {
         // RFC 6901: `~` must be followed by 0 or 1.
         let mut chars = pointer.chars().peekable();
