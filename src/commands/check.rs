@@ -156,7 +156,10 @@ pub fn resolve(args: &CheckArgs) -> anyhow::Result<Settings> {
         tools.retain(|spec| {
             let (kind, what) = match spec {
                 SourceSpec::McpStdio(cmd) => ("start", format!("mcp-stdio:{cmd}")),
-                SourceSpec::McpHttp(url) => ("open", format!("mcp-http:{url}")),
+                SourceSpec::McpHttp(url) => (
+                    "open",
+                    format!("mcp-http:{}", sources::http::display_url(url)),
+                ),
                 _ => return true,
             };
             notices.push(format!(

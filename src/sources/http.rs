@@ -57,9 +57,10 @@ pub fn parse_header(s: &str) -> Result<(String, String), String> {
     Ok((name.to_owned(), value.to_owned()))
 }
 
-/// The URL without credentials, for messages and the report.
+/// The URL without credentials, for messages and the report: no userinfo, and every query
+/// value replaced by `…` (`?api_key=…`), since tokens travel there too.
 pub fn display_url(url: &str) -> String {
-    match url.split_once("://") {
+    let without_user = match url.split_once("://") {
         Some((scheme, rest)) => {
             let end = rest.find(['/', '?', '#']).unwrap_or(rest.len());
             match rest[..end].rfind('@') {
@@ -68,7 +69,27 @@ pub fn display_url(url: &str) -> String {
             }
         }
         None => url.to_owned(),
+    };
+    let Some((base, query)) = without_user.split_once('?') else {
+        return without_user;
+    };
+    let (query, fragment) = match query.split_once('#') {
+        Some((q, f)) => (q, Some(f)),
+        None => (query, None),
+    };
+    let redacted: Vec<String> = query
+        .split('&')
+        .map(|pair| match pair.split_once('=') {
+            Some((k, v)) if !v.is_empty() => format!("{k}=…"),
+            _ => pair.to_owned(),
+        })
+        .collect();
+    let mut shown = format!("{base}?{}", redacted.join("&"));
+    if let Some(f) = fragment {
+        shown.push('#');
+        shown.push_str(f);
     }
+    shown
 }
 
 /// List the tools of the MCP server at `url`. `Err` is the message to show.

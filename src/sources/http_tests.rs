@@ -560,7 +560,11 @@ fn headers_and_urls() {
     );
     assert_eq!(
         display_url("https://user:pw@host:1/p?q=1"),
-        "https://host:1/p?q=1"
+        "https://host:1/p?q=…"
+    );
+    assert_eq!(
+        display_url("http://h/mcp?api_key=SECRET&flag&x=#top"),
+        "http://h/mcp?api_key=…&flag&x=#top"
     );
     assert_eq!(display_url("http://host/p@x"), "http://host/p@x");
     let base: Uri = "http://h:3/a/sse?x=1".parse().unwrap();
