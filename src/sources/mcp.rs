@@ -178,6 +178,8 @@ pub fn list_tools<T: Transport + ?Sized>(
         t: transport,
         deadline,
         next_id: 1,
+        chatter: 0,
+        answered: 0,
     };
     let mut server = None;
     let mut protocol = None;
@@ -240,7 +242,17 @@ struct Session<'t, T: ?Sized> {
     t: &'t mut T,
     deadline: Instant,
     next_id: u64,
+    /// Messages received in this listing that were not the answer we waited for.
+    chatter: usize,
+    /// Requests from the server answered in this listing.
+    answered: usize,
 }
+
+/// What one listing may cost: messages that are not our answers (notifications, pings, stray
+/// replies) across the whole listing, and server requests it answers (pings); past the first
+/// the listing fails, past the second requests are ignored.
+const MAX_CHATTER: usize = 10_000;
+const MAX_ANSWERED: usize = 1_000;
 
 impl<T: Transport + ?Sized> Session<'_, T> {
     fn initialize(&mut self) -> Result<Handshake, McpError> {
@@ -369,10 +381,23 @@ impl<T: Transport + ?Sized> Session<'_, T> {
             };
             let mut answer = None;
             for m in batch {
+                let ours =
+                    answer.is_none() && m.get("method").is_none() && m.get("id") == Some(&want);
+                if !ours {
+                    self.chatter += 1;
+                    if self.chatter > MAX_CHATTER {
+                        return Err(err(Failure::Protocol(format!(
+                            "the server sent more than {MAX_CHATTER} messages that were not answers (notifications, pings); a listing does not wait for a flood"
+                        ))));
+                    }
+                }
                 if let Some(method) = m.get("method").and_then(Value::as_str) {
                     // A request from the server (mind falsy ids such as 0); notifications have no id.
                     match m.get("id") {
-                        Some(sid) if !sid.is_null() => self.answer(sid.clone(), method),
+                        Some(sid) if !sid.is_null() && self.answered < MAX_ANSWERED => {
+                            self.answered += 1;
+                            self.answer(sid.clone(), method);
+                        }
                         _ => {}
                     }
                 } else if answer.is_none() && m.get("id") == Some(&want) {

@@ -4,7 +4,7 @@
 //! the parent module's, the conversation is `mcp.rs`'s.
 
 use std::io::{self, BufRead, BufReader, Read, Write};
-use std::sync::mpsc::{self, Receiver, RecvTimeoutError, Sender};
+use std::sync::mpsc::{self, Receiver, RecvTimeoutError, Sender, SyncSender};
 use std::sync::{Arc, Mutex};
 use std::time::Instant;
 
@@ -79,6 +79,9 @@ struct Noise {
 /// Newline-delimited JSON-RPC over any reader and writer (a child's pipes, or in-memory pipes in
 /// tests). A reader thread parses lines and a writer thread writes, so no call blocks past its
 /// deadline.
+/// Messages read from the server and not yet handled.
+const INCOMING_QUEUE: usize = 256;
+
 pub struct LineTransport {
     incoming: Receiver<Incoming>,
     outgoing: Option<Sender<Vec<u8>>>,
@@ -92,7 +95,9 @@ impl LineTransport {
         R: Read + Send + 'static,
         W: Write + Send + 'static,
     {
-        let (in_tx, incoming) = mpsc::channel();
+        // Bounded: a server that floods its stdout fills this queue and then its own pipe,
+        // and waits; memory stays at `INCOMING_QUEUE` messages, never the flood.
+        let (in_tx, incoming) = mpsc::sync_channel(INCOMING_QUEUE);
         let (outgoing, out_rx) = mpsc::channel::<Vec<u8>>();
         let noise = Arc::new(Mutex::new(Noise::default()));
         let seen = Arc::clone(&noise);
@@ -143,7 +148,12 @@ impl LineTransport {
     }
 }
 
-fn read_messages<R: Read>(reader: R, max_line: usize, tx: &Sender<Incoming>, noise: &Mutex<Noise>) {
+fn read_messages<R: Read>(
+    reader: R,
+    max_line: usize,
+    tx: &SyncSender<Incoming>,
+    noise: &Mutex<Noise>,
+) {
     let mut r = BufReader::with_capacity(64 << 10, reader);
     let mut buf = Vec::new();
     loop {
@@ -192,7 +202,13 @@ impl Transport for LineTransport {
     }
 
     fn recv(&mut self, deadline: Instant) -> Result<Value, Failure> {
-        let left = deadline.saturating_duration_since(Instant::now());
+        // The deadline is absolute: past it, queued messages are not read (a chatty server
+        // would otherwise keep a zero-wait receive answering for ever).
+        let now = Instant::now();
+        if now >= deadline {
+            return Err(Failure::Timeout);
+        }
+        let left = deadline - now;
         match self.incoming.recv_timeout(left) {
             Ok(Incoming::Message(v)) => Ok(v),
             Ok(Incoming::TooLarge(n)) => Err(Failure::TooLarge(n)),
