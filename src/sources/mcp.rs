@@ -303,6 +303,7 @@ impl<T: Transport + ?Sized> Session<'_, T> {
         protocol: &Protocol,
     ) -> Result<(Vec<Value>, usize, Option<String>), McpError> {
         let mut tools = Vec::new();
+        let mut bytes: u64 = 0;
         let mut seen = BTreeSet::new();
         let mut cursor: Option<String> = None;
         let mut info = None;
@@ -337,6 +338,15 @@ impl<T: Transport + ?Sized> Session<'_, T> {
             };
             if tools.len() + items.len() > MAX_TOOLS {
                 return Err(bad(format!("the server lists more than {MAX_TOOLS} tools")));
+            }
+            // One budget for the whole listing, the same as for a tools file: 1,000 pages of
+            // 16 MiB each would otherwise be accepted.
+            bytes = bytes.saturating_add(json_len(items));
+            if bytes > super::MAX_TOOLS_FILE {
+                return Err(bad(format!(
+                    "the server's tools come to more than {} MiB over {page} page(s) (the limit for a tools file)",
+                    super::MAX_TOOLS_FILE >> 20
+                )));
             }
             tools.extend(items.iter().cloned());
             match result.get("nextCursor") {
@@ -486,6 +496,23 @@ fn server_info(v: Option<&Value>) -> Option<String> {
 }
 
 /// Collapse whitespace, drop control characters and cut to `max` characters (for messages).
+/// The length of `v` as compact JSON, counted without building the text.
+fn json_len(v: &[Value]) -> u64 {
+    struct Count(u64);
+    impl std::io::Write for Count {
+        fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+            self.0 += buf.len() as u64;
+            Ok(buf.len())
+        }
+        fn flush(&mut self) -> std::io::Result<()> {
+            Ok(())
+        }
+    }
+    let mut c = Count(0);
+    let _ = serde_json::to_writer(&mut c, v);
+    c.0
+}
+
 pub fn one_line(s: &str, max: usize) -> String {
     let mut out = String::new();
     for (i, word) in s.split_whitespace().enumerate() {

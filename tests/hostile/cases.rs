@@ -95,6 +95,7 @@ cases! {
     mcp_bad_pattern => Case::new("mcp-bad-pattern", &["check", "calls.json", "--tools", "mcp-stdio:python3 mcp/server.py bad-pattern", "--mcp-timeout", "5"]);
     // Floods notifications and pings after `initialize`: the listing ends (a bounded queue, an
     // absolute deadline, a message budget) well inside the hang detector, in bounded memory.
+    mcp_big_pages => Case::new("mcp-big-pages", &["check", "calls.json", "--tools", "mcp-stdio:python3 mcp/server.py big-pages", "--mcp-timeout", "20"]);
     mcp_chatty => Case::new("mcp-chatty", &["check", "calls.json", "--tools", "mcp-stdio:python3 mcp/server.py chatty", "--mcp-timeout", "5"]);
     mcp_http_redirect_loop => Case::new("mcp-http-redirect-loop", &["check", "calls.json", "--tools", "mcp-http:{URL}", "--mcp-timeout", "5"]);
     mcp_http_redirect_off_host => Case::new("mcp-http-redirect-off-host", &["check", "calls.json", "--tools", "mcp-http:{URL}", "--mcp-timeout", "5"]);
