@@ -51,6 +51,11 @@ impl SchemaCache {
 /// Compile one schema with the network and the file system out of reach and a linear-time,
 /// size-limited regex engine for `pattern`.
 pub fn compile(schema: &Value) -> Compiled {
+    if ref_chain_too_long(schema) {
+        return Err(format!(
+            "the schema's `$ref` chain is longer than {MAX_REF_CHAIN} links: too deep to compile safely"
+        ));
+    }
     if let Some(uri) = remote_ref(schema, 0) {
         return Err(format!(
             "the schema has a remote `$ref` ({uri}); tracelint never fetches schemas from the network"
@@ -82,6 +87,84 @@ pub fn compile(schema: &Value) -> Compiled {
 
 fn one_line(s: &str) -> String {
     s.split_whitespace().collect::<Vec<_>>().join(" ")
+}
+
+/// The longest chain of local `$ref`s a schema may hold (a reference whose target holds a
+/// reference, …). Compiling follows such a chain by recursion, so a 14,000-link chain (0.5 MB)
+/// overflowed the stack; real schemas nest a handful.
+pub const MAX_REF_CHAIN: usize = 256;
+
+/// Does a chain of local `$ref`s in `schema` run longer than `MAX_REF_CHAIN`? A cycle (a
+/// recursive schema) is fine: the validator resolves it lazily. Each target is scanned once,
+/// and the search itself recurses at most `MAX_REF_CHAIN` deep.
+pub fn ref_chain_too_long(schema: &Value) -> bool {
+    fn refs_in<'v>(v: &'v Value, out: &mut Vec<&'v str>, depth: usize) {
+        if depth > 256 {
+            return;
+        }
+        match v {
+            Value::Object(m) => {
+                for (k, x) in m {
+                    match (k.as_str(), x) {
+                        ("$ref" | "$dynamicRef", Value::String(r)) if r.starts_with('#') => {
+                            out.push(r);
+                        }
+                        _ => refs_in(x, out, depth + 1),
+                    }
+                }
+            }
+            Value::Array(items) => items.iter().for_each(|x| refs_in(x, out, depth + 1)),
+            _ => {}
+        }
+    }
+    fn target<'v>(root: &'v Value, r: &str) -> Option<&'v Value> {
+        let ptr = r.trim_start_matches('#');
+        if ptr.is_empty() {
+            Some(root)
+        } else {
+            root.pointer(ptr)
+        }
+    }
+    // Links from `r` on, capped at MAX_REF_CHAIN + 1 (too long).
+    fn chain<'v>(
+        root: &'v Value,
+        r: &'v str,
+        level: usize,
+        memo: &mut HashMap<&'v str, usize>,
+        on_path: &mut std::collections::HashSet<&'v str>,
+    ) -> usize {
+        if level > MAX_REF_CHAIN {
+            return MAX_REF_CHAIN + 1;
+        }
+        if let Some(&n) = memo.get(r) {
+            return n;
+        }
+        if !on_path.insert(r) {
+            return 0;
+        }
+        let mut next = Vec::new();
+        if let Some(t) = target(root, r) {
+            refs_in(t, &mut next, 0);
+        }
+        let mut longest = 0;
+        for n in next {
+            longest = longest.max(chain(root, n, level + 1, memo, on_path));
+            if longest > MAX_REF_CHAIN {
+                break;
+            }
+        }
+        on_path.remove(r);
+        let n = (longest + 1).min(MAX_REF_CHAIN + 1);
+        memo.insert(r, n);
+        n
+    }
+    let mut starts = Vec::new();
+    refs_in(schema, &mut starts, 0);
+    let mut memo = HashMap::new();
+    let mut on_path = std::collections::HashSet::new();
+    starts
+        .into_iter()
+        .any(|r| chain(schema, r, 0, &mut memo, &mut on_path) > MAX_REF_CHAIN)
 }
 
 /// The first `$ref` in `schema` that points outside the document (`http://`, `https://`,
@@ -229,5 +312,33 @@ mod tests {
         let a = cache.get(&json!({"type": "object"}));
         let b = cache.get(&json!({"type": "object"}));
         assert!(Arc::ptr_eq(&a, &b));
+    }
+
+    #[test]
+    fn ref_chains_are_bounded_and_cycles_are_not_chains() {
+        let chain = |n: usize| {
+            let mut defs = serde_json::Map::new();
+            for i in 0..n {
+                defs.insert(
+                    format!("a{i}"),
+                    json!({"$ref": format!("#/$defs/a{}", i + 1)}),
+                );
+            }
+            defs.insert(format!("a{n}"), json!({"type": "string"}));
+            json!({"properties": {"q": {"$ref": "#/$defs/a0"}}, "$defs": defs})
+        };
+        assert!(!ref_chain_too_long(&chain(MAX_REF_CHAIN - 2)));
+        assert!(ref_chain_too_long(&chain(MAX_REF_CHAIN + 1)));
+        assert!(
+            compile(&chain(MAX_REF_CHAIN + 1))
+                .unwrap_err()
+                .contains("`$ref` chain")
+        );
+        // A recursive schema (a tree) refers to itself: a cycle, compiled lazily, not a chain.
+        let tree = json!({"$defs": {"node": {"type": "object", "properties": {
+            "children": {"type": "array", "items": {"$ref": "#/$defs/node"}}}}},
+            "$ref": "#/$defs/node"});
+        assert!(!ref_chain_too_long(&tree));
+        assert!(compile(&tree).is_ok());
     }
 }

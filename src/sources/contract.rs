@@ -138,6 +138,15 @@ pub(crate) fn check_output_schema(schema: &Value, path: Path) -> Result<(), Bad>
             ),
         ));
     }
+    if crate::rules::context::ref_chain_too_long(schema) {
+        return Err(Bad::new(
+            path,
+            format!(
+                "the output schema's `$ref` chain is longer than {} links: too deep to check safely; {fix}",
+                crate::rules::context::MAX_REF_CHAIN
+            ),
+        ));
+    }
     // The meta-schema check knows the bundled drafts only (and panics on another `$schema`):
     // a schema naming another dialect is left to compile when R10 runs.
     let dialect = schema.get("$schema").and_then(Value::as_str);

@@ -95,6 +95,11 @@ cases! {
     mcp_bad_pattern => Case::new("mcp-bad-pattern", &["check", "calls.json", "--tools", "mcp-stdio:python3 mcp/server.py bad-pattern", "--mcp-timeout", "5"]);
     // Floods notifications and pings after `initialize`: the listing ends (a bounded queue, an
     // absolute deadline, a message budget) well inside the hang detector, in bounded memory.
+    // A 14,000-link `$ref` chain overflowed the validator's stack (exit 134): refused before
+    // compiling, from a tools file and from a server reply alike.
+    ref_chain_input_schema => Case::new("ref-chain-input-schema", &["check", "calls.json", "--tools", "tools-ref-chain.json", "--show-suppressions"]).setup(make::ref_chain);
+    ref_chain_output_schema => Case::new("ref-chain-output-schema", &["check", "calls.json", "--tools", "tools-ref-chain-output.json"]).setup(make::ref_chain);
+    mcp_ref_chain => Case::new("mcp-ref-chain", &["check", "calls.json", "--tools", "mcp-stdio:python3 mcp/server.py ref-chain", "--mcp-timeout", "10", "--show-suppressions"]);
     mcp_big_pages => Case::new("mcp-big-pages", &["check", "calls.json", "--tools", "mcp-stdio:python3 mcp/server.py big-pages", "--mcp-timeout", "20"]);
     mcp_chatty => Case::new("mcp-chatty", &["check", "calls.json", "--tools", "mcp-stdio:python3 mcp/server.py chatty", "--mcp-timeout", "5"]);
     mcp_http_redirect_loop => Case::new("mcp-http-redirect-loop", &["check", "calls.json", "--tools", "mcp-http:{URL}", "--mcp-timeout", "5"]);

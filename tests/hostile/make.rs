@@ -223,3 +223,29 @@ pub(crate) fn runs_with_reports(dir: &Path) {
         &format!("{{\"version\": 1, {tool}, \"run\": {{}}}}\n"),
     );
 }
+
+/// A local `$ref` chain of 14,000 links (about 0.5 MB): `tools-ref-chain.json` as an input
+/// schema, `tools-ref-chain-output.json` as an output schema.
+pub(crate) fn ref_chain(dir: &Path) {
+    let n = 14_000;
+    let defs: Vec<String> = (0..n)
+        .map(|i| format!(r##""a{i}": {{"$ref": "#/$defs/a{}"}}"##, i + 1))
+        .chain(std::iter::once(format!(r#""a{n}": {{"type": "string"}}"#)))
+        .collect();
+    let schema = format!(
+        r##"{{"type": "object", "properties": {{"q": {{"$ref": "#/$defs/a0"}}}}, "$defs": {{{}}}}}"##,
+        defs.join(", ")
+    );
+    write(
+        dir,
+        "tools-ref-chain.json",
+        &format!(r#"{{"tools": [{{"name": "search", "inputSchema": {schema}}}]}}"#),
+    );
+    write(
+        dir,
+        "tools-ref-chain-output.json",
+        &format!(
+            r#"{{"tools": [{{"name": "search", "inputSchema": {{"type": "object"}}, "outputSchema": {schema}}}]}}"#
+        ),
+    );
+}
