@@ -121,6 +121,13 @@ pub fn run(args: &InferArgs) -> anyhow::Result<ExitStatus> {
         eprintln!("{}", reporters::escape::terminal(&issue.to_string()));
     }
     if inferrer.calls() == 0 {
+        let unread = specs.len() - read.len();
+        if unread > 0 {
+            bail!(
+                "nothing to infer: {unread} of {} input(s) could not be read (above), and the rest hold no tool calls",
+                specs.len()
+            );
+        }
         bail!(
             "no tool calls found in {} input(s): nothing to infer",
             read.len()

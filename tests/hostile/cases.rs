@@ -78,6 +78,7 @@ cases! {
     // An output that is an input is refused before anything is read or written (the input is
     // shown unchanged); reports an earlier run saved in a walked directory are skipped.
     output_over_input => Case::new("output-over-input", &["check", "calls.json", "--tools", "tools.json", "--json", "./calls.json"]).grep(&["error", "run_id"]).outputs(&["calls.json"]);
+    infer_truncated => Case::new("infer-truncated", &["infer", "truncated.json", "-o", "inferred.json"]);
     infer_over_input => Case::new("infer-over-input", &["infer", "calls.json", "-o", "calls.json"]).grep(&["error", "run_id"]).outputs(&["calls.json"]);
     reports_in_walked_directory => Case::new("reports-in-walked-directory", &["check", "runs", "--tools", "tools.json"]).setup(make::runs_with_reports);
     symlink_pair => Case::new("symlink-pair", &["check", "a.json"]).setup(make::symlink_pair);
