@@ -10,6 +10,8 @@ use tracelint::cli::{self, Cli};
 use tracelint::exit::ExitStatus;
 
 fn main() -> ExitCode {
+    // SIGTERM and SIGHUP end a run that started `mcp-stdio:` servers after killing them.
+    tracelint::sources::stdio::end_on_signals();
     let args = cli::with_implicit_check(std::env::args_os().collect());
     let cli = match Cli::try_parse_from(args) {
         Ok(cli) => cli,

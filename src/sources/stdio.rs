@@ -146,13 +146,17 @@ impl StdioServer {
             })
             .and_then(|_| LineTransport::new(stdout, stdin, max_line));
         match started {
-            Ok(lines) => Ok(StdioServer {
-                child,
-                lines,
-                stderr: tail,
-                stderr_done,
-                finished: false,
-            }),
+            Ok(lines) => {
+                install_signal_handler();
+                running::add(child.id());
+                Ok(StdioServer {
+                    child,
+                    lines,
+                    stderr: tail,
+                    stderr_done,
+                    finished: false,
+                })
+            }
             Err(e) => {
                 kill_now(&mut child);
                 Err(format!("cannot start server threads: {e}"))
@@ -258,6 +262,77 @@ impl StdioServer {
         // anything left in the group is an orphan-to-be.
         signal_group(&mut self.child, Signal::Kill);
         let _ = self.child.wait();
+        running::remove(self.child.id());
+    }
+}
+
+/// The process groups of the servers running now, so that a run ended by a signal (SIGTERM
+/// from CI, SIGHUP) kills them instead of leaving them behind (`kill_running`).
+mod running {
+    use std::sync::Mutex;
+
+    static GROUPS: Mutex<Vec<u32>> = Mutex::new(Vec::new());
+
+    pub(super) fn add(id: u32) {
+        if let Ok(mut g) = GROUPS.lock() {
+            g.push(id);
+        }
+    }
+
+    pub(super) fn remove(id: u32) {
+        if let Ok(mut g) = GROUPS.lock() {
+            g.retain(|x| *x != id);
+        }
+    }
+
+    pub(super) fn all() -> Vec<u32> {
+        GROUPS.lock().map(|g| g.clone()).unwrap_or_default()
+    }
+}
+
+/// Set by the binary (`end_on_signals`): the first server started installs the handler.
+static END_ON_SIGNALS: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+
+/// Ask that SIGTERM and SIGHUP (a CI job cancelled, a terminal closed), once a server has been
+/// started, kill every running server's group and end the process with the shell's code for
+/// that signal (143, 129). Only a run that starts a server gets the handler thread (a thread
+/// costs an allocator arena, and the hostile suite holds runs to 512 MiB of address space).
+pub fn end_on_signals() {
+    END_ON_SIGNALS.store(true, std::sync::atomic::Ordering::Relaxed);
+}
+
+fn install_signal_handler() {
+    #[cfg(unix)]
+    {
+        static ONCE: std::sync::Once = std::sync::Once::new();
+        if !END_ON_SIGNALS.load(std::sync::atomic::Ordering::Relaxed) {
+            return;
+        }
+        ONCE.call_once(|| {
+            use signal_hook::consts::{SIGHUP, SIGTERM};
+            if let Ok(mut signals) = signal_hook::iterator::Signals::new([SIGTERM, SIGHUP]) {
+                let _ = std::thread::Builder::new()
+                    .name("signals".into())
+                    .spawn(move || {
+                        if let Some(sig) = signals.forever().next() {
+                            kill_running();
+                            std::process::exit(128 + sig);
+                        }
+                    });
+            }
+        });
+    }
+}
+
+/// SIGKILL the process group of every server still running (each was started in its own group,
+/// so this reaches the children of `npx`, `uvx` and `sh -c` wrappers too).
+pub fn kill_running() {
+    #[cfg(unix)]
+    for id in running::all() {
+        use rustix::process::{Pid, Signal as S, kill_process_group};
+        if let Some(pid) = i32::try_from(id).ok().and_then(Pid::from_raw) {
+            let _ = kill_process_group(pid, S::KILL);
+        }
     }
 }
 

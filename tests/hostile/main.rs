@@ -12,6 +12,7 @@ mod cases;
 mod make;
 mod net;
 mod pipes;
+mod signals;
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
@@ -98,6 +99,43 @@ fn keep(text: &str, grep: &[&str]) -> String {
         .collect()
 }
 
+/// Wait for `child`; one still running after `HANG_LIMIT` is hung: killed, and the test fails.
+pub(crate) fn wait_or_hang(
+    child: &mut std::process::Child,
+    what: &str,
+) -> std::process::ExitStatus {
+    let start = Instant::now();
+    loop {
+        if let Some(s) = child.try_wait().unwrap() {
+            return s;
+        }
+        if start.elapsed() > HANG_LIMIT {
+            let _ = child.kill();
+            let _ = child.wait();
+            panic!("{what}: still running after {HANG_LIMIT:?}: hung, killed");
+        }
+        std::thread::sleep(Duration::from_millis(5));
+    }
+}
+
+/// Processes other than tracelint whose command line holds `marker` (a zombie is dead already).
+pub(crate) fn alive(marker: &str) -> usize {
+    std::fs::read_dir("/proc")
+        .unwrap()
+        .filter_map(|e| {
+            let dir = e.ok()?.path();
+            let cmdline = std::fs::read(dir.join("cmdline")).ok()?;
+            let stat = std::fs::read_to_string(dir.join("stat")).ok()?;
+            let zombie = stat
+                .rsplit_once(')')
+                .is_some_and(|(_, rest)| rest.trim_start().starts_with('Z'));
+            let argv0 = cmdline.split(|b| *b == 0).next().unwrap_or_default();
+            let ours = String::from_utf8_lossy(argv0).contains("tracelint");
+            (!zombie && !ours && String::from_utf8_lossy(&cmdline).contains(marker)).then_some(())
+        })
+        .count()
+}
+
 /// Run one case and snapshot its outcome.
 pub(crate) fn run(case: &Case) {
     let dir = tempfile::tempdir().unwrap();
@@ -145,21 +183,7 @@ pub(crate) fn run(case: &Case) {
         let mut b = Vec::new();
         std::io::Read::read_to_end(&mut err, &mut b).map(|_| b)
     });
-    let start = Instant::now();
-    let status = loop {
-        if let Some(s) = child.try_wait().unwrap() {
-            break s;
-        }
-        if start.elapsed() > HANG_LIMIT {
-            let _ = child.kill();
-            let _ = child.wait();
-            panic!(
-                "{}: still running after {HANG_LIMIT:?}: hung, killed",
-                case.name
-            );
-        }
-        std::thread::sleep(Duration::from_millis(5));
-    };
+    let status = wait_or_hang(&mut child, case.name);
     let stdout = String::from_utf8_lossy(&out.join().unwrap().unwrap()).into_owned();
     let stderr = String::from_utf8_lossy(&err.join().unwrap().unwrap()).into_owned();
     let mut shown = format!(

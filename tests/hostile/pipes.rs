@@ -4,9 +4,6 @@
 
 use std::io::{BufRead, BufReader};
 use std::process::{Command, Stdio};
-use std::time::{Duration, Instant};
-
-use super::HANG_LIMIT;
 
 #[test]
 fn a_closed_stdout_pipe_keeps_the_decided_exit_code() {
@@ -42,16 +39,6 @@ fn a_closed_stdout_pipe_keeps_the_decided_exit_code() {
         .unwrap();
     assert!(first.contains("R1"), "{first}");
     // The reader is dropped here: every later write meets a closed pipe.
-    let start = Instant::now();
-    let status = loop {
-        if let Some(s) = child.try_wait().unwrap() {
-            break s;
-        }
-        if start.elapsed() > HANG_LIMIT {
-            let _ = child.kill();
-            panic!("still running after {HANG_LIMIT:?} with its reader gone: hung");
-        }
-        std::thread::sleep(Duration::from_millis(10));
-    };
+    let status = super::wait_or_hang(&mut child, "check with its reader gone");
     assert_eq!(status.code(), Some(2), "{status}");
 }
