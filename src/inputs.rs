@@ -17,6 +17,9 @@ pub struct InputSpec {
     pub path: Option<PathBuf>,
     /// Found by walking a directory (not named explicitly): a tools file there is skipped.
     pub walked: bool,
+    /// The file's resolved path (symlinks, `.` and `..` followed), when it exists: what tells
+    /// two spellings of one file apart from two files.
+    pub resolved: Option<PathBuf>,
 }
 
 /// Extensions a directory walk picks up.
@@ -32,15 +35,15 @@ pub fn expand(args: &[String]) -> (Vec<InputSpec>, Vec<InputIssue>) {
     let mut seen = BTreeSet::new();
     // One file under two spellings (`a.json`, `./a.json`, `/abs/a.json`, a symlink) is one
     // input: keyed by its resolved path, shown as first named.
-    let mut push = |spec: InputSpec, out: &mut Vec<InputSpec>| {
-        let key = spec
+    let mut push = |mut spec: InputSpec, out: &mut Vec<InputSpec>| {
+        spec.resolved = spec
             .path
             .as_deref()
-            .and_then(|p| std::fs::canonicalize(p).ok())
-            .map_or_else(
-                || spec.display.clone(),
-                |p| p.to_string_lossy().into_owned(),
-            );
+            .and_then(|p| std::fs::canonicalize(p).ok());
+        let key = spec.resolved.as_deref().map_or_else(
+            || spec.display.clone(),
+            |p| p.to_string_lossy().into_owned(),
+        );
         if seen.insert(key) {
             out.push(spec);
         }
@@ -52,6 +55,7 @@ pub fn expand(args: &[String]) -> (Vec<InputSpec>, Vec<InputIssue>) {
                     display: "-".into(),
                     path: None,
                     walked: false,
+                    resolved: None,
                 },
                 &mut out,
             );
@@ -75,6 +79,7 @@ pub fn expand(args: &[String]) -> (Vec<InputSpec>, Vec<InputIssue>) {
                         display: display(&p),
                         path: Some(p),
                         walked: true,
+                        resolved: None,
                     },
                     &mut out,
                 );
@@ -85,6 +90,7 @@ pub fn expand(args: &[String]) -> (Vec<InputSpec>, Vec<InputIssue>) {
                     display: display(path),
                     path: Some(path.to_path_buf()),
                     walked: false,
+                    resolved: None,
                 },
                 &mut out,
             );
@@ -112,6 +118,7 @@ pub fn expand(args: &[String]) -> (Vec<InputSpec>, Vec<InputIssue>) {
                                 display: display(&p),
                                 path: Some(p),
                                 walked: true,
+                                resolved: None,
                             },
                             &mut out,
                         );
@@ -279,9 +286,9 @@ pub fn output_over_input<'a>(
         };
         Some(std::fs::canonicalize(parent).ok()?.join(p.file_name()?))
     };
-    let ins: Vec<(PathBuf, &str)> = inputs
+    let ins: Vec<(&Path, &str)> = inputs
         .iter()
-        .filter_map(|i| Some((resolve(i.path.as_deref()?)?, i.display.as_str())))
+        .filter_map(|i| Some((i.resolved.as_deref()?, i.display.as_str())))
         .collect();
     outputs.iter().find_map(|(flag, out)| {
         let o = resolve(out)?;
