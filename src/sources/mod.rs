@@ -296,6 +296,12 @@ pub fn load_file(path: &Path, display: &str) -> Result<ToolRegistry, SourceError
         return Err(unreadable(format!("larger than {MAX_TOOLS_FILE} bytes")));
     }
     let text = String::from_utf8(bytes).map_err(|_| unreadable("not UTF-8 text".into()))?;
+    if text.trim().is_empty() {
+        // An empty file (or a named pipe nobody wrote to) is not "invalid JSON at 1:0".
+        return Err(unreadable(
+            "it is empty (a tools file holds `{\"tools\": [...]}`)".into(),
+        ));
+    }
     file::parse_tools_str(&text, display)
 }
 
