@@ -251,6 +251,10 @@ pub struct CheckArgs {
     #[arg(long, value_name = "N", help_heading = "Output")]
     pub sarif_max_results: Option<usize>,
 
+    /// Most findings a report lists [default: 100000; JSON Lines, which `report` merges: no cap]; past it candidates are left out first, then hard events, then hard defects, each latest first (said in the report). The counts and the exit code always cover every finding. 0: no cap.
+    #[arg(long, value_name = "N", help_heading = "Output")]
+    pub max_findings: Option<usize>,
+
     /// Show candidates in text output (JSON always carries them).
     #[arg(long, help_heading = "Output")]
     pub include_candidates: bool,

@@ -18,6 +18,7 @@ use crate::sources::builtin::codex::{Choice, CodexTools};
 use crate::sources::builtin::gemini::GeminiTools;
 use crate::sources::builtin::{Agent, ClaudeCodeTools};
 
+pub(crate) mod listing;
 mod outline;
 
 /// A built-in registry built once per run: the agent's capture it was built from.
@@ -669,6 +670,12 @@ impl ReportBuilder {
     /// The report so far (inputs, issues; findings only when kept).
     pub fn report(&self) -> &Report {
         &self.report
+    }
+
+    /// Keep only the outlines `keep` says (those of traces whose findings are all left out of a
+    /// capped listing go).
+    pub fn retain_outlines(&mut self, mut keep: impl FnMut(&Outline) -> bool) {
+        self.report.outlines.retain(|o| keep(o));
     }
 
     /// Mark an input partial (a record could not be read).

@@ -19,6 +19,7 @@ use crate::config::{self, Config};
 use crate::exit::ExitStatus;
 use crate::finding::{InputIssue, RuleId, Tier};
 use crate::inputs::{self, InputSpec};
+use crate::lint::listing::Listing;
 use crate::lint::{Linter, ReportBuilder, Settle, TraceLint};
 use crate::model::{ToolRegistry, Trace};
 use crate::reporters::paths::PathBase;
@@ -619,7 +620,7 @@ pub fn run(args: &CheckArgs) -> anyhow::Result<ExitStatus> {
     let settings = resolve(args)?;
     let mut linter = linter(&settings, !settings.text.quiet)?;
     let cwd = std::env::current_dir().context("cannot read the working directory")?;
-    let mut baseline = match &settings.baseline {
+    let baseline = match &settings.baseline {
         Some(b) => Some(BaselineRun::open(
             &b.path,
             &cwd,
@@ -665,46 +666,29 @@ pub fn run(args: &CheckArgs) -> anyhow::Result<ExitStatus> {
         .build()
         .context("cannot start worker threads")?;
     let defer_otel = specs.len() > 1;
-    if settings.output == OutputFormat::Text
-        && args.json.is_none()
-        && args.sarif.is_none()
-        && args.html.is_none()
-        && args.text.is_none()
-    {
-        let run = Run {
-            args,
-            settings: &settings,
-            linter: &linter,
-            pool: &pool,
-            specs: &specs,
-            defer_otel,
-        };
-        return run.stream(expand_issues, baseline);
-    }
-    let mut builder = ReportBuilder::new();
-    if baseline.is_some() {
-        builder.keep_details();
-    }
-    lint_all(
-        &settings,
-        &linter,
-        &pool,
-        &specs,
-        expand_issues,
-        args.parse_only,
-        &mut builder,
-    );
-    let settle = Settle::new(
-        &settings.config.ignores,
-        settings.fail_on,
-        builder.excerpt_budget(),
-    )
-    .report_only(settings.report_only)
-    .with_baseline(baseline.as_mut());
-    let mut report = builder.finish_with(settle);
-    settle_baseline(&mut report, baseline, settings.report_only)?;
-    render_all(args, &settings, &report, &cwd)?;
-    Ok(report.exit)
+    let full = settings.output != OutputFormat::Text
+        || args.json.is_some()
+        || args.sarif.is_some()
+        || args.html.is_some()
+        || args.text.is_some();
+    let cap = match args.max_findings {
+        Some(0) => None,
+        Some(n) => Some(n),
+        None if settings.output == OutputFormat::JsonLines => None,
+        None => Some(crate::lint::listing::DEFAULT_MAX_FINDINGS),
+    };
+    let run = Run {
+        args,
+        settings: &settings,
+        linter: &linter,
+        pool: &pool,
+        specs: &specs,
+        defer_otel,
+        cwd: &cwd,
+        full,
+        cap,
+    };
+    run.stream(expand_issues, baseline)
 }
 
 /// The settings' notices and the tools sources' notes on stderr (`notes`: not `--quiet`), then
@@ -982,6 +966,11 @@ struct Run<'a> {
     pool: &'a rayon::ThreadPool,
     specs: &'a [InputSpec],
     defer_otel: bool,
+    cwd: &'a Path,
+    /// Whole reports (JSON, SARIF, HTML, GitHub, side outputs) rather than text on stdout alone.
+    full: bool,
+    /// `--max-findings`.
+    cap: Option<usize>,
 }
 
 /// What arrived for one input and is not written yet.
@@ -1002,9 +991,9 @@ struct Pending {
 struct Writer<'w> {
     builder: ReportBuilder,
     settle: Settle<'w>,
-    /// Settled findings the text shows, in report order.
-    shown: Vec<crate::finding::Finding>,
-    /// Show candidates.
+    /// Settled findings the report lists (at most `--max-findings`).
+    listing: Listing,
+    /// Keep candidates (text output hides them unless asked).
     include_candidates: bool,
     /// Run ids of traces that are not `agent_progress` mirrors, over every input so far.
     originals: HashSet<String>,
@@ -1017,12 +1006,25 @@ impl Writer<'_> {
         findings.sort_by(|a, b| a.sort_key().cmp(&b.sort_key()));
         let path = self.builder.path_of(input).to_owned();
         self.settle.batch(&mut findings, &path);
-        let include = self.include_candidates;
-        self.shown.extend(
-            findings
-                .into_iter()
-                .filter(|f| include || f.tier != Tier::Candidate),
-        );
+        for f in findings {
+            if self.include_candidates || f.tier != Tier::Candidate {
+                self.listing.offer(f);
+            }
+        }
+        // Outlines of traces whose findings all went past the cap are dropped now and then, so
+        // they stay bounded by the cap too.
+        if let Some(cap) = self.listing.cap()
+            && self.listing.omitted() > 0
+            && self.builder.report().outlines.len() > 2 * cap + 1024
+        {
+            self.drop_unlisted_outlines();
+        }
+    }
+
+    fn drop_unlisted_outlines(&mut self) {
+        let kept = self.listing.kept_runs();
+        self.builder
+            .retain_outlines(|o| kept.contains(&(o.input, o.run_id.as_str())));
     }
 
     /// Everything left of a finished input: its outcome, its unwritten traces (plus `merged`
@@ -1054,10 +1056,8 @@ impl Run<'_> {
         expand_issues: Vec<InputIssue>,
         mut baseline: Option<BaselineRun>,
     ) -> anyhow::Result<ExitStatus> {
-        let stdout = std::io::stdout();
-        let mut out = std::io::BufWriter::new(super::PipeSafe::new(stdout.lock()));
         let mut builder = ReportBuilder::new();
-        if !self.settings.text.show_suppressions {
+        if !self.full && !self.settings.text.show_suppressions {
             builder.count_suppressions_only();
         }
         // A baseline matches counts over a whole input: its findings are settled in one batch.
@@ -1075,8 +1075,8 @@ impl Run<'_> {
         let mut w = Writer {
             builder,
             settle,
-            shown: Vec::new(),
-            include_candidates: self.settings.text.include_candidates,
+            listing: Listing::new(self.cap),
+            include_candidates: self.full || self.settings.text.include_candidates,
             originals: HashSet::new(),
         };
         for issue in expand_issues {
@@ -1184,17 +1184,31 @@ impl Run<'_> {
         for issue in nothing_linted(&w.builder) {
             w.builder.issue(issue);
         }
+        if w.listing.omitted() > 0 {
+            w.drop_unlisted_outlines();
+        }
         let Writer {
-            builder,
+            mut builder,
             settle,
-            shown,
+            listing,
             ..
         } = w;
+        let cap = listing.cap().unwrap_or(usize::MAX);
+        let (listed, cut) = listing.finish();
+        for (input, offered, out) in cut {
+            builder.note(input, crate::lint::listing::note(cap, offered, out));
+        }
         let mut report = builder.finish_settled(settle);
         settle_baseline(&mut report, baseline, self.settings.report_only)?;
-        report.findings = shown;
-        reporters::text::render(&report, self.settings.text, &mut out)?;
-        out.flush()?;
+        report.findings = listed;
+        if self.full {
+            render_all(self.args, self.settings, &report, self.cwd)?;
+        } else {
+            let stdout = std::io::stdout();
+            let mut out = std::io::BufWriter::new(super::PipeSafe::new(stdout.lock()));
+            reporters::text::render(&report, self.settings.text, &mut out)?;
+            out.flush()?;
+        }
         Ok(report.exit)
     }
 }

@@ -744,8 +744,10 @@ impl Page {
 
 /// Render any page.
 pub fn render_page(page: &Page, out: &mut dyn Write) -> io::Result<()> {
-    let html = page.render().map_err(io::Error::other)?;
-    out.write_all(html.as_bytes())
+    // Written as it renders: a page of many findings is never held whole as well.
+    let mut out = io::BufWriter::with_capacity(1 << 16, out);
+    page.write_into(&mut out)?;
+    out.flush()
 }
 
 /// Render the HTML report of a `check` run.

@@ -104,5 +104,8 @@ cases! {
     mcp_big_pages => Case::new("mcp-big-pages", &["check", "calls.json", "--tools", "mcp-stdio:python3 mcp/server.py big-pages", "--mcp-timeout", "20"]);
     mcp_chatty => Case::new("mcp-chatty", &["check", "calls.json", "--tools", "mcp-stdio:python3 mcp/server.py chatty", "--mcp-timeout", "5"]);
     mcp_http_redirect_loop => Case::new("mcp-http-redirect-loop", &["check", "calls.json", "--tools", "mcp-http:{URL}", "--mcp-timeout", "5"]);
+    // 100,000 findings: the report lists at most `--max-findings` (hard defects first), says
+    // so, and its counts and exit code cover them all; memory follows the cap, not the count.
+    many_findings => Case::new("many-findings", &["check", "many-findings.jsonl", "--tools", "tools.json", "--output-format", "json", "--max-findings", "1000", "--html", "many.html"]).setup(make::many_findings).grep(&["not listed", "\"hard_defect\": ", "\"candidate\": ", "\"rule\": \"R7\""]).outputs(&["many.html"]);
     mcp_http_redirect_off_host => Case::new("mcp-http-redirect-off-host", &["check", "calls.json", "--tools", "mcp-http:{URL}", "--mcp-timeout", "5"]);
 }

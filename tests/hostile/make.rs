@@ -249,3 +249,16 @@ pub(crate) fn ref_chain(dir: &Path) {
         ),
     );
 }
+
+/// `many-findings.jsonl`: 50,000 traces, each with a call that breaks its schema (a hard defect
+/// apiece) and an unknown tool: more findings than the report may list.
+pub(crate) fn many_findings(dir: &Path) {
+    let mut text = String::new();
+    for i in 0..50_000 {
+        text.push_str(&format!(
+            r#"{{"run_id": "r{i}", "steps": [{{"type": "tool_call", "call_id": "c1", "name": "search", "args": {{"q": {i}}}}}, {{"type": "tool_result", "call_id": "c1", "content": "hit", "status": "ok"}}, {{"type": "tool_call", "call_id": "c2", "name": "serach", "args": {{"q": "x"}}}}]}}"#
+        ));
+        text.push('\n');
+    }
+    write(dir, "many-findings.jsonl", &text);
+}
