@@ -322,6 +322,66 @@ fn trace_format(path: &str) -> Option<&'static str> {
     })
 }
 
+/// Which OTel traces wait for the end of the run, to be merged with parts of the same trace
+/// from other inputs.
+#[derive(Clone, Copy)]
+pub(crate) struct OtelHold<'a> {
+    /// Several inputs are read (one alone has nothing to merge with).
+    several: bool,
+    /// The trace ids found in more than one input, when every input was indexed up front (a
+    /// first pass over span files): only their traces wait. `None`: every trace with an id
+    /// waits.
+    shared: Option<&'a HashSet<String>>,
+}
+
+impl OtelHold<'_> {
+    fn holds(&self, trace: &Trace) -> bool {
+        let Some(id) = trace.attribute(otel::TRACE_ID) else {
+            return false;
+        };
+        self.several && self.shared.is_none_or(|s| s.contains(id))
+    }
+}
+
+/// When every input (two or more) is a span file on disk, the trace ids found in more than one
+/// of them (the OTel reader's first pass, run over each file up front): the traces of every
+/// other id are linted and freed as their file is read instead of waiting for the last file.
+/// `None` when any input is something else, or cannot be indexed cleanly.
+fn shared_trace_ids(
+    specs: &[InputSpec],
+    settings: &Settings,
+    pool: &rayon::ThreadPool,
+) -> Option<HashSet<String>> {
+    if specs.len() < 2 || !matches!(settings.input_format, None | Some(InputFormat::Otel)) {
+        return None;
+    }
+    let open = |spec: &InputSpec| {
+        let path = spec.path.as_deref()?;
+        let file = inputs::open_file(path).ok()?;
+        (!inputs::is_pipe(&file)).then_some(file)
+    };
+    let spans = |spec: &InputSpec| open(spec).is_some_and(otel::looks_like_spans);
+    if !specs.iter().all(spans) {
+        return None;
+    }
+    let keys: Vec<Option<Vec<String>>> = pool.install(|| {
+        specs
+            .par_iter()
+            .map(|spec| otel::trace_keys(open(spec)?, settings.limits))
+            .collect()
+    });
+    let mut seen: HashSet<String> = HashSet::new();
+    let mut shared = HashSet::new();
+    for file_keys in keys {
+        for k in file_keys? {
+            if !seen.insert(k.clone()) {
+                shared.insert(k);
+            }
+        }
+    }
+    Some(shared)
+}
+
 /// What one input produced.
 struct InputResult {
     outcome: ReadOutcome,
@@ -340,7 +400,7 @@ struct InputResult {
 struct Sink<'a, 's> {
     linter: &'a Linter,
     parse_only: bool,
-    defer_otel: bool,
+    defer_otel: OtelHold<'a>,
     result: InputResult,
     /// Streaming: linted traces and issues go to the writer (with this input's index) instead
     /// of into `result`.
@@ -383,7 +443,7 @@ fn lint_one(linter: &Linter, parse_only: bool, trace: &Trace) -> TraceLint {
 impl<'a> Emit for Sink<'a, '_> {
     fn trace(&mut self, trace: Trace) {
         use std::sync::atomic::Ordering;
-        if self.defer_otel && trace.attribute(otel::TRACE_ID).is_some() {
+        if self.defer_otel.holds(&trace) {
             self.result.deferred.push(trace);
             return;
         }
@@ -417,7 +477,7 @@ impl<'a> Emit for Sink<'a, '_> {
     fn issue(&mut self, issue: InputIssue) {
         // An empty input among others is a note, not an input error (all empty: see
         // `no_trace_at_all`).
-        if self.defer_otel && issue.line == 0 && issue.message == adapters::EMPTY_FILE {
+        if self.defer_otel.several && issue.line == 0 && issue.message == adapters::EMPTY_FILE {
             self.result.empty = true;
             return;
         }
@@ -439,7 +499,7 @@ fn read_input(
     settings: &Settings,
     linter: &Linter,
     parse_only: bool,
-    defer_otel: bool,
+    defer_otel: OtelHold<'_>,
     events: Option<(usize, &Sender<Event>)>,
     last_input: bool,
 ) -> InputResult {
@@ -475,7 +535,7 @@ impl<'a, 's> Sink<'a, 's> {
     fn new(
         linter: &'a Linter,
         parse_only: bool,
-        defer_otel: bool,
+        defer_otel: OtelHold<'a>,
         events: Option<(usize, &'a Sender<Event>)>,
         in_flight: &'a std::sync::atomic::AtomicUsize,
         scope: Option<&'s rayon::Scope<'a>>,
@@ -665,7 +725,11 @@ pub fn run(args: &CheckArgs) -> anyhow::Result<ExitStatus> {
         .num_threads(threads)
         .build()
         .context("cannot start worker threads")?;
-    let defer_otel = specs.len() > 1;
+    let shared_ids = shared_trace_ids(&specs, &settings, &pool);
+    let defer_otel = OtelHold {
+        several: specs.len() > 1,
+        shared: shared_ids.as_ref(),
+    };
     let full = settings.output != OutputFormat::Text
         || args.json.is_some()
         || args.sarif.is_some()
@@ -728,7 +792,10 @@ pub fn lint_all(
     parse_only: bool,
     builder: &mut ReportBuilder,
 ) {
-    let defer_otel = specs.len() > 1;
+    let defer_otel = OtelHold {
+        several: specs.len() > 1,
+        shared: None,
+    };
     let mut results: Vec<InputResult> = pool.install(|| {
         specs
             .par_iter()
@@ -965,7 +1032,7 @@ struct Run<'a> {
     linter: &'a Linter,
     pool: &'a rayon::ThreadPool,
     specs: &'a [InputSpec],
-    defer_otel: bool,
+    defer_otel: OtelHold<'a>,
     cwd: &'a Path,
     /// Whole reports (JSON, SARIF, HTML, GitHub, side outputs) rather than text on stdout alone.
     full: bool,

@@ -264,6 +264,54 @@ pub fn parse_seekable<R: Read + Seek>(
     );
 }
 
+/// Whether a file's first record looks like OTel spans (an OTLP JSON document, or a first line
+/// that is a span or a batch of spans): cheap, for deciding whether `trace_keys` is worth a
+/// pass. `false` when unsure.
+pub fn looks_like_spans<R: Read>(file: R) -> bool {
+    let mut first = Vec::new();
+    if BufReader::new(file.take(1 << 20))
+        .read_until(b'\n', &mut first)
+        .is_err()
+    {
+        return false;
+    }
+    if is_otlp_prefix(&first) {
+        return true;
+    }
+    let text = first.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(&first);
+    serde_json::from_slice::<Value>(text).is_ok_and(|v| sniff(&v) >= 8)
+}
+
+/// The trace ids of a span file, as the trace keys `parse_seekable` groups by (the first pass
+/// alone: record positions are not kept). `None` when the file is not read cleanly, holds no
+/// span, or holds a span without a trace id: then nothing can be said about which traces it
+/// continues.
+pub fn trace_keys<R: Read + Seek>(mut file: R, limits: Limits) -> Option<Vec<String>> {
+    let layout = first_line_is_a_record(&mut file, limits.max_record).ok()??;
+    file.seek(SeekFrom::Start(0)).ok()?;
+    let mut keys: std::collections::HashSet<String> = std::collections::HashSet::new();
+    let mut clean = true;
+    scan::scan(
+        BufReader::with_capacity(256 << 10, &mut file),
+        "",
+        layout,
+        limits.max_record,
+        1,
+        &mut |f| match f {
+            Found::Record(_, bytes) => match spans::trace_key(bytes) {
+                Ok(Some(k)) if !k.is_empty() => {
+                    if !keys.contains(&k) {
+                        keys.insert(k);
+                    }
+                }
+                _ => clean = false,
+            },
+            Found::Issue(_) => clean = false,
+        },
+    );
+    (clean && !keys.is_empty()).then(|| keys.into_iter().collect())
+}
+
 /// `Lines` when the first line holds one complete JSON object (as `parse_reader` decides), else
 /// `Document`; `None` for an empty file.
 fn first_line_is_a_record<R: Read>(file: &mut R, max: usize) -> std::io::Result<Option<Layout>> {
