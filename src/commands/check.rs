@@ -59,6 +59,8 @@ pub struct Settings {
     pub report_only: bool,
     /// The baseline in force (`--baseline`, or the config's `baseline`).
     pub baseline: Option<BaselineSettings>,
+    /// `--expect FILE`s (rule E1), read with the config's `[[expect]]` tables by `linter`.
+    pub expect: Vec<std::path::PathBuf>,
 }
 
 /// The baseline a run uses.
@@ -205,6 +207,7 @@ pub fn resolve(args: &CheckArgs) -> anyhow::Result<Settings> {
         mcp,
         report_only,
         baseline,
+        expect: args.expect.clone(),
     })
 }
 
@@ -726,10 +729,27 @@ pub fn linter(settings: &Settings, notes: bool) -> anyhow::Result<Linter> {
         settings.selection,
         RuleSettings {
             closed_toolset: settings.closed_toolset,
+            expectations: expectations(settings)?,
         },
     );
     linter.follow = follow_builtin;
     Ok(linter)
+}
+
+/// The expectations E1 checks: the config's `[[expect]]` tables, then each `--expect FILE`;
+/// `None` when there are none. A malformed file is an error (exit 3) at its line.
+fn expectations(
+    settings: &Settings,
+) -> anyhow::Result<Option<std::sync::Arc<crate::expect::ExpectFile>>> {
+    let mut all = settings.config.expect.clone();
+    for path in &settings.expect {
+        let file = crate::expect::ExpectFile::from_path(path)?;
+        match &mut all {
+            Some(a) => a.extend(file),
+            None => all = Some(file),
+        }
+    }
+    Ok(all.map(std::sync::Arc::new))
 }
 
 /// Read and lint every input into `builder`, keeping every finding (the whole-report path;

@@ -524,7 +524,7 @@ fn absent(f: &CallFilter, j: &Judged, trace: &Trace) -> Vec<Miss> {
     match j.no.first() {
         Some((step, why)) => vec![Miss {
             message: format!(
-                "no call to {} was made: the closest call fails: {why}",
+                "no call to {} was made: the closest call fails a condition",
                 describe(f)
             ),
             step: Some(*step),

@@ -237,13 +237,29 @@ impl ExpectFile {
     /// paths.
     #[allow(clippy::should_implement_trait)]
     pub fn from_str(text: &str, path: &str) -> Result<Self, ExpectError> {
-        parse::parse_file(text, path)
+        let base = std::path::Path::new(path)
+            .parent()
+            .unwrap_or(std::path::Path::new(""));
+        parse::parse_file(text, path, base)
+    }
+
+    /// Parse expectations text shown as `shown` in messages, whose `reference` paths resolve
+    /// against `base`.
+    pub fn from_text_at(
+        text: &str,
+        shown: &str,
+        base: &std::path::Path,
+    ) -> Result<Self, ExpectError> {
+        parse::parse_file(text, shown, base)
     }
 
     /// The `[[expect]]` tables of a `tracelint.toml` (or `[tool.tracelint]` in a
     /// `pyproject.toml`); `None` when it has none.
     pub fn from_config_text(text: &str, path: &str) -> Result<Option<Self>, ExpectError> {
-        parse::parse_config(text, path)
+        let base = std::path::Path::new(path)
+            .parent()
+            .unwrap_or(std::path::Path::new(""));
+        parse::parse_config(text, path, base)
     }
 
     /// Add another file's expectations after these.

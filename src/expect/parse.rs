@@ -151,6 +151,8 @@ struct Here<'a> {
     text: &'a str,
     path: &'a str,
     index: LineIndex,
+    /// The folder `reference` paths resolve against.
+    base: &'a Path,
 }
 
 impl Here<'_> {
@@ -184,11 +186,12 @@ impl Here<'_> {
     }
 }
 
-pub(super) fn parse_file(text: &str, path: &str) -> Result<ExpectFile, ExpectError> {
+pub(super) fn parse_file(text: &str, path: &str, base: &Path) -> Result<ExpectFile, ExpectError> {
     let here = Here {
         text,
         path,
         index: LineIndex::new(text),
+        base,
     };
     let raw: RawFile = toml::from_str(text).map_err(|e| here.toml(&e))?;
     if raw.expect.is_empty() {
@@ -200,11 +203,16 @@ pub(super) fn parse_file(text: &str, path: &str) -> Result<ExpectFile, ExpectErr
     build(raw.expect, &here)
 }
 
-pub(super) fn parse_config(text: &str, path: &str) -> Result<Option<ExpectFile>, ExpectError> {
+pub(super) fn parse_config(
+    text: &str,
+    path: &str,
+    base: &Path,
+) -> Result<Option<ExpectFile>, ExpectError> {
     let here = Here {
         text,
         path,
         index: LineIndex::new(text),
+        base,
     };
     let raw: RawConfig = toml::from_str(text).map_err(|e| here.toml(&e))?;
     let list = raw
@@ -605,8 +613,7 @@ fn trajectory(raw: &RawExpect, here: &Here<'_>) -> Result<Trajectory, ExpectErro
             (calls, None)
         }
         (None, Some(r)) => {
-            let base = Path::new(here.path).parent().unwrap_or(Path::new(""));
-            let file = base.join(r.get_ref());
+            let file = here.base.join(r.get_ref());
             let traces = crate::load_traces(&file).map_err(|e| {
                 here.err(
                     r.span(),

@@ -202,3 +202,57 @@ fn unrecorded_arguments_make_a_trajectory_undecidable_not_failed() {
     let e = one("trajectory = [{tool = \"a\", args = {n = 1}}]\nargs = \"ignore\"\n");
     assert!(e.evaluate(&t).is_met());
 }
+
+/// Acceptance 2: every assertion kind met, not met and (where it reads a result) undecidable, in
+/// native, OpenAI, Claude Code and OTel input (`fixtures/rules/e1`, written by scripts/e1-cases).
+#[test]
+fn every_kind_in_every_format() {
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/rules/e1");
+    let file = ExpectFile::from_path(&dir.join("expect.toml")).unwrap();
+    let kinds: Vec<&str> = file.expectations.iter().map(|e| e.id.as_str()).collect();
+    assert_eq!(
+        kinds,
+        [
+            "called",
+            "not-called",
+            "count",
+            "before",
+            "after",
+            "final-answer",
+            "trajectory",
+            "reference"
+        ]
+    );
+    let reads_results = |id: &str| !matches!(id, "trajectory" | "reference");
+    let mut checked = 0;
+    for (variant, stem) in [
+        ("good", "pass_good"),
+        ("bad", "fail_bad"),
+        ("noresult", "suppressed_noresult"),
+    ] {
+        for ext in ["json", "openai.json", "claude.jsonl", "otel.json"] {
+            let path = dir.join(format!("{stem}.{ext}"));
+            let traces = crate::load_traces(&path).unwrap_or_else(|e| panic!("{e}"));
+            assert_eq!(traces.len(), 1, "{}", path.display());
+            let t = &traces[0];
+            assert_eq!(t.call_count(), 2, "{}", path.display());
+            for e in &file.expectations {
+                let v = e.evaluate(t);
+                let want = match variant {
+                    "good" => "met",
+                    "bad" => "not met",
+                    _ if reads_results(&e.id) => "undecidable",
+                    _ => "met",
+                };
+                let got = match &v {
+                    Verdict::Met => "met",
+                    Verdict::NotMet { .. } => "not met",
+                    Verdict::Undecidable(_) => "undecidable",
+                };
+                assert_eq!(got, want, "{} / {}: {v:?}", path.display(), e.id);
+                checked += 1;
+            }
+        }
+    }
+    assert_eq!(checked, 3 * 4 * 8);
+}
