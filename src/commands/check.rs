@@ -682,7 +682,9 @@ pub fn run(args: &CheckArgs) -> anyhow::Result<ExitStatus> {
             specs: &specs,
             defer_otel,
         };
-        return run.stream(expand_issues, baseline);
+        let exit = run.stream(expand_issues, baseline);
+        unused_expectations(&linter);
+        return exit;
     }
     let mut builder = ReportBuilder::new();
     if baseline.is_some() {
@@ -707,7 +709,31 @@ pub fn run(args: &CheckArgs) -> anyhow::Result<ExitStatus> {
     let mut report = builder.finish_with(settle);
     settle_baseline(&mut report, baseline, settings.report_only)?;
     render_all(args, &settings, &report, &cwd)?;
+    unused_expectations(&linter);
     Ok(report.exit)
+}
+
+/// Say on stderr which expectations selected no trace: they checked nothing, and a gate that
+/// checked nothing must not pass in silence.
+#[allow(clippy::print_stderr)]
+fn unused_expectations(linter: &Linter) {
+    let settings = &linter.run.settings;
+    let Some(file) = &settings.expectations else {
+        return;
+    };
+    for (e, used) in file
+        .expectations
+        .iter()
+        .zip(settings.expectations_used.iter())
+    {
+        if !used.load(std::sync::atomic::Ordering::Relaxed) {
+            eprintln!(
+                "warning: {}: expectation `{}` selected no trace, so it checked nothing (its `path` / `run_id` match no input)",
+                crate::reporters::escape::terminal(&e.declared_at),
+                crate::reporters::escape::terminal(&e.id)
+            );
+        }
+    }
 }
 
 /// The settings' notices and the tools sources' notes on stderr (`notes`: not `--quiet`), then
@@ -724,14 +750,19 @@ pub fn linter(settings: &Settings, notes: bool) -> anyhow::Result<Linter> {
             eprintln!("note: {n}");
         }
     }
-    let mut linter = Linter::new(
-        given,
-        settings.selection,
+    let mut linter = Linter::new(given, settings.selection, {
+        let expectations = expectations(settings)?;
+        let n = expectations.as_ref().map_or(0, |e| e.expectations.len());
         RuleSettings {
             closed_toolset: settings.closed_toolset,
-            expectations: expectations(settings)?,
-        },
-    );
+            expectations,
+            expectations_used: std::sync::Arc::new(
+                (0..n)
+                    .map(|_| std::sync::atomic::AtomicBool::new(false))
+                    .collect(),
+            ),
+        }
+    });
     linter.follow = follow_builtin;
     Ok(linter)
 }

@@ -197,6 +197,9 @@ pub struct RuleSettings {
     pub closed_toolset: bool,
     /// `--expect FILE` and the config's `[[expect]]` tables: what E1 checks (`None`: E1 idles).
     pub expectations: Option<Arc<crate::expect::ExpectFile>>,
+    /// One flag per expectation, set when it selected a trace (an expectation that selected
+    /// none checked nothing, and `check` says so).
+    pub expectations_used: Arc<Vec<std::sync::atomic::AtomicBool>>,
 }
 
 /// Per-run context, shared across traces and threads.

@@ -48,7 +48,15 @@ impl Rule for ExpectationNotMet {
             return;
         };
         let trace = cx.trace;
-        for (e, verdict) in file.evaluate(trace) {
+        let used = &cx.run.settings.expectations_used;
+        for (i, e) in file.expectations.iter().enumerate() {
+            if !e.selects(trace) {
+                continue;
+            }
+            if let Some(flag) = used.get(i) {
+                flag.store(true, std::sync::atomic::Ordering::Relaxed);
+            }
+            let verdict = e.evaluate(trace);
             let name = format!("expectation `{}` ({})", e.id, e.declared_at);
             match verdict {
                 Verdict::Met => out.count(true),
