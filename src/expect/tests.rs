@@ -201,6 +201,9 @@ fn unrecorded_arguments_make_a_trajectory_undecidable_not_failed() {
     assert!(matches!(e.evaluate(&t), Verdict::Undecidable(_)));
     let e = one("trajectory = [{tool = \"a\", args = {n = 1}}]\nargs = \"ignore\"\n");
     assert!(e.evaluate(&t).is_met());
+    // A call of a tool the reference never names is extra whatever its arguments were.
+    let e = one("trajectory = [{tool = \"b\", args = {n = 1}}]\nmatch = \"unordered\"\n");
+    assert!(matches!(e.evaluate(&t), Verdict::NotMet { .. }));
 }
 
 /// Acceptance 2: every assertion kind met, not met and (where it reads a result) undecidable, in
