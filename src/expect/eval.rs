@@ -563,14 +563,6 @@ fn first_unknown(j: &Judged) -> Verdict {
 
 fn assertion(check: &Check, trace: &Trace) -> Verdict {
     let pairing = Pairing::new(trace);
-    let calls_of = |tool: &str| -> Vec<usize> {
-        trace
-            .steps
-            .iter()
-            .filter(|s| s.as_call().is_some_and(|c| c.name == tool))
-            .map(|s| s.index)
-            .collect()
-    };
     match check {
         Check::Called(f) => {
             let j = judge_all(f, trace, &pairing);
@@ -658,24 +650,28 @@ fn assertion(check: &Check, trace: &Trace) -> Verdict {
                     first_unknown(&j)
                 };
             };
-            match calls_of(other).into_iter().find(|&s| s < first) {
-                None => Verdict::Met,
+            let o = judge_all(other, trace, &pairing);
+            match o.yes.iter().copied().find(|&s| s < first) {
                 Some(early) => {
+                    // An undecidable call before it may have been the one that came first.
                     if j.unknown.iter().any(|(s, _)| *s < early) {
                         return first_unknown(&j);
                     }
                     not_met(vec![Miss {
                         message: format!(
-                            "the order broke: `{other}` ran at step {early}, before any {}",
+                            "the order broke: {} ran at step {early}, before any {}",
+                            describe(other),
                             describe(filter)
                         ),
                         step: Some(early),
-                        expected: Some(format!("{} before `{other}`", describe(filter))),
+                        expected: Some(format!("{} before {}", describe(filter), describe(other))),
                         actual: actual_at(trace, early),
                         differences: Vec::new(),
                         related: vec![first],
                     }])
                 }
+                None if o.unknown.iter().any(|(s, _)| *s < first) => first_unknown(&o),
+                None => Verdict::Met,
             }
         }
         Check::After { filter, other } => {
@@ -687,26 +683,28 @@ fn assertion(check: &Check, trace: &Trace) -> Verdict {
                     first_unknown(&j)
                 };
             };
-            let prior = calls_of(other).into_iter().find(|&s| s < first);
-            match prior {
-                Some(_) => Verdict::Met,
-                None => {
-                    if j.unknown.iter().any(|(s, _)| *s < first) {
-                        return first_unknown(&j);
-                    }
-                    not_met(vec![Miss {
-                        message: format!(
-                            "the order broke: {} ran at step {first} with no `{other}` before it",
-                            describe(filter)
-                        ),
-                        step: Some(first),
-                        expected: Some(format!("{} after `{other}`", describe(filter))),
-                        actual: actual_at(trace, first),
-                        differences: Vec::new(),
-                        related: Vec::new(),
-                    }])
-                }
+            let o = judge_all(other, trace, &pairing);
+            if o.yes.iter().any(|&s| s < first) {
+                return Verdict::Met;
             }
+            if o.unknown.iter().any(|(s, _)| *s < first) {
+                return first_unknown(&o);
+            }
+            if j.unknown.iter().any(|(s, _)| *s < first) {
+                return first_unknown(&j);
+            }
+            not_met(vec![Miss {
+                message: format!(
+                    "the order broke: {} ran at step {first} with no {} before it",
+                    describe(filter),
+                    describe(other)
+                ),
+                step: Some(first),
+                expected: Some(format!("{} after {}", describe(filter), describe(other))),
+                actual: actual_at(trace, first),
+                differences: Vec::new(),
+                related: o.yes.first().copied().into_iter().collect(),
+            }])
         }
         Check::Trajectory(_) | Check::FinalAnswer(_) => unreachable!("handled by `evaluate`"),
     }

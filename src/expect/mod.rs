@@ -76,19 +76,19 @@ pub enum Check {
         /// Most allowed (inclusive).
         at_most: Option<u64>,
     },
-    /// A matching call happens, and before every call of `other`.
+    /// A matching call happens, and before every call matching `other`.
     Before {
         /// The call that must come first.
         filter: CallFilter,
-        /// The tool it must precede.
-        other: String,
+        /// The calls it must precede.
+        other: CallFilter,
     },
-    /// A matching call happens, and only after a call of `other`.
+    /// A matching call happens, and only after a call matching `other`.
     After {
         /// The call that must come later.
         filter: CallFilter,
-        /// The tool that must precede it.
-        other: String,
+        /// The call that must precede it.
+        other: CallFilter,
     },
     /// Conditions on the final answer (all must hold).
     FinalAnswer(Vec<Condition>),

@@ -102,14 +102,32 @@ struct RawExpect {
     at_least: Option<Spanned<i64>>,
     #[serde(alias = "at-most")]
     at_most: Option<Spanned<i64>>,
-    before: Option<Spanned<String>>,
-    after: Option<Spanned<String>>,
+    before: Option<Spanned<RawOther>>,
+    after: Option<Spanned<RawOther>>,
     #[serde(rename = "where")]
     where_args: Option<Vec<Spanned<toml::Value>>>,
     result: Option<Vec<Spanned<toml::Value>>>,
     status: Option<Spanned<String>>,
     #[serde(alias = "final-answer", alias = "final")]
     final_answer: Option<Vec<Spanned<toml::Value>>>,
+}
+
+/// The other call of `before` / `after`: a tool name, or a table with conditions.
+#[derive(Deserialize)]
+#[serde(untagged)]
+enum RawOther {
+    Tool(String),
+    Call(RawOtherCall),
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawOtherCall {
+    tool: String,
+    #[serde(rename = "where")]
+    where_args: Option<Vec<toml::Value>>,
+    result: Option<Vec<toml::Value>>,
+    status: Option<String>,
 }
 
 #[derive(Deserialize)]
@@ -292,6 +310,60 @@ fn conditions(
             })
         })
         .collect()
+}
+
+/// One condition, already parsed into a JSON value.
+fn condition(json: serde_json::Value, key: &str) -> Result<Condition, String> {
+    let predicate = crate::sources::file::parse_failure_when(&json)
+        .map_err(|m| format!("a `{key}` condition {m}"))?;
+    Ok(Condition {
+        text: condition_text(&json),
+        predicate,
+    })
+}
+
+fn status_of(s: &str) -> Result<ResultStatus, String> {
+    match s {
+        "ok" => Ok(ResultStatus::Ok),
+        "error" => Ok(ResultStatus::Error),
+        other => Err(format!(
+            "unknown `status` {other:?} (expected \"ok\" or \"error\")"
+        )),
+    }
+}
+
+/// The other call of `before` / `after`; its errors are at the key's span.
+fn other_call(
+    raw: &Spanned<RawOther>,
+    key: &str,
+    here: &Here<'_>,
+) -> Result<CallFilter, ExpectError> {
+    let err = |m: String| here.err(raw.span(), format!("`{key}`: {m}"));
+    let conds =
+        |list: &Option<Vec<toml::Value>>, what: &str| -> Result<Vec<Condition>, ExpectError> {
+            list.iter()
+                .flatten()
+                .map(|v| {
+                    let json = serde_json::to_value(v).map_err(|e| err(e.to_string()))?;
+                    condition(json, what).map_err(err)
+                })
+                .collect()
+        };
+    match raw.get_ref() {
+        RawOther::Tool(t) if !t.trim().is_empty() => Ok(CallFilter {
+            tool: t.clone(),
+            args: Vec::new(),
+            result: Vec::new(),
+            status: None,
+        }),
+        RawOther::Call(c) if !c.tool.trim().is_empty() => Ok(CallFilter {
+            tool: c.tool.clone(),
+            args: conds(&c.where_args, "where")?,
+            result: conds(&c.result, "result")?,
+            status: c.status.as_deref().map(status_of).transpose().map_err(err)?,
+        }),
+        _ => Err(err("must name a tool: `\"tool\"` or `{ tool = \"…\", where = […], result = […], status = \"ok\" }`".into())),
+    }
 }
 
 /// `/order_ref equals "ord_7Hk2Qp"`: how a condition reads in a message.
@@ -542,11 +614,11 @@ fn expectation(
                     }
                     (Some(b), None) => Check::Before {
                         filter,
-                        other: b.get_ref().clone(),
+                        other: other_call(b, "before", here)?,
                     },
                     (None, Some(a)) => Check::After {
                         filter,
-                        other: a.get_ref().clone(),
+                        other: other_call(a, "after", here)?,
                     },
                     (None, None) => Check::Called(filter),
                 },
@@ -697,6 +769,12 @@ mod tests {
                 .contains("several kinds")
         );
         assert!(err("").contains("no `[[expect]]` table"));
+        assert_eq!(
+            err(
+                "[[expect]]\nwhy = \"x\"\ncalled = \"a\"\nbefore = { tool = \"b\", where = [{ pointer = \"/x\", eq = 1 }] }\n"
+            ),
+            "expect.toml:4:10: `before`: a `where` condition unknown key `eq` (expected `pointer` and one of `in`, `equals`, `exists`, `contains`, `matches`)"
+        );
         assert!(err("[[expect]]\nwhy = \"x\"\ncount = \"a\"\n").contains("needs `exactly`"));
         assert!(
             err("[[expect]]\nwhy = \"x\"\ncalled = \"a\"\ntier = \"fatal\"\n")

@@ -155,6 +155,19 @@ fn assertions_are_tri_state() {
     assert!(!met("called = \"cancel_order\"\nbefore = \"get_order\"\n").is_met());
     assert!(met("called = \"cancel_order\"\nafter = \"get_order\"\n").is_met());
     assert!(met("not_called = \"refund\"\n").is_met());
+    // The other call may carry conditions: the lookup came before cancelling B, not A.
+    let v = met(
+        "called = \"get_order\"\nbefore = { tool = \"cancel_order\", where = [{pointer = \"/id\", equals = \"A\"}] }\n",
+    );
+    assert!(v.is_met(), "{v:?}");
+    let v = met(
+        "called = \"cancel_order\"\nwhere = [{pointer = \"/id\", equals = \"B\"}]\nafter = { tool = \"cancel_order\", result = [{pointer = \"/cancelled\", equals = true}] }\n",
+    );
+    assert!(v.is_met(), "{v:?}");
+    // No failed cancel came before the lookup.
+    let v =
+        met("called = \"get_order\"\nafter = { tool = \"cancel_order\", status = \"error\" }\n");
+    assert!(!v.is_met(), "{v:?}");
     let v = met("not_called = \"cancel_order\"\nwhere = [{pointer = \"/id\", equals = \"A\"}]\n");
     assert_eq!(misses(&v)[0].step, Some(2));
     assert!(
