@@ -282,3 +282,48 @@ fn the_readme_example_parses() {
     let f = ExpectFile::from_str(block, "README.md").unwrap_or_else(|e| panic!("{e}"));
     assert_eq!(f.expectations.len(), 3);
 }
+
+#[test]
+fn past_the_optimal_bound_the_verdict_stays_exact_and_says_so() {
+    // 150 reference calls and 150 run calls of one tool: 300 > HUNGARIAN_MAX.
+    let n = 150;
+    let calls: Vec<String> = (0..n)
+        .map(|i| format!("{{tool = \"f\", args = {{i = {i}}}}}"))
+        .collect();
+    let toml = format!(
+        "trajectory = [{}]\nmatch = \"unordered\"\n",
+        calls.join(", ")
+    );
+    let e = one(&toml);
+    // The run makes them in reverse order: a valid pairing, found by the maximum matching.
+    let run: Vec<(&str, Value, Option<Value>)> =
+        (0..n).rev().map(|i| ("f", json!({"i": i}), None)).collect();
+    assert!(e.evaluate(&trace(&run)).is_met());
+    // One call off: not met, with the disclosure.
+    let mut off = run.clone();
+    off[0].1 = json!({"i": 9999});
+    match e.evaluate(&trace(&off)) {
+        Verdict::NotMet { misses, note } => {
+            assert_eq!(misses.len(), 2, "one missing, one extra: {misses:#?}");
+            assert!(
+                note.unwrap()
+                    .contains("past the optimal matcher's bound of 256")
+            );
+        }
+        v => panic!("{v:?}"),
+    }
+}
+
+#[test]
+fn past_the_strict_bound_the_expectation_is_undecidable() {
+    let n = 2001;
+    let calls: Vec<String> = (0..n).map(|_| "{tool = \"f\"}".to_owned()).collect();
+    let e = one(&format!("trajectory = [{}]\n", calls.join(", ")));
+    let run: Vec<(&str, Value, Option<Value>)> = (0..n).map(|_| ("f", json!({}), None)).collect();
+    match e.evaluate(&trace(&run)) {
+        Verdict::Undecidable(u) => {
+            assert!(u.reason.contains("strict matcher's bound"), "{}", u.reason)
+        }
+        v => panic!("{v:?}"),
+    }
+}
