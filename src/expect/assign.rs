@@ -11,6 +11,9 @@ pub const HUNGARIAN_MAX: usize = 256;
 /// Largest expected × actual grid `align` fills (one byte per cell for the way back).
 pub const ALIGN_MAX_CELLS: usize = 4_000_000;
 
+/// Most (expected, actual) pairs of one tool `max_matching` is given past the Hungarian's bound.
+pub const MATCHING_MAX_PAIRS: usize = 1_000_000;
+
 /// A minimum-cost perfect assignment of a square `n × n` matrix (`cost[row][col]`): the column
 /// given to each row. Costs must be finite and small enough that n of them sum in an `i64`.
 pub fn hungarian(cost: &[Vec<i64>]) -> Vec<usize> {
@@ -85,7 +88,18 @@ pub fn hungarian(cost: &[Vec<i64>]) -> Vec<usize> {
 pub fn max_matching(adj: &[Vec<usize>], right: usize) -> Vec<Option<usize>> {
     let mut match_right: Vec<Option<usize>> = vec![None; right];
     let mut match_left: Vec<Option<usize>> = vec![None; adj.len()];
+    // A greedy start: most calls pair with the first free one they accept (runs of identical
+    // calls all do), so few searches remain.
+    for (l, edges) in adj.iter().enumerate() {
+        if let Some(&r) = edges.iter().find(|&&r| match_right[r].is_none()) {
+            match_right[r] = Some(l);
+            match_left[l] = Some(r);
+        }
+    }
     for start in 0..adj.len() {
+        if match_left[start].is_some() {
+            continue;
+        }
         let mut seen = vec![false; right];
         // Depth-first search for an augmenting path: (left node, next edge to try).
         let mut stack: Vec<(usize, usize)> = vec![(start, 0)];

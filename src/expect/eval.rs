@@ -334,6 +334,16 @@ fn trajectory(t: &Trajectory, trace: &Trace) -> Verdict {
                     }
                 }
                 lone_a.extend((0..na).filter(|&c| !taken[c]).map(|c| acts[c]));
+            } else if es.len().saturating_mul(acts.len()) > assign::MATCHING_MAX_PAIRS {
+                return undecidable(
+                    format!(
+                        "`{tool}` has {} reference and {} actual calls: past the matcher's bound of {} pairs",
+                        es.len(),
+                        acts.len(),
+                        assign::MATCHING_MAX_PAIRS
+                    ),
+                    None,
+                );
             } else {
                 let adj: Vec<Vec<usize>> = es
                     .iter()
@@ -413,7 +423,7 @@ fn holds(c: &Condition, v: &Value) -> bool {
 }
 
 fn judge(f: &CallFilter, trace: &Trace, pairing: &Pairing, step: usize) -> Tri {
-    let Some(call) = trace.steps[step].as_call() else {
+    let Some(call) = trace.steps.get(step).and_then(|s| s.as_call()) else {
         return Tri::No("not a call".into());
     };
     let mut unknown = None;
@@ -430,7 +440,7 @@ fn judge(f: &CallFilter, trace: &Trace, pairing: &Pairing, step: usize) -> Tri {
     if !f.result.is_empty() || f.status.is_some() {
         let result = pairing
             .result_for(step)
-            .and_then(|r| trace.steps[r].as_result());
+            .and_then(|r| trace.steps.get(r)?.as_result());
         match result {
             None => {
                 unknown.get_or_insert_with(|| {
@@ -514,7 +524,7 @@ fn describe(f: &CallFilter) -> String {
 }
 
 fn actual_at(trace: &Trace, step: usize) -> Option<String> {
-    let c = trace.steps[step].as_call()?;
+    let c = trace.steps.get(step)?.as_call()?;
     Some(match &c.args {
         Args::Known(v) => show_call(&c.name, Some(v)),
         _ => format!("{} (arguments not recorded)", c.name),

@@ -702,6 +702,16 @@ fn trajectory(raw: &RawExpect, here: &Here<'_>) -> Result<Trajectory, ExpectErro
                     ),
                 ));
             };
+            if trace.call_count() > MAX_REF_CALLS {
+                return Err(here.err(
+                    r.span(),
+                    format!(
+                        "the reference {} has {} calls: more than the {MAX_REF_CALLS} a reference may hold",
+                        file.display(),
+                        trace.call_count()
+                    ),
+                ));
+            }
             let calls: Vec<RefCall> = trace
                 .steps
                 .iter()
