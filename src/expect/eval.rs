@@ -53,6 +53,8 @@ pub struct Miss {
     pub differences: Vec<String>,
     /// Other steps involved (the earlier call an ordering is measured against).
     pub related: Vec<usize>,
+    /// The top-level arguments that differ (`order_ref`), for `[[ignore]]`'s `field`.
+    pub fields: Vec<String>,
 }
 
 /// Why an expectation cannot be decided on a trace.
@@ -208,6 +210,11 @@ fn mismatch(t: &Trajectory, e: usize, a: &Call<'_>, cmp: &PairCmp) -> Miss {
         actual: Some(show_actual(a)),
         differences: cmp.diffs.iter().map(ToString::to_string).collect(),
         related: Vec::new(),
+        fields: cmp
+            .diffs
+            .iter()
+            .map(|d| d.key.trim_start_matches('/').to_owned())
+            .collect(),
     }
 }
 
@@ -235,6 +242,7 @@ fn trajectory(t: &Trajectory, trace: &Trace) -> Verdict {
             actual: None,
             differences: Vec::new(),
             related: Vec::new(),
+            fields: Vec::new(),
         }
     };
     let extra = |a: &Call<'_>, ordered: bool| Miss {
@@ -251,6 +259,7 @@ fn trajectory(t: &Trajectory, trace: &Trace) -> Verdict {
         actual: Some(show_actual(a)),
         differences: Vec::new(),
         related: Vec::new(),
+        fields: Vec::new(),
     };
     if t.mode == MatchMode::Strict {
         let cmp = |e: usize, a: usize| {
@@ -544,6 +553,7 @@ fn absent(f: &CallFilter, j: &Judged, trace: &Trace) -> Vec<Miss> {
             actual: actual_at(trace, *step),
             differences: vec![why.clone()],
             related: j.no.iter().skip(1).map(|(s, _)| *s).collect(),
+            fields: Vec::new(),
         }],
         None => vec![Miss {
             message: format!("`{}` was never called", f.tool),
@@ -552,6 +562,7 @@ fn absent(f: &CallFilter, j: &Judged, trace: &Trace) -> Vec<Miss> {
             actual: None,
             differences: Vec::new(),
             related: Vec::new(),
+            fields: Vec::new(),
         }],
     }
 }
@@ -597,6 +608,7 @@ fn assertion(check: &Check, trace: &Trace) -> Verdict {
                             actual: actual_at(trace, s),
                             differences: Vec::new(),
                             related: Vec::new(),
+                            fields: Vec::new(),
                         })
                         .collect(),
                 )
@@ -648,6 +660,7 @@ fn assertion(check: &Check, trace: &Trace) -> Verdict {
                     actual: step.and_then(|s| actual_at(trace, s)),
                     differences: Vec::new(),
                     related: j.yes.iter().copied().filter(|s| Some(*s) != step).collect(),
+                    fields: Vec::new(),
                 }])
             }
         }
@@ -678,6 +691,7 @@ fn assertion(check: &Check, trace: &Trace) -> Verdict {
                         actual: actual_at(trace, early),
                         differences: Vec::new(),
                         related: vec![first],
+                        fields: Vec::new(),
                     }])
                 }
                 None if o.unknown.iter().any(|(s, _)| *s < first) => first_unknown(&o),
@@ -714,6 +728,7 @@ fn assertion(check: &Check, trace: &Trace) -> Verdict {
                 actual: actual_at(trace, first),
                 differences: Vec::new(),
                 related: o.yes.first().copied().into_iter().collect(),
+                fields: Vec::new(),
             }])
         }
         Check::Trajectory(_) | Check::FinalAnswer(_) => unreachable!("handled by `evaluate`"),
@@ -757,6 +772,7 @@ fn final_answer(conds: &[Condition], trace: &Trace) -> Verdict {
                 actual: Some(values::short(&value)),
                 differences: Vec::new(),
                 related: Vec::new(),
+                fields: Vec::new(),
             })
             .collect(),
     )

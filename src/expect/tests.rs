@@ -99,6 +99,7 @@ fn the_optimal_assignment_reports_one_mismatch_where_greedy_reports_two() {
     assert_eq!(m.len(), 1, "{m:#?}");
     assert_eq!(m[0].step, Some(1));
     assert_eq!(m[0].differences, ["`/x` expected 1, got 9"]);
+    assert_eq!(m[0].fields, ["x"]);
     assert_eq!(m[0].expected.as_deref(), Some("f {\"x\":1,\"y\":2}"));
     assert_eq!(m[0].actual.as_deref(), Some("f {\"x\":9,\"y\":2}"));
 }

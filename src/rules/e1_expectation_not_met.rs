@@ -120,6 +120,8 @@ impl Rule for ExpectationNotMet {
                         .into();
                     }
                     f.signal = Some(signal(e));
+                    f.field = first.fields.first().cloned();
+                    f.fields = first.fields.clone();
                     f.help = Some(format!("see {}: {}", e.declared_at, e.why));
                     f.details = details(&misses, note.as_deref());
                     let mut seen = vec![step.index];
