@@ -297,6 +297,10 @@ pub struct CheckArgs {
     #[arg(long, alias = "warn-only", help_heading = "Rules")]
     pub exit_zero: bool,
 
+    /// Check the run against the expectations in FILE (reference trajectories and assertions, rule E1; `tracelint explain E1`); may repeat, and adds to the config's `[[expect]]` tables.
+    #[arg(long = "expect", value_name = "FILE", help_heading = "Rules")]
+    pub expect: Vec<PathBuf>,
+
     /// Accept the findings recorded in FILE and fail only on new ones; also fail (exit 1) when a rule checks less than it did (default: the config's `baseline`).
     #[arg(long, value_name = "FILE", help_heading = "Baseline")]
     pub baseline: Option<PathBuf>,

@@ -40,6 +40,8 @@ pub enum RuleId {
     R12,
     /// Off-limits source.
     R13,
+    /// Expectation not met.
+    E1,
 }
 
 impl RuleId {
@@ -59,6 +61,7 @@ impl RuleId {
         RuleId::R11,
         RuleId::R12,
         RuleId::R13,
+        RuleId::E1,
     ];
 
     /// The id as written (`R2a`).
@@ -78,6 +81,7 @@ impl RuleId {
             RuleId::R11 => "R11",
             RuleId::R12 => "R12",
             RuleId::R13 => "R13",
+            RuleId::E1 => "E1",
         }
     }
 
@@ -129,6 +133,8 @@ pub enum FindingType {
     UnresolvedSideEffect,
     /// R13.
     OffLimitsSource,
+    /// E1.
+    ExpectationNotMet,
 }
 
 impl FindingType {
@@ -149,6 +155,7 @@ impl FindingType {
             FindingType::ContractDrift => "contract_drift",
             FindingType::UnresolvedSideEffect => "unresolved_side_effect",
             FindingType::OffLimitsSource => "off_limits_source",
+            FindingType::ExpectationNotMet => "expectation_not_met",
         }
     }
 }

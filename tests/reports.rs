@@ -73,6 +73,17 @@ fn json_reports_validate_against_the_schema() {
             "--output-format",
             "json",
         ],
+        // Expectations (E1): every kind met, not met and undecidable, in four input formats.
+        &[
+            "check",
+            "fixtures/rules/e1",
+            "--tools",
+            "fixtures/rules/e1/tools.json",
+            "--expect",
+            "fixtures/rules/e1/expect.toml",
+            "--output-format",
+            "json",
+        ],
     ];
     let mut rules_seen = std::collections::BTreeSet::new();
     for args in runs {
@@ -97,7 +108,7 @@ fn json_reports_validate_against_the_schema() {
             rules_seen.insert(f["rule"].as_str().unwrap().to_owned());
         }
     }
-    for id in ["R8", "R9", "R10", "R11", "R12", "R13"] {
+    for id in ["R8", "R9", "R10", "R11", "R12", "R13", "E1"] {
         assert!(rules_seen.contains(id), "no {id} finding in any report");
     }
 }
@@ -189,4 +200,43 @@ fn color_always_paints_and_never_does_not() {
     assert!(on.stdout.contains(&0x1b), "no ANSI with --color always");
     let off = tracelint(&[&args[..], &["--color", "never"]].concat());
     assert!(!off.stdout.contains(&0x1b));
+}
+
+#[test]
+fn the_html_and_sarif_reports_show_expectations() {
+    let args = |format: &'static str| {
+        [
+            "check",
+            "fixtures/rules/e1/fail_bad.json",
+            "fixtures/rules/e1/suppressed_noresult.json",
+            "--tools",
+            "fixtures/rules/e1/tools.json",
+            "--expect",
+            "fixtures/rules/e1/expect.toml",
+            "--select",
+            "E1",
+            "--output-format",
+            format,
+        ]
+    };
+    let out = tracelint(&args("html"));
+    assert_eq!(out.status.code(), Some(2));
+    let html = String::from_utf8(out.stdout).unwrap();
+    assert!(html.contains("E1") && html.contains("expectation_not_met"));
+    // The diff: the expected value and the one the run used.
+    assert!(html.contains("ord_7Hk2Qp") && html.contains("ord_STALE9"));
+    // The undecidable expectations are disclosed.
+    assert!(html.contains("cannot decide expectation"), "{html}");
+    let out = tracelint(&args("sarif"));
+    let log: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let results = log["runs"][0]["results"].as_array().unwrap();
+    let e1: Vec<_> = results.iter().filter(|r| r["ruleId"] == "E1").collect();
+    assert!(
+        e1.iter().any(|r| r.get("suppressions").is_none()),
+        "findings"
+    );
+    let rules = log["runs"][0]["tool"]["driver"]["rules"]
+        .as_array()
+        .unwrap();
+    assert!(rules.iter().any(|r| r["id"] == "E1"));
 }

@@ -60,6 +60,8 @@ pub struct Settings {
     pub report_only: bool,
     /// The baseline in force (`--baseline`, or the config's `baseline`).
     pub baseline: Option<BaselineSettings>,
+    /// `--expect FILE`s (rule E1), read with the config's `[[expect]]` tables by `linter`.
+    pub expect: Vec<std::path::PathBuf>,
 }
 
 /// The baseline a run uses.
@@ -206,6 +208,7 @@ pub fn resolve(args: &CheckArgs) -> anyhow::Result<Settings> {
         mcp,
         report_only,
         baseline,
+        expect: args.expect.clone(),
     })
 }
 
@@ -752,7 +755,36 @@ pub fn run(args: &CheckArgs) -> anyhow::Result<ExitStatus> {
         full,
         cap,
     };
-    run.stream(expand_issues, baseline)
+    let exit = run.stream(expand_issues, baseline);
+    unused_expectations(&linter);
+    exit
+}
+
+/// Say on stderr which expectations selected no trace: they checked nothing, and a gate that
+/// checked nothing must not pass in silence.
+#[allow(clippy::print_stderr)]
+fn unused_expectations(linter: &Linter) {
+    let settings = &linter.run.settings;
+    let Some(file) = &settings.expectations else {
+        return;
+    };
+    if !linter.selection.contains(RuleId::E1) {
+        // `--select`/`--ignore` left E1 out: no expectation was checked, by request.
+        return;
+    }
+    for (e, used) in file
+        .expectations
+        .iter()
+        .zip(settings.expectations_used.iter())
+    {
+        if !used.load(std::sync::atomic::Ordering::Relaxed) {
+            eprintln!(
+                "warning: {}: expectation `{}` selected no trace, so it checked nothing (its `path` / `run_id` match no input)",
+                crate::reporters::escape::terminal(&e.declared_at),
+                crate::reporters::escape::terminal(&e.id)
+            );
+        }
+    }
 }
 
 /// The settings' notices and the tools sources' notes on stderr (`notes`: not `--quiet`), then
@@ -769,15 +801,37 @@ pub fn linter(settings: &Settings, notes: bool) -> anyhow::Result<Linter> {
             eprintln!("note: {n}");
         }
     }
-    let mut linter = Linter::new(
-        given,
-        settings.selection,
+    let mut linter = Linter::new(given, settings.selection, {
+        let expectations = expectations(settings)?;
+        let n = expectations.as_ref().map_or(0, |e| e.expectations.len());
         RuleSettings {
             closed_toolset: settings.closed_toolset,
-        },
-    );
+            expectations,
+            expectations_used: std::sync::Arc::new(
+                (0..n)
+                    .map(|_| std::sync::atomic::AtomicBool::new(false))
+                    .collect(),
+            ),
+        }
+    });
     linter.follow = follow_builtin;
     Ok(linter)
+}
+
+/// The expectations E1 checks: the config's `[[expect]]` tables, then each `--expect FILE`;
+/// `None` when there are none. A malformed file is an error (exit 3) at its line.
+fn expectations(
+    settings: &Settings,
+) -> anyhow::Result<Option<std::sync::Arc<crate::expect::ExpectFile>>> {
+    let mut all = settings.config.expect.clone();
+    for path in &settings.expect {
+        let file = crate::expect::ExpectFile::from_path(path)?;
+        match &mut all {
+            Some(a) => a.extend(file),
+            None => all = Some(file),
+        }
+    }
+    Ok(all.map(std::sync::Arc::new))
 }
 
 /// Read and lint every input into `builder`, keeping every finding (the whole-report path;

@@ -58,16 +58,22 @@ pub fn list(args: &RulesArgs) -> anyhow::Result<ExitStatus> {
             .map(|r| r.meta().kind.as_str().len())
             .max()
             .unwrap_or(0);
+        let tiers = RULES
+            .iter()
+            .map(|r| r.meta().tiers_text().len())
+            .max()
+            .unwrap_or(0)
+            .max(25);
         writeln!(
             out,
-            "{:<5} {:<width$} {:<25} SUMMARY",
+            "{:<5} {:<width$} {:<tiers$} SUMMARY",
             "RULE", "TYPE", "TIERS"
         )?;
         for rule in RULES {
             let m = rule.meta();
             writeln!(
                 out,
-                "{:<5} {:<width$} {:<25} {}",
+                "{:<5} {:<width$} {:<tiers$} {}",
                 m.id.as_str(),
                 m.kind.as_str(),
                 m.tiers_text(),

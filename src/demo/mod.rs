@@ -568,7 +568,12 @@ mod tests {
     fn the_registry_and_the_suite_agree() {
         // Adding a rule without a planted case fails here.
         let suite = suite().unwrap();
-        for rule in RULES {
+        // E1 checks the expectations a run is given and the suite gives none: its planted, met
+        // and undecidable cases are fixtures/rules/e1 (every kind in four input formats).
+        for rule in RULES
+            .iter()
+            .filter(|r| r.meta().id != crate::finding::RuleId::E1)
+        {
             let id = rule.meta().id;
             assert!(
                 suite

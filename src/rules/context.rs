@@ -195,6 +195,11 @@ fn remote_ref(schema: &Value, depth: usize) -> Option<String> {
 pub struct RuleSettings {
     /// `--closed-toolset`: an unknown tool is a hard defect.
     pub closed_toolset: bool,
+    /// `--expect FILE` and the config's `[[expect]]` tables: what E1 checks (`None`: E1 idles).
+    pub expectations: Option<Arc<crate::expect::ExpectFile>>,
+    /// One flag per expectation, set when it selected a trace (an expectation that selected
+    /// none checked nothing, and `check` says so).
+    pub expectations_used: Arc<Vec<std::sync::atomic::AtomicBool>>,
 }
 
 /// Per-run context, shared across traces and threads.

@@ -7,6 +7,7 @@ mod bitmap;
 mod calls;
 pub mod context;
 mod contract;
+mod e1_expectation_not_met;
 mod effects;
 mod heads;
 mod normalize;
@@ -56,6 +57,12 @@ pub trait Rule: Sync {
     fn opt_in(&self) -> bool {
         false
     }
+
+    /// True when the run gave the rule nothing at all to work with (E1 without an expectations
+    /// file): it is skipped without a trace in the report (no coverage line, no suppression).
+    fn idle(&self, _cx: &TraceCx<'_>) -> bool {
+        false
+    }
 }
 
 /// Every rule, in id order. Adding a rule = one line here (and a `RuleId` variant).
@@ -74,6 +81,7 @@ pub static RULES: &[&dyn Rule] = &[
     &r11_contract_drift::ContractDrift,
     &r12_unresolved_side_effect::UnresolvedSideEffect,
     &r13_off_limits_source::OffLimitsSource,
+    &e1_expectation_not_met::ExpectationNotMet,
 ];
 
 /// The metadata of a rule by id, when it is in the registry.
@@ -318,7 +326,7 @@ impl Default for Selection {
 /// A rule id on the command line or in a config that names no rule.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[error(
-    "unknown rule `{0}`: run `tracelint rules` for the list (R1, R2a, R2b, R3, R4, R5, R6, R7, R8, R9, R10, R11, R12, R13)"
+    "unknown rule `{0}`: run `tracelint rules` for the list (R1, R2a, R2b, R3, R4, R5, R6, R7, R8, R9, R10, R11, R12, R13, E1)"
 )]
 pub struct UnknownRule(pub String);
 
@@ -385,7 +393,7 @@ pub fn run(cx: &TraceCx<'_>, selection: &Selection) -> TraceOutcome {
     let mut outcome = TraceOutcome::default();
     for rule in RULES {
         let meta = rule.meta();
-        if !selection.contains(meta.id) {
+        if !selection.contains(meta.id) || rule.idle(cx) {
             continue;
         }
         let mut sink = Sink::new(meta, &cx.trace.run_id, cx.run.tool_coverage);
@@ -603,7 +611,18 @@ mod fixture_tests {
             let text = std::fs::read(path).unwrap();
             let (_, parsed) = crate::adapters::parse_bytes(&text, &name, None);
             assert!(parsed.issues.is_empty(), "{name}: {:?}", parsed.issues);
-            let linter = Linter::new(Some(tools), Selection::default(), RuleSettings::default());
+            // A folder may carry the expectations its traces are checked against (E1).
+            let expect = dir.join("expect.toml");
+            let settings = RuleSettings {
+                expectations: expect.is_file().then(|| {
+                    let text = std::fs::read_to_string(&expect).unwrap();
+                    let file =
+                        crate::expect::ExpectFile::from_text_at(&text, "expect.toml", dir).unwrap();
+                    std::sync::Arc::new(file)
+                }),
+                ..RuleSettings::default()
+            };
+            let linter = Linter::new(Some(tools), Selection::default(), settings);
             let mut builder = ReportBuilder::new();
             let input = builder.input(&name);
             for t in &parsed.traces {

@@ -136,6 +136,7 @@ mod tests {
             Some(TOOLS),
             RuleSettings {
                 closed_toolset: true,
+                ..RuleSettings::default()
             },
         );
         assert!(out.contains("2:7: hard_defect R7 redi_file"), "{out}");

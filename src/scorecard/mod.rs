@@ -100,6 +100,25 @@ pub struct Scorecard {
     pub faults: Vec<FaultRow>,
 }
 
+/// The built-in task's oracle ("exactly order ord_7Hk2Qp cancelled"), written in the
+/// expectations language (`oracle.toml`), parsed once.
+pub fn oracle() -> &'static crate::expect::ExpectFile {
+    static ORACLE: std::sync::OnceLock<crate::expect::ExpectFile> = std::sync::OnceLock::new();
+    ORACLE.get_or_init(|| {
+        crate::expect::ExpectFile::from_str(include_str!("oracle.toml"), "scorecard/oracle.toml")
+            .expect("the built-in oracle is valid")
+    })
+}
+
+/// Does a run satisfy the oracle? Every expectation must be met: one the trace cannot decide
+/// is not a pass.
+pub fn oracle_holds(trace: &crate::model::Trace) -> bool {
+    oracle()
+        .expectations
+        .iter()
+        .all(|e| e.evaluate(trace).is_met())
+}
+
 fn round4(x: f64) -> f64 {
     (x * 10_000.0).round() / 10_000.0
 }
@@ -114,21 +133,21 @@ pub fn run(opts: &Options) -> Scorecard {
         RuleSettings::default(),
     );
     let root = Rng::new(opts.seed);
-    let judge = |o: &agent::RunOutcome| match opts.kind {
-        RecoveryKind::Correctness => o.correct(),
+    let judge = |t: &crate::model::Trace, o: &agent::RunOutcome| match opts.kind {
+        RecoveryKind::Correctness => oracle_holds(t),
         RecoveryKind::Behavioural => o.finished,
     };
     let mut passed = 0;
     for i in 0..opts.runs {
         let mut rng = root.fork(u64::from(i));
-        let (_, o) = agent::run(
+        let (t, o) = agent::run(
             opts.policy,
             None,
             opts.inject_at,
             &mut rng,
             format!("baseline-{i}"),
         );
-        passed += u32::from(judge(&o));
+        passed += u32::from(judge(&t, &o));
     }
     let measured = opts.runs > 0 && passed == opts.runs;
     let mut rows = Vec::new();
@@ -150,7 +169,7 @@ pub fn run(opts: &Options) -> Scorecard {
                 let run_id = format!("{}-{}-{i}", opts.policy.name(), fault.name());
                 let (trace, o) =
                     agent::run(opts.policy, Some(*fault), opts.inject_at, &mut rng, run_id);
-                row.recovered += u32::from(judge(&o));
+                row.recovered += u32::from(judge(&trace, &o));
                 let lint = linter.lint(&trace);
                 row.flagged += u32::from(!lint.outcome.findings.is_empty());
                 row.hard_defect += u32::from(
@@ -302,5 +321,35 @@ mod tests {
         let card = run(&opts(Policy::Robust, 0));
         assert!(!card.baseline.measured);
         assert!(card.faults.is_empty());
+    }
+}
+
+#[cfg(test)]
+mod oracle_tests {
+    use super::*;
+
+    #[test]
+    fn the_expectations_oracle_agrees_with_the_worlds_record_on_every_run() {
+        // The world records which refs it cancelled; the oracle reads only the trace.
+        let mut judged = (0, 0);
+        for policy in [Policy::Robust, Policy::Buggy] {
+            for fault in std::iter::once(None).chain(Fault::ALL.iter().copied().map(Some)) {
+                for i in 0..40 {
+                    let mut rng = Rng::new(7).fork(i);
+                    let (t, o) = agent::run(policy, fault, 1, &mut rng, format!("r{i}"));
+                    assert_eq!(
+                        oracle_holds(&t),
+                        o.correct(),
+                        "{policy:?} {fault:?} {i}: {o:?}"
+                    );
+                    if o.correct() {
+                        judged.0 += 1;
+                    } else {
+                        judged.1 += 1;
+                    }
+                }
+            }
+        }
+        assert!(judged.0 > 0 && judged.1 > 0, "{judged:?}");
     }
 }
