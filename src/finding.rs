@@ -40,6 +40,32 @@ pub enum RuleId {
     R12,
     /// Off-limits source.
     R13,
+    /// Tools: invalid JSON Schema.
+    T1,
+    /// Tools: `$ref` not resolvable offline.
+    T2,
+    /// Tools: `required` names an undeclared property.
+    T3,
+    /// Tools: a `default`/`enum`/`const`/`examples` value fails its schema.
+    T4,
+    /// Tools: contradictory keywords.
+    T5,
+    /// Tools: a schema that constrains nothing.
+    T6,
+    /// Tools: a name a provider rejects.
+    T7,
+    /// Tools: one name, two definitions.
+    T8,
+    /// Tools: names that differ only by case or separator.
+    T9,
+    /// Tools: a missing or empty description.
+    T10,
+    /// Tools: a description over the token budget.
+    T11,
+    /// Tools: a tool-poisoning signal.
+    T12,
+    /// Tools: more tools than a provider accepts.
+    T13,
 }
 
 impl RuleId {
@@ -59,6 +85,19 @@ impl RuleId {
         RuleId::R11,
         RuleId::R12,
         RuleId::R13,
+        RuleId::T1,
+        RuleId::T2,
+        RuleId::T3,
+        RuleId::T4,
+        RuleId::T5,
+        RuleId::T6,
+        RuleId::T7,
+        RuleId::T8,
+        RuleId::T9,
+        RuleId::T10,
+        RuleId::T11,
+        RuleId::T12,
+        RuleId::T13,
     ];
 
     /// The id as written (`R2a`).
@@ -78,6 +117,19 @@ impl RuleId {
             RuleId::R11 => "R11",
             RuleId::R12 => "R12",
             RuleId::R13 => "R13",
+            RuleId::T1 => "T1",
+            RuleId::T2 => "T2",
+            RuleId::T3 => "T3",
+            RuleId::T4 => "T4",
+            RuleId::T5 => "T5",
+            RuleId::T6 => "T6",
+            RuleId::T7 => "T7",
+            RuleId::T8 => "T8",
+            RuleId::T9 => "T9",
+            RuleId::T10 => "T10",
+            RuleId::T11 => "T11",
+            RuleId::T12 => "T12",
+            RuleId::T13 => "T13",
         }
     }
 
@@ -129,6 +181,32 @@ pub enum FindingType {
     UnresolvedSideEffect,
     /// R13.
     OffLimitsSource,
+    /// T1.
+    InvalidToolSchema,
+    /// T2.
+    UnresolvableRef,
+    /// T3.
+    RequiredNotDeclared,
+    /// T4.
+    ValueFailsOwnSchema,
+    /// T5.
+    ContradictoryKeywords,
+    /// T6.
+    UnconstrainedSchema,
+    /// T7.
+    ProviderRejectsName,
+    /// T8.
+    DuplicateToolName,
+    /// T9.
+    ConfusableToolNames,
+    /// T10.
+    MissingDescription,
+    /// T11.
+    DescriptionOverBudget,
+    /// T12.
+    PoisoningSignal,
+    /// T13.
+    TooManyTools,
 }
 
 impl FindingType {
@@ -149,6 +227,19 @@ impl FindingType {
             FindingType::ContractDrift => "contract_drift",
             FindingType::UnresolvedSideEffect => "unresolved_side_effect",
             FindingType::OffLimitsSource => "off_limits_source",
+            FindingType::InvalidToolSchema => "invalid_tool_schema",
+            FindingType::UnresolvableRef => "unresolvable_ref",
+            FindingType::RequiredNotDeclared => "required_not_declared",
+            FindingType::ValueFailsOwnSchema => "value_fails_own_schema",
+            FindingType::ContradictoryKeywords => "contradictory_keywords",
+            FindingType::UnconstrainedSchema => "unconstrained_schema",
+            FindingType::ProviderRejectsName => "provider_rejects_name",
+            FindingType::DuplicateToolName => "duplicate_tool_name",
+            FindingType::ConfusableToolNames => "confusable_tool_names",
+            FindingType::MissingDescription => "missing_description",
+            FindingType::DescriptionOverBudget => "description_over_budget",
+            FindingType::PoisoningSignal => "poisoning_signal",
+            FindingType::TooManyTools => "too_many_tools",
         }
     }
 }

@@ -320,13 +320,22 @@ fn footer(
             &plural(s.candidate, "candidate", "candidates")
         ),
     )?;
-    writeln!(
-        out,
-        "linted {} ({}) from {}",
-        plural(s.traces, "trace", "traces"),
-        plural(s.tool_calls, "tool call", "tool calls"),
-        plural(s.inputs, "input", "inputs"),
-    )?;
+    if s.tools > 0 && s.traces == 0 {
+        writeln!(
+            out,
+            "linted {} from {}",
+            plural(s.tools, "tool definition", "tool definitions"),
+            plural(s.inputs, "source", "sources"),
+        )?;
+    } else {
+        writeln!(
+            out,
+            "linted {} ({}) from {}",
+            plural(s.traces, "trace", "traces"),
+            plural(s.tool_calls, "tool call", "tool calls"),
+            plural(s.inputs, "input", "inputs"),
+        )?;
+    }
     if s.suppressions > 0 {
         let hint = if opts.show_suppressions {
             ""
