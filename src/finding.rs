@@ -133,6 +133,11 @@ impl RuleId {
         }
     }
 
+    /// A tool rule (T1…, `tools lint`), which checks tool definitions rather than traces.
+    pub fn is_tool_rule(self) -> bool {
+        self.as_str().starts_with('T')
+    }
+
     /// Parse an id, case-insensitively (`r2a`, `R2A`). `R2` names both R2a and R2b and is
     /// handled by the caller.
     pub fn parse(s: &str) -> Option<RuleId> {

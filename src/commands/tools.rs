@@ -106,7 +106,12 @@ pub fn lint(args: &ToolsLintArgs) -> anyhow::Result<ExitStatus> {
                     coverage: outcome.coverage,
                     tool_coverage: Vec::new(),
                 },
-                schemas: vec![format!("{} ({} tools)", set.label, set.tools.len())],
+                schemas: vec![format!(
+                    "{} ({} tool{})",
+                    set.label,
+                    set.tools.len(),
+                    if set.tools.len() == 1 { "" } else { "s" }
+                )],
                 run_id: "tools".to_owned(),
                 ..TraceLint::default()
             },
@@ -200,10 +205,10 @@ fn selection(args: &ToolsLintArgs, config: &crate::config::Config) -> anyhow::Re
 
 fn kind_name(kind: SetKind) -> &'static str {
     match kind {
-        SetKind::File => "tools file",
-        SetKind::Server => "MCP server",
-        SetKind::Builtin => "built-in schemas",
-        SetKind::Trace => "trace (embedded schemas)",
+        SetKind::File => "tools-file",
+        SetKind::Server => "mcp-server",
+        SetKind::Builtin => "builtin",
+        SetKind::Trace => "trace-tools",
     }
 }
 
@@ -222,6 +227,7 @@ fn issue_of(e: &SourceError, raw: &str) -> InputIssue {
                 path,
             ) {
                 (Some(c), Some(l), Some(p)) => InputIssue::at(p, l, c, message.clone()),
+                _ if source_name == raw => InputIssue::file(raw, message.clone()),
                 _ => InputIssue::file(raw, format!("{source_name}: {message}")),
             }
         }

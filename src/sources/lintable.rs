@@ -12,7 +12,7 @@ use serde_json::value::RawValue;
 
 use super::{LoadOptions, SourceError, SourceSpec, builtin, file, http, keys, stdio};
 use crate::model::toolset::{SetKind, ToolDef, ToolSet, escape_token};
-use crate::model::{LineIndex, ToolMetadata, ToolRegistry};
+use crate::model::{LineIndex, ToolRegistry};
 
 /// A read source: its tools, and the file's text when it is a file (for locations).
 #[derive(Debug)]
@@ -151,7 +151,16 @@ pub fn read_file(path: &str) -> Result<Read, SourceError> {
     let tools = match as_tools {
         Ok(tools) => tools,
         Err(e) => match embedded(text.as_bytes(), path) {
-            Some(tools) => {
+            Embedded::None => return Err(e),
+            Embedded::Nothing(format) => {
+                return Err(SourceError::Invalid {
+                    source_name: path.to_owned(),
+                    message: format!(
+                        "a trace ({format}) that embeds no tool schemas: lint the tools it used instead (a tools file, `mcp-stdio:…`, `mcp-http:…` or `builtin:…`)"
+                    ),
+                });
+            }
+            Embedded::Tools(tools) => {
                 return Ok(Read {
                     set: ToolSet {
                         label: path.to_owned(),
@@ -162,7 +171,6 @@ pub fn read_file(path: &str) -> Result<Read, SourceError> {
                     text: None,
                 });
             }
-            None => return Err(e),
         },
     };
     Ok(Read {
@@ -200,9 +208,22 @@ fn paged(value: &Value, path: &str) -> Result<Vec<ToolDef>, SourceError> {
     Ok(out)
 }
 
+/// What a file that is not a tools file holds as a trace.
+enum Embedded {
+    /// Not a trace either.
+    None,
+    /// A trace (of this format) with no tool schemas.
+    Nothing(&'static str),
+    /// The schemas it embeds.
+    Tools(Vec<ToolDef>),
+}
+
 /// The tool schemas a trace file embeds, once each, when it is a trace that embeds any.
-fn embedded(bytes: &[u8], path: &str) -> Option<Vec<ToolDef>> {
-    let (_, parsed) = crate::adapters::parse_bytes(bytes, path, None);
+fn embedded(bytes: &[u8], path: &str) -> Embedded {
+    let (format, parsed) = crate::adapters::parse_bytes(bytes, path, None);
+    if parsed.traces.is_empty() {
+        return Embedded::None;
+    }
     let mut out: Vec<ToolDef> = Vec::new();
     for t in parsed.traces.iter().flat_map(|t| &t.embedded_tools) {
         if out
@@ -222,7 +243,15 @@ fn embedded(bytes: &[u8], path: &str) -> Option<Vec<ToolDef>> {
             metadata: t.metadata.clone(),
         });
     }
-    (!out.is_empty()).then_some(out)
+    if out.is_empty() {
+        return match format {
+            Some(f) if parsed.traces.iter().any(|t| t.call_count() > 0) => {
+                Embedded::Nothing(f.name())
+            }
+            _ => Embedded::None,
+        };
+    }
+    Embedded::Tools(out)
 }
 
 type Item<'a> = (String, &'a Value, Option<&'a str>);
@@ -298,7 +327,7 @@ fn defs(value: &Value, registry: &ToolRegistry) -> Vec<ToolDef> {
         let metadata = registry
             .get(&name)
             .map(|s| s.metadata.clone())
-            .unwrap_or_else(ToolMetadata::default);
+            .unwrap_or_default();
         out.push(ToolDef {
             schema: schema_key.and_then(|k| body.get(k)).cloned(),
             name,

@@ -305,7 +305,7 @@ pub(super) struct RequiredNotDeclared;
 static T3: RuleMeta = RuleMeta {
     id: RuleId::T3,
     kind: FindingType::RequiredNotDeclared,
-    summary: "`required` names a property the schema's `properties` do not declare",
+    summary: "a `required` name that the schema's `properties` do not declare",
     tiers: &[Tier::HardDefect, Tier::Candidate],
     unit: "tools",
     explanation: include_str!("../docs/T3.md"),
@@ -670,8 +670,9 @@ impl ToolRule for Unconstrained {
                 let at = tool.schema_pointer();
                 let name = Some(tool.name.as_str());
                 let Some(schema) = &tool.schema else {
-                    if set.kind == SetKind::Builtin {
-                        // A provider-hosted tool of the agent (Codex's `web_search`): no schema to send.
+                    if matches!(set.kind, SetKind::Builtin | SetKind::Trace) {
+                        // A provider-hosted tool (Codex's `web_search`), or a name a trace lists
+                        // without its schema: nothing the definition's author could add.
                         continue;
                     }
                     let f = out.finding(
