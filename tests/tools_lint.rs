@@ -365,3 +365,25 @@ fn traces_and_built_ins_are_sources_too() {
         assert!(report["summary"]["tools"].as_u64().unwrap() > 10, "{b}");
     }
 }
+
+#[test]
+fn check_refuses_a_tool_rule_and_tools_lint_a_trace_rule() {
+    let out = tracelint(&[
+        "check",
+        "--no-config",
+        "fixtures/openai/request-with-tools.json",
+        "--select",
+        "T1",
+    ]);
+    assert_eq!(out.status.code(), Some(3));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("T1 is a tool rule"));
+    let out = tracelint(&[
+        "tools",
+        "lint",
+        "--no-config",
+        "fixtures/tools-lint/T5/fail.json",
+        "--ignore",
+        "R3",
+    ]);
+    assert_eq!(out.status.code(), Some(3));
+}

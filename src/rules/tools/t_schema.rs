@@ -14,6 +14,8 @@ use crate::rules::context;
 const MAX_ERRORS: usize = 20;
 /// `default` / `enum` / `const` / `examples` values checked per tool, at most.
 const MAX_PROBES: usize = 500;
+/// Largest root `$defs` (JSON bytes) copied into a probe schema.
+const MAX_PROBE_DEFS: usize = 1 << 20;
 
 /// Run `f` over every tool that has a schema, counting each tool once (a tool with no schema
 /// is decided: there is nothing of this kind to check).
@@ -385,6 +387,9 @@ fn schema_props(schema: &Value) -> Vec<String> {
 /// T4.
 pub(super) struct ValueFailsOwnSchema;
 
+/// A value to check against its schema: its pointer, its keyword, the value.
+type Probe = (String, &'static str, Value);
+
 static T4: RuleMeta = RuleMeta {
     id: RuleId::T4,
     kind: FindingType::ValueFailsOwnSchema,
@@ -401,69 +406,65 @@ impl ToolRule for ValueFailsOwnSchema {
 
     fn check(&self, cx: &ToolsCx<'_>, out: &mut ToolSink) {
         each_schema(cx, out, |si, tool, schema, out| {
-            let mut probes: Vec<(String, &'static str, Value, Value)> = Vec::new();
+            // One probe schema per subschema and keyword group, compiled once, against which
+            // each value of the group is checked (an enum of a thousand members: one compile).
+            let mut groups: Vec<(Value, Vec<Probe>)> = Vec::new();
+            let defs_small = ["$defs", "definitions"].iter().all(|k| {
+                schema
+                    .get(*k)
+                    .is_none_or(|d| d.to_string().len() <= MAX_PROBE_DEFS)
+            });
+            let mut values = 0usize;
             walk(schema, &tool.schema_pointer(), &mut |map, here| {
-                if probes.len() >= MAX_PROBES {
-                    return;
-                }
-                let mut add = |key: &'static str, ptr: String, value: &Value, drop: &[&str]| {
-                    if probes.len() < MAX_PROBES
-                        && let Some(probe) = probe_schema(schema, map, drop)
-                    {
-                        probes.push((ptr, key, value.clone(), probe));
+                let mut group = |drop: &[&str], items: Vec<Probe>| {
+                    let room = MAX_PROBES.saturating_sub(values);
+                    if items.is_empty() || room == 0 {
+                        return;
+                    }
+                    if let Some(probe) = probe_schema(schema, map, drop, defs_small) {
+                        let items: Vec<_> = items.into_iter().take(room).collect();
+                        values += items.len();
+                        groups.push((probe, items));
                     }
                 };
-                if let Some(d) = map.get("default") {
-                    add(
-                        "default",
-                        format!("{here}/default"),
-                        d,
-                        &["default", "examples"],
-                    );
-                }
-                if let Some(c) = map.get("const") {
-                    add(
-                        "const",
-                        format!("{here}/const"),
-                        c,
-                        &["const", "enum", "default", "examples"],
-                    );
-                }
-                if let Some(Value::Array(values)) = map.get("enum") {
-                    for (i, v) in values.iter().enumerate() {
-                        add(
-                            "enum",
-                            format!("{here}/enum/{i}"),
-                            v,
-                            &["const", "enum", "default", "examples"],
-                        );
+                let one = |key: &'static str| -> Vec<Probe> {
+                    map.get(key)
+                        .map(|v| vec![(format!("{here}/{key}"), key, v.clone())])
+                        .unwrap_or_default()
+                };
+                let each = |key: &'static str| -> Vec<Probe> {
+                    match map.get(key) {
+                        Some(Value::Array(vs)) => vs
+                            .iter()
+                            .take(MAX_PROBES)
+                            .enumerate()
+                            .map(|(i, v)| (format!("{here}/{key}/{i}"), key, v.clone()))
+                            .collect(),
+                        _ => Vec::new(),
                     }
-                }
-                if let Some(Value::Array(values)) = map.get("examples") {
-                    for (i, v) in values.iter().enumerate() {
-                        add(
-                            "examples",
-                            format!("{here}/examples/{i}"),
-                            v,
-                            &["default", "examples"],
-                        );
-                    }
-                }
+                };
+                group(&["default", "examples"], one("default"));
+                let mut members = one("const");
+                members.extend(each("enum"));
+                group(&["const", "enum", "default", "examples"], members);
+                group(&["default", "examples"], each("examples"));
             });
-            for (ptr, key, value, probe) in probes {
+            for (probe, items) in groups {
                 let Ok(validator) = context::compile(&probe) else {
                     continue;
                 };
-                let error = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-                    validator.iter_errors(&value).next().map(|e| {
-                        let path = e.instance_path().as_str().to_owned();
-                        let kind = format!("{:?}", e.kind());
-                        (path, e.to_string(), kind)
-                    })
-                }))
-                .ok()
-                .flatten();
-                if let Some((path, message, _)) = error {
+                for (ptr, key, value) in items {
+                    let error = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+                        validator
+                            .iter_errors(&value)
+                            .next()
+                            .map(|e| (e.instance_path().as_str().to_owned(), e.to_string()))
+                    }))
+                    .ok()
+                    .flatten();
+                    let Some((path, message)) = error else {
+                        continue;
+                    };
                     let what = if path.is_empty() {
                         String::new()
                     } else {
@@ -489,22 +490,49 @@ impl ToolRule for ValueFailsOwnSchema {
 }
 
 /// The subschema at `map` without the keywords in `drop`, made standalone (the root's
-/// definitions and `$schema` carried over), or `None` when nothing is left to check.
-fn probe_schema(root: &Value, map: &Map<String, Value>, drop: &[&str]) -> Option<Value> {
+/// `$schema`, and its definitions when the subschema refers to any), or `None` when nothing is
+/// left to check or the definitions are too big to copy per probe.
+fn probe_schema(
+    root: &Value,
+    map: &Map<String, Value>,
+    drop: &[&str],
+    defs_small: bool,
+) -> Option<Value> {
     let mut probe: Map<String, Value> = map
         .iter()
-        .filter(|(k, _)| !drop.contains(&k.as_str()))
+        .filter(|(k, _)| {
+            !drop.contains(&k.as_str())
+                && !matches!(k.as_str(), "description" | "title" | "$comment")
+        })
         .map(|(k, v)| (k.clone(), v.clone()))
         .collect();
-    probe.retain(|k, _| !matches!(k.as_str(), "description" | "title" | "$comment"));
     if probe.is_empty() {
         return None;
     }
-    if let Value::Object(r) = root {
-        for k in ["$defs", "definitions", "$schema"] {
+    let Value::Object(r) = root else {
+        return Some(Value::Object(probe));
+    };
+    if let Some(v) = r.get("$schema")
+        && !probe.contains_key("$schema")
+    {
+        probe.insert("$schema".to_owned(), v.clone());
+    }
+    let mut refers = false;
+    let as_value = Value::Object(probe);
+    walk(&as_value, "", &mut |m, _| {
+        refers |= m.contains_key("$ref") || m.contains_key("$dynamicRef");
+    });
+    let Value::Object(mut probe) = as_value else {
+        return None;
+    };
+    if refers {
+        for k in ["$defs", "definitions"] {
             if let Some(v) = r.get(k)
                 && !probe.contains_key(k)
             {
+                if !defs_small {
+                    return None;
+                }
                 probe.insert(k.to_owned(), v.clone());
             }
         }
