@@ -387,3 +387,21 @@ fn check_refuses_a_tool_rule_and_tools_lint_a_trace_rule() {
     ]);
     assert_eq!(out.status.code(), Some(3));
 }
+
+#[test]
+fn all_names_every_tool_rule() {
+    let code = |extra: &str| {
+        tracelint(&[
+            "tools",
+            "lint",
+            "--no-config",
+            "fixtures/tools-lint/T5/fail.json",
+            extra,
+            "ALL",
+        ])
+        .status
+        .code()
+    };
+    assert_eq!(code("--select"), Some(2));
+    assert_eq!(code("--ignore"), Some(0));
+}

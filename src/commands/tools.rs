@@ -176,8 +176,17 @@ fn selection(args: &ToolsLintArgs, config: &crate::config::Config) -> anyhow::Re
             return Ok(None);
         }
         let ids = parse_rule_list(items)?;
-        if ids.len() > 1 && items.iter().any(|i| i.eq_ignore_ascii_case("all")) {
-            return Ok(Some(Vec::new()));
+        if items
+            .iter()
+            .flat_map(|i| i.split(','))
+            .any(|i| i.trim().eq_ignore_ascii_case("all"))
+        {
+            // `ALL` names every rule: here, every tool rule.
+            return Ok(Some(
+                ids.into_iter()
+                    .filter(|r| tool_rules::is_tool_rule(*r))
+                    .collect(),
+            ));
         }
         if let Some(r) = ids.iter().find(|r| !tool_rules::is_tool_rule(**r)) {
             bail!(
