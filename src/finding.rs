@@ -42,6 +42,32 @@ pub enum RuleId {
     R13,
     /// Expectation not met.
     E1,
+    /// Tools: invalid JSON Schema.
+    T1,
+    /// Tools: `$ref` not resolvable offline.
+    T2,
+    /// Tools: `required` names an undeclared property.
+    T3,
+    /// Tools: a `default`/`enum`/`const`/`examples` value fails its schema.
+    T4,
+    /// Tools: contradictory keywords.
+    T5,
+    /// Tools: a schema that constrains nothing.
+    T6,
+    /// Tools: a name a provider rejects.
+    T7,
+    /// Tools: one name, two definitions.
+    T8,
+    /// Tools: names that differ only by case or separator.
+    T9,
+    /// Tools: a missing or empty description.
+    T10,
+    /// Tools: a description over the token budget.
+    T11,
+    /// Tools: a tool-poisoning signal.
+    T12,
+    /// Tools: more tools than a provider accepts.
+    T13,
 }
 
 impl RuleId {
@@ -62,6 +88,19 @@ impl RuleId {
         RuleId::R12,
         RuleId::R13,
         RuleId::E1,
+        RuleId::T1,
+        RuleId::T2,
+        RuleId::T3,
+        RuleId::T4,
+        RuleId::T5,
+        RuleId::T6,
+        RuleId::T7,
+        RuleId::T8,
+        RuleId::T9,
+        RuleId::T10,
+        RuleId::T11,
+        RuleId::T12,
+        RuleId::T13,
     ];
 
     /// The id as written (`R2a`).
@@ -82,7 +121,25 @@ impl RuleId {
             RuleId::R12 => "R12",
             RuleId::R13 => "R13",
             RuleId::E1 => "E1",
+            RuleId::T1 => "T1",
+            RuleId::T2 => "T2",
+            RuleId::T3 => "T3",
+            RuleId::T4 => "T4",
+            RuleId::T5 => "T5",
+            RuleId::T6 => "T6",
+            RuleId::T7 => "T7",
+            RuleId::T8 => "T8",
+            RuleId::T9 => "T9",
+            RuleId::T10 => "T10",
+            RuleId::T11 => "T11",
+            RuleId::T12 => "T12",
+            RuleId::T13 => "T13",
         }
+    }
+
+    /// A tool rule (T1…, `tools lint`), which checks tool definitions rather than traces.
+    pub fn is_tool_rule(self) -> bool {
+        self.as_str().starts_with('T')
     }
 
     /// Parse an id, case-insensitively (`r2a`, `R2A`). `R2` names both R2a and R2b and is
@@ -135,6 +192,32 @@ pub enum FindingType {
     OffLimitsSource,
     /// E1.
     ExpectationNotMet,
+    /// T1.
+    InvalidToolSchema,
+    /// T2.
+    UnresolvableRef,
+    /// T3.
+    RequiredNotDeclared,
+    /// T4.
+    ValueFailsOwnSchema,
+    /// T5.
+    ContradictoryKeywords,
+    /// T6.
+    UnconstrainedSchema,
+    /// T7.
+    ProviderRejectsName,
+    /// T8.
+    DuplicateToolName,
+    /// T9.
+    ConfusableToolNames,
+    /// T10.
+    MissingDescription,
+    /// T11.
+    DescriptionOverBudget,
+    /// T12.
+    PoisoningSignal,
+    /// T13.
+    TooManyTools,
 }
 
 impl FindingType {
@@ -156,6 +239,19 @@ impl FindingType {
             FindingType::UnresolvedSideEffect => "unresolved_side_effect",
             FindingType::OffLimitsSource => "off_limits_source",
             FindingType::ExpectationNotMet => "expectation_not_met",
+            FindingType::InvalidToolSchema => "invalid_tool_schema",
+            FindingType::UnresolvableRef => "unresolvable_ref",
+            FindingType::RequiredNotDeclared => "required_not_declared",
+            FindingType::ValueFailsOwnSchema => "value_fails_own_schema",
+            FindingType::ContradictoryKeywords => "contradictory_keywords",
+            FindingType::UnconstrainedSchema => "unconstrained_schema",
+            FindingType::ProviderRejectsName => "provider_rejects_name",
+            FindingType::DuplicateToolName => "duplicate_tool_name",
+            FindingType::ConfusableToolNames => "confusable_tool_names",
+            FindingType::MissingDescription => "missing_description",
+            FindingType::DescriptionOverBudget => "description_over_budget",
+            FindingType::PoisoningSignal => "poisoning_signal",
+            FindingType::TooManyTools => "too_many_tools",
         }
     }
 }

@@ -769,6 +769,7 @@ impl ReportBuilder {
             baselined: settle.baselined,
             suppressions: r.suppressions.len() + self.dropped_suppressions.unwrap_or(0),
             input_errors: r.issues.len(),
+            tools: 0,
         };
         if let Some(mut details) = self.details {
             details.resize_with(r.inputs.len(), InputDetail::default);

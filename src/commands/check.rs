@@ -109,15 +109,42 @@ pub fn resolve(args: &CheckArgs) -> anyhow::Result<Settings> {
             },
         }
     }
+    // Tool rules (T1…) belong to `tools lint`: named on the command line they are a usage error,
+    // in the config they are that command's (a `select` of tool rules alone selects no trace rule
+    // away).
+    let trace_rules = |ids: Vec<RuleId>,
+                       flag: Option<(&str, &[String])>|
+     -> anyhow::Result<Vec<RuleId>> {
+        let named = flag.and_then(|(flag, items)| {
+            items
+                .iter()
+                .flat_map(|i| i.split(','))
+                .filter_map(RuleId::parse)
+                .find(|r| r.is_tool_rule())
+                .map(|t| (flag, t))
+        });
+        if let Some((flag, t)) = named {
+            bail!(
+                "`{flag} {t}`: {t} is a tool rule: run `tracelint tools lint SOURCE… {flag} {t}`"
+            );
+        }
+        Ok(ids.into_iter().filter(|r| !r.is_tool_rule()).collect())
+    };
     let select = if args.select.is_empty() {
-        config.select.clone()
+        trace_rules(config.select.clone(), None)?
     } else {
-        parse_rule_list(&args.select)?
+        trace_rules(
+            parse_rule_list(&args.select)?,
+            Some(("--select", &args.select)),
+        )?
     };
     let ignore: Vec<RuleId> = if args.ignore.is_empty() {
-        config.ignore_rules.clone()
+        trace_rules(config.ignore_rules.clone(), None)?
     } else {
-        parse_rule_list(&args.ignore)?
+        trace_rules(
+            parse_rule_list(&args.ignore)?,
+            Some(("--ignore", &args.ignore)),
+        )?
     };
     let config_tier = config.fail_on.unwrap_or(Tier::HardDefect);
     let (fail_on, never) = match args.fail_on {

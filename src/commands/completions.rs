@@ -173,8 +173,8 @@ mod tests {
         assert_eq!(
             text.matches(":FORMAT:(text json json-lines sarif html github)")
                 .count(),
-            2,
-            "check and report --output-format"
+            3,
+            "check, report and tools lint --output-format"
         );
         let rules: Vec<&str> = crate::finding::RuleId::ALL
             .iter()

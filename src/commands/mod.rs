@@ -10,6 +10,7 @@ pub mod init;
 pub mod report;
 pub mod rules;
 pub mod scorecard;
+pub mod tools;
 
 use crate::cli::{Cli, Command};
 use crate::exit::ExitStatus;
@@ -74,6 +75,7 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitStatus> {
         Command::Demo(args) => demo::run(&args),
         Command::Scorecard(args) => scorecard::run(&args),
         Command::Report(args) => report::run(&args),
+        Command::Tools(crate::cli::ToolsCommand::Lint(args)) => tools::lint(&args),
     }
 }
 

@@ -8,6 +8,8 @@ use anyhow::Context;
 use crate::cli::{ExplainArgs, RulesArgs};
 use crate::exit::ExitStatus;
 use crate::finding::RuleId;
+use crate::finding::RuleMeta;
+use crate::rules::tools::TOOL_RULES;
 use crate::rules::{RULES, meta_of};
 
 /// The rules table in Markdown (the README embeds exactly this; a test keeps them equal).
@@ -31,15 +33,41 @@ pub fn markdown_table() -> String {
     s
 }
 
+/// The tool rules table (`tools lint`) in Markdown (the README embeds exactly this too).
+pub fn tools_markdown_table() -> String {
+    let mut s =
+        String::from("| rule | finding type | tiers | what it flags |\n|---|---|---|---|\n");
+    for m in TOOL_RULES.iter().map(|r| r.meta()) {
+        s.push_str(&format!(
+            "| {} | `{}` | {} | {} |\n",
+            m.id,
+            m.kind.as_str(),
+            m.tiers
+                .iter()
+                .map(|t| format!("`{t}`"))
+                .collect::<Vec<_>>()
+                .join(" / "),
+            m.summary
+        ));
+    }
+    s
+}
+
+/// Every rule's metadata: the trace rules, then the tool rules.
+fn all_metas() -> impl Iterator<Item = &'static RuleMeta> {
+    RULES
+        .iter()
+        .map(|r| r.meta())
+        .chain(TOOL_RULES.iter().map(|r| r.meta()))
+}
+
 /// `tracelint rules`.
 #[allow(clippy::print_stdout)]
 pub fn list(args: &RulesArgs) -> anyhow::Result<ExitStatus> {
     let mut out = std::io::stdout().lock();
     if args.json {
-        let rows: Vec<_> = RULES
-            .iter()
-            .map(|r| {
-                let m = r.meta();
+        let rows: Vec<_> = all_metas()
+            .map(|m| {
                 serde_json::json!({
                     "id": m.id.as_str(),
                     "type": m.kind.as_str(),
@@ -53,9 +81,8 @@ pub fn list(args: &RulesArgs) -> anyhow::Result<ExitStatus> {
         writeln!(out)?;
     } else {
         // Columns as wide as their longest entry.
-        let width = RULES
-            .iter()
-            .map(|r| r.meta().kind.as_str().len())
+        let width = all_metas()
+            .map(|m| m.kind.as_str().len())
             .max()
             .unwrap_or(0);
         let tiers = RULES
@@ -69,8 +96,7 @@ pub fn list(args: &RulesArgs) -> anyhow::Result<ExitStatus> {
             "{:<5} {:<width$} {:<tiers$} SUMMARY",
             "RULE", "TYPE", "TIERS"
         )?;
-        for rule in RULES {
-            let m = rule.meta();
+        for m in all_metas() {
             writeln!(
                 out,
                 "{:<5} {:<width$} {:<tiers$} {}",
@@ -82,7 +108,7 @@ pub fn list(args: &RulesArgs) -> anyhow::Result<ExitStatus> {
         }
         writeln!(
             out,
-            "\nRun `tracelint explain RULE` for what a rule checks, its tiers, an example and how to fix."
+            "\nT1…T13 check tool definitions (`tracelint tools lint SOURCE…`); the others check traces.\nRun `tracelint explain RULE` for what a rule checks, its tiers, an example and how to fix."
         )?;
     }
     Ok(ExitStatus::Clean)
@@ -202,8 +228,7 @@ mod tests {
 
     #[test]
     fn every_rule_doc_has_the_fixed_headings() {
-        for rule in RULES {
-            let m = rule.meta();
+        for m in all_metas() {
             let mut last = 0;
             for h in [
                 "## What it checks",
@@ -233,9 +258,19 @@ mod tests {
     }
 
     #[test]
+    fn readme_tool_rules_table_is_current() {
+        let readme = include_str!("../../README.md");
+        let table = tools_markdown_table();
+        assert!(
+            readme.contains(&table),
+            "the README's tool rules table is stale; replace it with:\n{table}"
+        );
+    }
+
+    #[test]
     fn messages_start_lowercase() {
-        for rule in RULES {
-            let s = rule.meta().summary;
+        for m in all_metas() {
+            let s = m.summary;
             assert!(s.starts_with(|c: char| c.is_lowercase()), "{s}");
             assert!(!s.ends_with('.'), "{s}");
         }

@@ -6,6 +6,7 @@ pub mod location;
 pub mod pairing;
 pub mod patterns;
 pub mod registry;
+pub mod toolset;
 
 use serde::Serialize;
 use serde_json::Value;

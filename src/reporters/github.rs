@@ -126,13 +126,17 @@ fn annotation(spots: &[Spot], f: &Finding) -> String {
         lines.extend(f.details.iter().map(|d| format!("- {}", clean(d))));
     }
     for e in &f.evidence {
-        lines.push(format!(
-            "step {} ({}) at line {}: {}",
-            e.step,
-            e.note,
-            e.at.line,
-            clean(&e.excerpt)
-        ));
+        lines.push(if f.rule.is_tool_rule() {
+            format!("{} at line {}: {}", e.note, e.at.line, clean(&e.excerpt))
+        } else {
+            format!(
+                "step {} ({}) at line {}: {}",
+                e.step,
+                e.note,
+                e.at.line,
+                clean(&e.excerpt)
+            )
+        });
     }
     if let Some(help) = &f.help {
         lines.push(format!("help: {}", clean(help)));

@@ -172,6 +172,9 @@ pub struct Summary {
     pub suppressions: usize,
     /// Input errors.
     pub input_errors: usize,
+    /// Tool definitions linted (`tools lint`; absent for trace runs).
+    #[serde(skip_serializing_if = "is_zero")]
+    pub tools: usize,
 }
 
 /// The finished result of a run, ready to render.

@@ -186,13 +186,22 @@ fn finding(path: &str, f: &Finding, p: &Painter, out: &mut dyn Write) -> io::Res
         p.paint(DIM, &flags),
     )?;
     for e in &f.evidence {
+        // A tool rule's evidence is a place in a tools file, not a step of a trace.
+        let step = if f.rule.is_tool_rule() {
+            String::new()
+        } else {
+            format!(" step {}", e.step)
+        };
+        let excerpt = if e.excerpt.is_empty() && f.rule.is_tool_rule() {
+            String::new()
+        } else {
+            format!(": {}", terminal(&e.excerpt))
+        };
         writeln!(
             out,
-            "    {} step {} ({}): {}",
+            "    {}{step} ({}){excerpt}",
             p.paint(DIM, &position(path, e.at.line, e.at.column)),
-            e.step,
             e.note,
-            terminal(&e.excerpt)
         )?;
     }
     if let Some(help) = &f.help {
@@ -320,13 +329,22 @@ fn footer(
             &plural(s.candidate, "candidate", "candidates")
         ),
     )?;
-    writeln!(
-        out,
-        "linted {} ({}) from {}",
-        plural(s.traces, "trace", "traces"),
-        plural(s.tool_calls, "tool call", "tool calls"),
-        plural(s.inputs, "input", "inputs"),
-    )?;
+    if report.rules.iter().any(|m| m.id.is_tool_rule()) {
+        writeln!(
+            out,
+            "linted {} from {}",
+            plural(s.tools, "tool definition", "tool definitions"),
+            plural(s.inputs, "source", "sources"),
+        )?;
+    } else {
+        writeln!(
+            out,
+            "linted {} ({}) from {}",
+            plural(s.traces, "trace", "traces"),
+            plural(s.tool_calls, "tool call", "tool calls"),
+            plural(s.inputs, "input", "inputs"),
+        )?;
+    }
     if s.suppressions > 0 {
         let hint = if opts.show_suppressions {
             ""

@@ -30,6 +30,7 @@ mod r7_unknown_tool;
 mod r8_duplicate_side_effect;
 mod r9_unmet_precondition;
 mod schema_errors;
+pub mod tools;
 mod urls;
 
 use crate::finding::{Coverage, Evidence, Finding, RuleId, RuleMeta, Suppression, Tier};
@@ -86,7 +87,11 @@ pub static RULES: &[&dyn Rule] = &[
 
 /// The metadata of a rule by id, when it is in the registry.
 pub fn meta_of(id: RuleId) -> Option<&'static RuleMeta> {
-    RULES.iter().map(|r| r.meta()).find(|m| m.id == id)
+    RULES
+        .iter()
+        .map(|r| r.meta())
+        .find(|m| m.id == id)
+        .or_else(|| tools::meta_of(id))
 }
 
 /// Where one rule's output goes while it checks one trace.
@@ -326,7 +331,7 @@ impl Default for Selection {
 /// A rule id on the command line or in a config that names no rule.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[error(
-    "unknown rule `{0}`: run `tracelint rules` for the list (R1, R2a, R2b, R3, R4, R5, R6, R7, R8, R9, R10, R11, R12, R13, E1)"
+    "unknown rule `{0}`: run `tracelint rules` for the list (R1, R2a, R2b, R3, R4, R5, R6, R7, R8, R9, R10, R11, R12, R13, E1; T1…T13 for `tools lint`)"
 )]
 pub struct UnknownRule(pub String);
 

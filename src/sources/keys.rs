@@ -195,7 +195,7 @@ fn offset(text: &str, raw: &RawValue) -> usize {
 }
 
 /// The offset of the opening quote of the key whose value starts at `value_at`.
-fn key_start(text: &str, value_at: usize) -> Option<usize> {
+pub(crate) fn key_start(text: &str, value_at: usize) -> Option<usize> {
     let before = text.get(..value_at)?.trim_end();
     let before = before.strip_suffix(':')?.trim_end();
     let close = before.len().checked_sub(1)?;

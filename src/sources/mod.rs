@@ -8,6 +8,7 @@ mod contract;
 pub mod file;
 pub mod http;
 mod keys;
+pub mod lintable;
 pub mod mcp;
 pub mod origins;
 pub mod sse;

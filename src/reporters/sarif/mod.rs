@@ -418,8 +418,12 @@ fn build<'a>(report: &'a Report, base: &PathBase, selection: &Selection) -> Log<
                         id: Some(i),
                         physical_location: physical_at(&uri, Some(&e.at), true),
                         message: Some(Text {
-                            text: format!("step {} ({}): {}", e.step, e.note, terminal(&e.excerpt))
-                                .into(),
+                            text: if f.rule.is_tool_rule() {
+                                format!("{}: {}", e.note, terminal(&e.excerpt))
+                            } else {
+                                format!("step {} ({}): {}", e.step, e.note, terminal(&e.excerpt))
+                            }
+                            .into(),
                         }),
                     })
                     .collect(),
