@@ -66,6 +66,62 @@ pub enum Command {
     /// Recovery scorecard: inject faults into a built-in task and measure recovery.
     #[command(after_help = SCORECARD_AFTER_HELP)]
     Scorecard(ScorecardArgs),
+    /// MCP tools: record an agent's MCP traffic through a proxy, inject faults into it.
+    #[command(subcommand)]
+    Mcp(McpCommand),
+}
+
+/// `tracelint mcp …` subcommands.
+#[derive(Debug, Subcommand)]
+pub enum McpCommand {
+    /// Stand between an agent and its MCP server (stdio): forward every message unchanged,
+    /// record the session as a trace, inject faults into `tools/call` replies.
+    #[command(after_help = MCP_PROXY_AFTER_HELP)]
+    Proxy(McpProxyArgs),
+}
+
+const MCP_PROXY_AFTER_HELP: &str = "\
+Put the proxy where the agent's MCP configuration names the server:
+  \"command\": \"tracelint\", \"args\": [\"mcp\", \"proxy\", \"--record\", \"runs\", \"--\", \"npx\", \"-y\", \"server\"]
+Each session becomes DIR/mcp-<time>-<pid>.jsonl (a native trace, one step per line, written as it
+happens); `tracelint check DIR` lints it against the tools the server listed.
+
+Examples:
+  tracelint mcp proxy --record runs -- mcp-server-time --local-timezone UTC
+  tracelint mcp proxy --record runs --inject error --at 2 --seed 1 -- node server.js stdio
+  tracelint mcp proxy --record runs --inject timeout,rate_limit --rate 0.2 --tool search --seed 7 -- ./server";
+
+/// `mcp proxy` arguments.
+#[derive(Debug, Args)]
+pub struct McpProxyArgs {
+    /// Write one trace per MCP session in this folder (created if missing).
+    #[arg(long, value_name = "DIR")]
+    pub record: Option<std::path::PathBuf>,
+    /// Faults to inject into `tools/call` replies, comma-separated: timeout, error, rate_limit,
+    /// malformed_json, empty, truncated, wrong_schema, denied.
+    #[arg(long, value_delimiter = ',', value_name = "FAULT,…", help_heading = "Fault injection")]
+    pub inject: Vec<String>,
+    /// Inject into each eligible call with this probability (default 1 without `--at`).
+    #[arg(long, value_name = "P", conflicts_with = "at", help_heading = "Fault injection")]
+    pub rate: Option<f64>,
+    /// Inject into the N-th eligible call only (counted from 1).
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..), help_heading = "Fault injection")]
+    pub at: Option<u64>,
+    /// Only calls of this tool are eligible (repeatable; default: every tool).
+    #[arg(long = "tool", value_name = "NAME", help_heading = "Fault injection")]
+    pub tools: Vec<String>,
+    /// Seed of the draws: the same seed and the same calls give the same injections.
+    #[arg(long, default_value_t = 1, value_name = "S", help_heading = "Fault injection")]
+    pub seed: u64,
+    /// How long a `timeout` fault holds a reply the client never cancels, in seconds.
+    #[arg(long, default_value_t = 60.0, value_name = "SECS", help_heading = "Fault injection")]
+    pub hold: f64,
+    /// Longest message line the proxy reads, in bytes (longer ones pass through unrecorded).
+    #[arg(long, default_value_t = 64 << 20, value_name = "BYTES")]
+    pub max_line: usize,
+    /// The server's command and arguments, after `--`.
+    #[arg(last = true, required = true, value_name = "SERVER_CMD")]
+    pub command: Vec<String>,
 }
 
 const DEMO_AFTER_HELP: &str = "\
@@ -829,6 +885,7 @@ pub const SUBCOMMANDS: &[&str] = &[
     "completions",
     "demo",
     "scorecard",
+    "mcp",
     "report",
     "help",
 ];

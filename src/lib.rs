@@ -34,6 +34,7 @@ pub mod model;
 pub mod record;
 pub mod reporters;
 pub mod rules;
+pub mod proxy;
 pub mod scorecard;
 pub mod sources;
 pub mod suggest;

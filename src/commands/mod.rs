@@ -7,6 +7,7 @@ pub mod demo;
 pub mod doctor;
 pub mod infer;
 pub mod init;
+pub mod mcp;
 pub mod report;
 pub mod rules;
 pub mod scorecard;
@@ -74,6 +75,7 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitStatus> {
         Command::Demo(args) => demo::run(&args),
         Command::Scorecard(args) => scorecard::run(&args),
         Command::Report(args) => report::run(&args),
+        Command::Mcp(cmd) => mcp::run(&cmd),
     }
 }
 

@@ -1,0 +1,67 @@
+"""A tiny scripted agent on the official MCP Python SDK (`mcp`, pinned by ../shared/mcp-peers.sh
+and checked by ./scripts/test): it starts a server over stdio (the proxy, or the server itself),
+initialises, lists the tools, makes the calls given as JSON, and prints one JSON line per call.
+Every raw line the SDK reads from the server is appended to --wire, so a test can compare what
+the client saw through the proxy with what it sees on a direct connection.
+
+    python agent.py --wire W --calls '[["echo", {"message": "hi"}]]' [--timeout S]
+                    [--pause-after N] [--policy robust|buggy] -- COMMAND ARGS...
+"""
+
+import argparse
+import json
+import sys
+
+import anyio
+import mcp.client.stdio as stdio_mod
+from mcp import ClientSession, StdioServerParameters
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--wire", required=True)
+    ap.add_argument("--calls", required=True)
+    ap.add_argument("--timeout", type=float, default=None)
+    ap.add_argument("--pause-after", type=int, default=None)
+    ap.add_argument("command", nargs=argparse.REMAINDER)
+    a = ap.parse_args()
+    cmd = a.command[1:] if a.command and a.command[0] == "--" else a.command
+    wire = open(a.wire, "a", encoding="utf-8")
+    parse = stdio_mod._parse_line
+
+    def logged(line):
+        wire.write(line + "\n")
+        wire.flush()
+        return parse(line)
+
+    stdio_mod._parse_line = logged
+    calls = json.loads(a.calls)
+    anyio.run(run, cmd, calls, a)
+
+
+def emit(obj) -> None:
+    sys.stdout.write(json.dumps(obj, sort_keys=True) + "\n")
+    sys.stdout.flush()
+
+
+async def run(cmd, calls, a) -> None:
+    params = StdioServerParameters(command=cmd[0], args=cmd[1:])
+    async with stdio_mod.stdio_client(params) as (r, w):
+        async with ClientSession(r, w) as s:
+            init = await s.initialize()
+            emit({"initialized": init.protocolVersion if hasattr(init, "protocolVersion") else None})
+            tools = await s.list_tools()
+            emit({"tools": sorted(t.name for t in tools.tools)})
+            for i, (name, args) in enumerate(calls, 1):
+                try:
+                    res = await s.call_tool(name, args, read_timeout_seconds=a.timeout)
+                    emit({"call": i, "tool": name, "result": res.model_dump(mode="json", exclude_none=True)})
+                except Exception as e:  # the agent sees the failure and goes on
+                    emit({"call": i, "tool": name, "exception": type(e).__name__, "message": str(e)})
+                if a.pause_after is not None and i == a.pause_after:
+                    emit({"paused": i})
+                    await anyio.sleep(3600)
+
+
+if __name__ == "__main__":
+    main()
