@@ -99,10 +99,20 @@ pub struct McpProxyArgs {
     pub record: Option<std::path::PathBuf>,
     /// Faults to inject into `tools/call` replies, comma-separated: timeout, error, rate_limit,
     /// malformed_json, empty, truncated, wrong_schema, denied.
-    #[arg(long, value_delimiter = ',', value_name = "FAULT,…", help_heading = "Fault injection")]
+    #[arg(
+        long,
+        value_delimiter = ',',
+        value_name = "FAULT,…",
+        help_heading = "Fault injection"
+    )]
     pub inject: Vec<String>,
     /// Inject into each eligible call with this probability (default 1 without `--at`).
-    #[arg(long, value_name = "P", conflicts_with = "at", help_heading = "Fault injection")]
+    #[arg(
+        long,
+        value_name = "P",
+        conflicts_with = "at",
+        help_heading = "Fault injection"
+    )]
     pub rate: Option<f64>,
     /// Inject into the N-th eligible call only (counted from 1).
     #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..), help_heading = "Fault injection")]
@@ -111,10 +121,20 @@ pub struct McpProxyArgs {
     #[arg(long = "tool", value_name = "NAME", help_heading = "Fault injection")]
     pub tools: Vec<String>,
     /// Seed of the draws: the same seed and the same calls give the same injections.
-    #[arg(long, default_value_t = 1, value_name = "S", help_heading = "Fault injection")]
+    #[arg(
+        long,
+        default_value_t = 1,
+        value_name = "S",
+        help_heading = "Fault injection"
+    )]
     pub seed: u64,
     /// How long a `timeout` fault holds a reply the client never cancels, in seconds.
-    #[arg(long, default_value_t = 60.0, value_name = "SECS", help_heading = "Fault injection")]
+    #[arg(
+        long,
+        default_value_t = 60.0,
+        value_name = "SECS",
+        help_heading = "Fault injection"
+    )]
     pub hold: f64,
     /// Longest message line the proxy reads, in bytes (longer ones pass through unrecorded).
     #[arg(long, default_value_t = 64 << 20, value_name = "BYTES")]

@@ -18,7 +18,9 @@ pub fn run(cmd: &McpCommand) -> anyhow::Result<ExitStatus> {
 fn proxy_run(args: &McpProxyArgs) -> anyhow::Result<ExitStatus> {
     let plan = if args.inject.is_empty() {
         if args.rate.is_some() || args.at.is_some() || !args.tools.is_empty() {
-            bail!("`--rate`, `--at` and `--tool` choose where `--inject` faults go: give `--inject FAULT`");
+            bail!(
+                "`--rate`, `--at` and `--tool` choose where `--inject` faults go: give `--inject FAULT`"
+            );
         }
         None
     } else {
@@ -29,7 +31,12 @@ fn proxy_run(args: &McpProxyArgs) -> anyhow::Result<ExitStatus> {
             (None, Some(p)) => bail!("`--rate {p}`: a probability is between 0 and 1"),
             (None, None) => inject::When::Rate(1.0),
         };
-        Some(inject::Plan::new(faults, when, args.tools.clone(), args.seed))
+        Some(inject::Plan::new(
+            faults,
+            when,
+            args.tools.clone(),
+            args.seed,
+        ))
     };
     if !(args.hold.is_finite() && args.hold >= 0.0) {
         bail!("`--hold {}`: give a number of seconds", args.hold);

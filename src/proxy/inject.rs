@@ -88,7 +88,11 @@ impl Plan {
         let mut m = Map::new();
         m.insert(
             "faults".into(),
-            self.faults.iter().map(|f| f.name()).collect::<Vec<_>>().into(),
+            self.faults
+                .iter()
+                .map(|f| f.name())
+                .collect::<Vec<_>>()
+                .into(),
         );
         if let Value::Object(w) = when {
             m.extend(w);
@@ -182,7 +186,10 @@ mod tests {
         assert_eq!(p.decide("other"), None);
         assert_eq!(p.decide("echo"), None);
         let d = p.decide("echo").unwrap();
-        assert_eq!((d.fault, d.id.as_str()), (Fault::Error, "error:call-2:seed-1"));
+        assert_eq!(
+            (d.fault, d.id.as_str()),
+            (Fault::Error, "error:call-2:seed-1")
+        );
         assert_eq!(p.decide("echo"), None);
     }
 
@@ -210,6 +217,9 @@ mod tests {
         let t = injected_result(Fault::Truncated, &real).unwrap();
         let cut = result_text(&t);
         assert!(serde_json::from_str::<Value>(&cut).is_err(), "{cut}");
-        assert_eq!(injected_result(Fault::Empty, &real).unwrap()["content"], json!([]));
+        assert_eq!(
+            injected_result(Fault::Empty, &real).unwrap()["content"],
+            json!([])
+        );
     }
 }

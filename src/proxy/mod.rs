@@ -96,7 +96,10 @@ impl Shared {
     }
 
     fn to_client(&self, line: &[u8]) -> io::Result<()> {
-        let mut out = self.out.lock().map_err(|_| io::Error::other("stdout lock"))?;
+        let mut out = self
+            .out
+            .lock()
+            .map_err(|_| io::Error::other("stdout lock"))?;
         out.write_all(line)?;
         out.flush()
     }
@@ -214,6 +217,11 @@ pub fn run(opts: &Options) -> Result<Ended, String> {
     // reaped, so the group id is still ours.
     kill_group(&child, true);
     let _ = child.wait();
+    let sig = SIGNALLED.load(Ordering::SeqCst);
+    if sig != 0 {
+        let _ = io::stdout().flush();
+        std::process::exit(128 + sig);
+    }
     Ok(Ended {
         server_code,
         record,
@@ -250,7 +258,11 @@ fn client_to_server(
         }
         observe_client(&buf, shared);
         buf.push(b'\n');
-        if server.write_all(&buf).and_then(|()| server.flush()).is_err() {
+        if server
+            .write_all(&buf)
+            .and_then(|()| server.flush())
+            .is_err()
+        {
             return;
         }
     }
@@ -539,6 +551,9 @@ fn kill_group_id(id: u32, hard: bool) {
     }
 }
 
+/// The signal that ended the session (0: none).
+static SIGNALLED: std::sync::atomic::AtomicI32 = std::sync::atomic::AtomicI32::new(0);
+
 /// SIGTERM, SIGINT and SIGHUP end the session: TERM the server's group, give it a moment,
 /// KILL it, and exit with the shell's code for the signal. Records are already on disk.
 fn on_signals(group: u32) {
@@ -550,9 +565,13 @@ fn on_signals(group: u32) {
                 .name("mcp-proxy-signals".into())
                 .spawn(move || {
                     if let Some(sig) = signals.forever().next() {
+                        SIGNALLED.store(sig, Ordering::SeqCst);
                         kill_group_id(group, false);
                         std::thread::sleep(Duration::from_millis(500));
                         kill_group_id(group, true);
+                        // The session normally ends here on its own (the server's stdout closes);
+                        // this is for a server whose pipe something else keeps open.
+                        std::thread::sleep(Duration::from_secs(5));
                         std::process::exit(128 + sig);
                     }
                 });

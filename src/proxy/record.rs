@@ -117,7 +117,14 @@ impl Recorder {
     }
 
     /// A held call the client gave up on (`--inject timeout`).
-    pub fn timed_out(&mut self, id: &Value, how: &str, duration_ms: f64, fault_id: &str, real: &Value) {
+    pub fn timed_out(
+        &mut self,
+        id: &Value,
+        how: &str,
+        duration_ms: f64,
+        fault_id: &str,
+        real: &Value,
+    ) {
         let step = json!({
             "type": "tool_result",
             "call_id": call_id(id),
@@ -212,7 +219,10 @@ fn content_of(result: &Value, text: &str) -> Value {
     }
     let blocks = result.get("content").and_then(Value::as_array);
     match blocks {
-        Some(b) if b.iter().all(|x| x.get("type").and_then(Value::as_str) == Some("text")) => {
+        Some(b)
+            if b.iter()
+                .all(|x| x.get("type").and_then(Value::as_str) == Some("text")) =>
+        {
             Value::String(text.to_owned())
         }
         Some(b) => Value::Array(b.clone()),
@@ -285,10 +295,16 @@ mod tests {
     fn is_error_is_a_structured_error_and_structured_content_is_kept() {
         let r = json!({"jsonrpc": "2.0", "id": 2, "result": {"content": [{"type": "text", "text": "boom"}], "isError": true}});
         let s = result_step(&json!(2), &r);
-        assert_eq!((s["status"].as_str(), s["error"].as_str()), (Some("error"), Some("boom")));
+        assert_eq!(
+            (s["status"].as_str(), s["error"].as_str()),
+            (Some("error"), Some("boom"))
+        );
         let ok = json!({"jsonrpc": "2.0", "id": "a", "result": {"content": [], "structuredContent": {"x": 1}}});
         let s = result_step(&json!("a"), &ok);
-        assert_eq!((s["status"].as_str(), &s["content"]), (Some("ok"), &json!({"x": 1})));
+        assert_eq!(
+            (s["status"].as_str(), &s["content"]),
+            (Some("ok"), &json!({"x": 1}))
+        );
         assert_eq!(s["call_id"], "a");
     }
 }

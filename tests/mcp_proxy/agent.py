@@ -23,6 +23,7 @@ def main() -> None:
     ap.add_argument("--calls", required=True)
     ap.add_argument("--timeout", type=float, default=None)
     ap.add_argument("--pause-after", type=int, default=None)
+    ap.add_argument("--quiet", action="store_true", help="print only the timing of the calls")
     ap.add_argument("command", nargs=argparse.REMAINDER)
     a = ap.parse_args()
     cmd = a.command[1:] if a.command and a.command[0] == "--" else a.command
@@ -52,15 +53,20 @@ async def run(cmd, calls, a) -> None:
             emit({"initialized": init.protocolVersion if hasattr(init, "protocolVersion") else None})
             tools = await s.list_tools()
             emit({"tools": sorted(t.name for t in tools.tools)})
+            import time
+            t0 = time.perf_counter()
             for i, (name, args) in enumerate(calls, 1):
                 try:
                     res = await s.call_tool(name, args, read_timeout_seconds=a.timeout)
-                    emit({"call": i, "tool": name, "result": res.model_dump(mode="json", exclude_none=True)})
+                    if not a.quiet:
+                        emit({"call": i, "tool": name, "result": res.model_dump(mode="json", exclude_none=True)})
                 except Exception as e:  # the agent sees the failure and goes on
                     emit({"call": i, "tool": name, "exception": type(e).__name__, "message": str(e)})
                 if a.pause_after is not None and i == a.pause_after:
                     emit({"paused": i})
                     await anyio.sleep(3600)
+            if a.quiet:
+                emit({"calls": len(calls), "seconds": time.perf_counter() - t0})
 
 
 if __name__ == "__main__":
