@@ -78,6 +78,40 @@ pub enum McpCommand {
     /// record the session as a trace, inject faults into `tools/call` replies.
     #[command(after_help = MCP_PROXY_AFTER_HELP)]
     Proxy(McpProxyArgs),
+    /// Pin a server's tools (names, descriptions, schemas, annotations, a digest each) in a lock
+    /// file; `check --tools tools.lock` reads it offline.
+    Pin(McpPinArgs),
+    /// Say what changed between a lock and a server's tools now: exit 1 when anything did,
+    /// silent exit 0 when nothing did.
+    Diff(McpDiffArgs),
+}
+
+/// `mcp pin` arguments.
+#[derive(Debug, Args)]
+pub struct McpPinArgs {
+    /// Where the tools come from: `mcp-stdio:<command>`, `mcp-http:<url>` or a tools file.
+    #[arg(value_name = "SOURCE")]
+    pub source: String,
+    /// The lock file to write.
+    #[arg(short = 'o', long, value_name = "FILE")]
+    pub output: std::path::PathBuf,
+    /// How long to wait for the server, in seconds.
+    #[arg(long, default_value = "30", value_name = "SECS", value_parser = parse_seconds)]
+    pub mcp_timeout: std::time::Duration,
+}
+
+/// `mcp diff` arguments.
+#[derive(Debug, Args)]
+pub struct McpDiffArgs {
+    /// The lock written by `tracelint mcp pin`.
+    #[arg(value_name = "LOCK")]
+    pub lock: String,
+    /// The tools now: `mcp-stdio:<command>`, `mcp-http:<url>` or a tools file.
+    #[arg(value_name = "SOURCE")]
+    pub source: String,
+    /// How long to wait for the server, in seconds.
+    #[arg(long, default_value = "30", value_name = "SECS", value_parser = parse_seconds)]
+    pub mcp_timeout: std::time::Duration,
 }
 
 const MCP_PROXY_AFTER_HELP: &str = "\
@@ -136,6 +170,13 @@ pub struct McpProxyArgs {
         help_heading = "Fault injection"
     )]
     pub hold: f64,
+    /// Refuse the server's `tools/list` (a JSON-RPC error to the agent) when its tools differ
+    /// from this lock (`tracelint mcp pin`).
+    #[arg(long, value_name = "LOCK")]
+    pub pin: Option<String>,
+    /// With `--pin`: only warn on stderr, and pass the listing through.
+    #[arg(long, requires = "pin")]
+    pub pin_warn: bool,
     /// Longest message line the proxy reads, in bytes (longer ones pass through unrecorded).
     #[arg(long, default_value_t = 64 << 20, value_name = "BYTES")]
     pub max_line: usize,

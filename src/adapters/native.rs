@@ -714,4 +714,35 @@ mod tests {
             assert_eq!(issues(p), [format!("t.jsonl:2:{at}: {message}")]);
         }
     }
+
+    #[test]
+    fn continued_lines_join_one_trace_with_its_tools() {
+        let jsonl = concat!(
+            r#"{"run_id": "s", "steps": [], "mcp": {"recorder": "tracelint mcp proxy"}}"#,
+            "\n",
+            r#"{"run_id": "s", "continues": true, "steps": [], "tools": [{"name": "t", "inputSchema": {"type": "object"}, "annotations": {"readOnlyHint": true}}]}"#,
+            "\n",
+            r#"{"run_id": "s", "continues": true, "steps": [{"type": "tool_call", "call_id": "3", "name": "t", "args": {}}]}"#,
+            "\n",
+            r#"{"run_id": "s", "continues": true, "steps": [{"type": "tool_result", "call_id": "3", "status": "ok", "content": "x"}]}"#,
+            "\n",
+            r#"{"run_id": "other", "continues": true, "steps": [{"type": "tool_call", "name": "t"}]}"#,
+            "\n",
+        );
+        let mut p = Parsed::default();
+        // Detected, not told: the header and its continuations read as native.
+        crate::adapters::parse_reader(jsonl.as_bytes(), "s.jsonl", &Default::default(), &mut p);
+        assert!(p.issues.is_empty(), "{:?}", p.issues);
+        assert_eq!(p.traces.len(), 2);
+        let t = &p.traces[0];
+        assert_eq!(t.steps.len(), 2);
+        assert_eq!((t.steps[0].index, t.steps[0].at.line), (0, 3));
+        assert_eq!((t.steps[1].index, t.steps[1].at.line), (1, 4));
+        assert_eq!(t.embedded_tools.len(), 1);
+        assert_eq!(t.embedded_tools[0].metadata.side_effecting, Some(false));
+        assert!(t.attribute(crate::model::ATTR_TOOLS_ONLY).is_some());
+        assert!(t.attribute(ATTR_CONTINUES).is_none());
+        // A continuation of another run is a trace of its own.
+        assert_eq!(p.traces[1].run_id, "other");
+    }
 }

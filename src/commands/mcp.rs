@@ -4,15 +4,87 @@ use std::time::Duration;
 
 use anyhow::{anyhow, bail};
 
-use crate::cli::{McpCommand, McpProxyArgs};
+use std::io::Write;
+
+use crate::cli::{McpCommand, McpDiffArgs, McpPinArgs, McpProxyArgs};
 use crate::exit::ExitStatus;
-use crate::proxy::{self, inject};
+use crate::proxy::{self, inject, pin};
+use crate::sources::{LoadOptions, SourceSpec};
 
 /// Run an `mcp` subcommand.
 pub fn run(cmd: &McpCommand) -> anyhow::Result<ExitStatus> {
     match cmd {
         McpCommand::Proxy(args) => proxy_run(args),
+        McpCommand::Pin(args) => pin_run(args),
+        McpCommand::Diff(args) => diff_run(args),
     }
+}
+
+fn load_opts(timeout: Duration) -> LoadOptions {
+    LoadOptions {
+        timeout,
+        ..LoadOptions::default()
+    }
+}
+
+/// `mcp pin SOURCE -o tools.lock`.
+fn pin_run(args: &McpPinArgs) -> anyhow::Result<ExitStatus> {
+    let spec = SourceSpec::parse(&args.source);
+    let (tools, server) =
+        pin::list_source(&spec, &load_opts(args.mcp_timeout)).map_err(|e| anyhow!(e))?;
+    let shown = match &spec {
+        SourceSpec::McpStdio(c) => {
+            format!("mcp-stdio:{}", crate::sources::stdio::display_command(c))
+        }
+        SourceSpec::McpHttp(u) => format!("mcp-http:{}", crate::sources::http::display_url(u)),
+        _ => args.source.clone(),
+    };
+    let lock = pin::lock(&tools, server.as_deref(), &shown);
+    let mut text = serde_json::to_string_pretty(&lock)?;
+    text.push('\n');
+    std::fs::write(&args.output, text)
+        .map_err(|e| anyhow!("cannot write {}: {e}", args.output.display()))?;
+    let mut err = std::io::stderr();
+    let _ = writeln!(
+        err,
+        "pinned {} tool{}{} in {}",
+        tools.len(),
+        if tools.len() == 1 { "" } else { "s" },
+        server.map(|s| format!(" of {s}")).unwrap_or_default(),
+        args.output.display()
+    );
+    Ok(ExitStatus::Clean)
+}
+
+/// The tools of a lock file.
+fn lock_tools(path: &str) -> anyhow::Result<Vec<serde_json::Value>> {
+    let (tools, _) = pin::list_source(&SourceSpec::File(path.to_owned()), &LoadOptions::default())
+        .map_err(|e| anyhow!(e))?;
+    Ok(tools)
+}
+
+/// `mcp diff tools.lock SOURCE`: one line per change on stdout, exit 1; silent exit 0.
+fn diff_run(args: &McpDiffArgs) -> anyhow::Result<ExitStatus> {
+    let old = lock_tools(&args.lock)?;
+    let spec = SourceSpec::parse(&args.source);
+    let (new, _) = pin::list_source(&spec, &load_opts(args.mcp_timeout)).map_err(|e| anyhow!(e))?;
+    let changes = pin::diff(&old, &new);
+    if changes.is_empty() {
+        return Ok(ExitStatus::Clean);
+    }
+    let mut out = super::PipeSafe::new(std::io::stdout().lock());
+    writeln!(
+        out,
+        "{} → {}: {} change{}",
+        args.lock,
+        args.source,
+        changes.len(),
+        if changes.len() == 1 { "" } else { "s" }
+    )?;
+    for c in &changes {
+        writeln!(out, "  {c}")?;
+    }
+    Ok(ExitStatus::GateTripped)
 }
 
 fn proxy_run(args: &McpProxyArgs) -> anyhow::Result<ExitStatus> {
@@ -48,6 +120,14 @@ fn proxy_run(args: &McpProxyArgs) -> anyhow::Result<ExitStatus> {
         max_line: args.max_line.max(1024),
         max_pending: 4096,
         hold: Duration::from_secs_f64(args.hold),
+        pin: match &args.pin {
+            Some(path) => Some(proxy::Pin {
+                path: path.clone(),
+                tools: lock_tools(path)?,
+                warn_only: args.pin_warn,
+            }),
+            None => None,
+        },
     };
     let ended = proxy::run(&opts).map_err(|e| anyhow!(e))?;
     Ok(match ended.server_code {

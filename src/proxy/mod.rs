@@ -8,6 +8,7 @@
 //! requests it tracks, the replies it holds.
 
 pub mod inject;
+pub mod pin;
 pub mod record;
 
 use std::collections::HashMap;
@@ -42,6 +43,19 @@ pub struct Options {
     pub max_pending: usize,
     /// How long a `timeout` fault holds a reply when the client never cancels.
     pub hold: Duration,
+    /// Tools pinned by `tracelint mcp pin`: a server listing other tools is refused.
+    pub pin: Option<Pin>,
+}
+
+/// `--pin tools.lock` (or `--pin-warn`).
+#[derive(Debug, Clone)]
+pub struct Pin {
+    /// The lock's path, for messages.
+    pub path: String,
+    /// The lock's tools.
+    pub tools: Vec<Value>,
+    /// Only warn (on stderr) instead of refusing the listing.
+    pub warn_only: bool,
 }
 
 /// How the session ended.
@@ -61,6 +75,7 @@ struct Pending {
 
 enum Method {
     Initialize,
+    Discover,
     ToolsList,
     ToolsCall(Option<Decision>),
 }
@@ -84,6 +99,9 @@ struct Shared {
     max_pending: usize,
     hold: Duration,
     warned: AtomicBool,
+    pin: Option<Pin>,
+    /// `tools/list` pages read so far (a paginated listing is compared once, whole).
+    listed: Mutex<Vec<Value>>,
 }
 
 impl Shared {
@@ -93,6 +111,17 @@ impl Shared {
         {
             f(r);
         }
+    }
+
+    /// Whether a server line must be read before it is forwarded: a reply to replace (a fault,
+    /// or a listing to hold against the pin) may be on its way.
+    fn update_reading(&self, pending: &HashMap<String, Pending>) {
+        let read = pending.values().any(|p| match p.method {
+            Method::ToolsCall(Some(_)) => true,
+            Method::ToolsList => self.pin.as_ref().is_some_and(|p| !p.warn_only),
+            _ => false,
+        });
+        self.injecting.store(read, Ordering::SeqCst);
     }
 
     fn to_client(&self, line: &[u8]) -> io::Result<()> {
@@ -172,6 +201,8 @@ pub fn run(opts: &Options) -> Result<Ended, String> {
         max_pending: opts.max_pending,
         hold: opts.hold,
         warned: AtomicBool::new(false),
+        pin: opts.pin.clone(),
+        listed: Mutex::new(Vec::new()),
     });
 
     let (done_tx, done) = mpsc::channel::<Side>();
@@ -317,6 +348,19 @@ fn observe_client(line: &[u8], shared: &Arc<Shared>) {
             });
             Method::Initialize
         }
+        "server/discover" => {
+            // The 2026-07-28 era: no handshake, the client's facts ride in `_meta`.
+            let meta = params.and_then(|p| p.get("_meta"));
+            let m = |k: &str| meta.and_then(|m| m.get(format!("io.modelcontextprotocol/{k}")));
+            shared.record(|r| {
+                r.facts(json!({
+                    "requested_protocol_version": m("protocolVersion"),
+                    "client_info": m("clientInfo"),
+                    "client_capabilities": m("clientCapabilities"),
+                }));
+            });
+            Method::Discover
+        }
         "tools/list" => Method::ToolsList,
         "tools/call" => {
             let name = params
@@ -334,7 +378,6 @@ fn observe_client(line: &[u8], shared: &Arc<Shared>) {
         }
         _ => return,
     };
-    let injects = matches!(tracked, Method::ToolsCall(Some(_)));
     if let Ok(mut pending) = shared.pending.lock() {
         if pending.len() >= shared.max_pending {
             if !shared.warned.swap(true, Ordering::Relaxed) {
@@ -355,9 +398,7 @@ fn observe_client(line: &[u8], shared: &Arc<Shared>) {
                 started: Instant::now(),
             },
         );
-        if injects {
-            shared.injecting.store(true, Ordering::SeqCst);
-        }
+        shared.update_reading(&pending);
     }
 }
 
@@ -425,10 +466,7 @@ fn answer(shared: &Arc<Shared>, msg: &Value, may_replace: bool) -> Option<Option
     let p = {
         let mut pending = shared.pending.lock().ok()?;
         let p = pending.remove(&key(id))?;
-        let still = pending
-            .values()
-            .any(|p| matches!(p.method, Method::ToolsCall(Some(_))));
-        shared.injecting.store(still, Ordering::SeqCst);
+        shared.update_reading(&pending);
         p
     };
     let ms = p.started.elapsed().as_secs_f64() * 1000.0;
@@ -444,11 +482,73 @@ fn answer(shared: &Arc<Shared>, msg: &Value, may_replace: bool) -> Option<Option
             });
             None
         }
-        Method::ToolsList => {
-            if let Some(tools) = msg.get("result").and_then(|r| r.get("tools")) {
-                shared.record(|rec| rec.tools(tools));
+        Method::Discover => {
+            if let Some(r) = msg.get("result") {
+                let info = r
+                    .get("_meta")
+                    .and_then(|m| m.get("io.modelcontextprotocol/serverInfo"));
+                shared.record(|rec| {
+                    rec.facts(json!({
+                        "supported_versions": r.get("supportedVersions"),
+                        "server_info": info,
+                        "server_capabilities": r.get("capabilities"),
+                    }));
+                });
             }
             None
+        }
+        Method::ToolsList => {
+            let result = msg.get("result");
+            if let Some(tools) = result.and_then(|r| r.get("tools")) {
+                shared.record(|rec| rec.tools(tools));
+            }
+            let pin = shared.pin.as_ref()?;
+            let tools = result
+                .and_then(|r| r.get("tools"))
+                .and_then(Value::as_array)?;
+            let whole = {
+                let mut listed = shared.listed.lock().ok()?;
+                listed.extend(tools.iter().cloned());
+                let more = result
+                    .and_then(|r| r.get("nextCursor"))
+                    .and_then(Value::as_str)
+                    .is_some_and(|c| !c.is_empty());
+                if more {
+                    return None;
+                }
+                std::mem::take(&mut *listed)
+            };
+            let changes = pin::diff(&pin.tools, &whole);
+            if changes.is_empty() {
+                return None;
+            }
+            let refused = !pin.warn_only && may_replace;
+            #[allow(clippy::print_stderr)]
+            {
+                let verdict = if refused { "refused" } else { "warning" };
+                eprintln!(
+                    "tracelint mcp proxy: {verdict}: the server's tools differ from {} ({} change{}):",
+                    pin.path,
+                    changes.len(),
+                    if changes.len() == 1 { "" } else { "s" }
+                );
+                for c in &changes {
+                    eprintln!("  {c}");
+                }
+            }
+            shared.record(|rec| {
+                rec.facts(
+                    json!({"pin": {"lock": pin.path, "changes": changes, "refused": refused}}),
+                );
+            });
+            if !refused {
+                return None;
+            }
+            let reply = json!({"jsonrpc": "2.0", "id": id, "error": {"code": -32603,
+                "message": format!("tracelint mcp proxy: the server's tools differ from {}: {}", pin.path, changes.join("; "))}});
+            let mut line = serde_json::to_vec(&reply).ok()?;
+            line.push(b'\n');
+            Some(Some(line))
         }
         Method::ToolsCall(None) => {
             shared.record(|rec| rec.result(id, msg, ms, None));
