@@ -180,8 +180,33 @@ pub struct McpProxyArgs {
     /// Longest message line the proxy reads, in bytes (longer ones pass through unrecorded).
     #[arg(long, default_value_t = 64 << 20, value_name = "BYTES")]
     pub max_line: usize,
-    /// The server's command and arguments, after `--`.
-    #[arg(last = true, required = true, value_name = "SERVER_CMD")]
+    /// Streamable HTTP: listen on this address (loopback unless `--allow-remote`) and forward
+    /// to `--upstream`.
+    #[arg(
+        long,
+        value_name = "ADDR:PORT",
+        requires = "upstream",
+        conflicts_with = "command",
+        help_heading = "Streamable HTTP"
+    )]
+    pub listen: Option<std::net::SocketAddr>,
+    /// The MCP endpoint to forward to (`http://127.0.0.1:3001/mcp`).
+    #[arg(
+        long,
+        value_name = "URL",
+        requires = "listen",
+        help_heading = "Streamable HTTP"
+    )]
+    pub upstream: Option<String>,
+    /// Let `--listen` take a non-loopback address (anyone who can reach it can use the server).
+    #[arg(long, help_heading = "Streamable HTTP")]
+    pub allow_remote: bool,
+    /// The server's command and arguments, after `--` (stdio).
+    #[arg(
+        last = true,
+        required_unless_present = "listen",
+        value_name = "SERVER_CMD"
+    )]
     pub command: Vec<String>,
 }
 

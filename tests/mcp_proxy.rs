@@ -547,3 +547,93 @@ fn proxy_pin_refuses_a_server_whose_tools_changed_and_pin_warn_only_warns() {
     assert!(warned["result"]["tools"].is_array(), "{warned:#}");
     assert!(err.contains("warning: the server's tools differ"), "{err}");
 }
+
+/// A proxy process, killed on drop.
+struct Running(std::process::Child);
+
+impl Drop for Running {
+    fn drop(&mut self) {
+        let _ = self.0.kill();
+        let _ = self.0.wait();
+    }
+}
+
+#[test]
+fn over_streamable_http_replies_are_byte_identical_and_recorded_per_session() {
+    let Some(peers) = peers() else { return };
+    let peer = peers
+        .http
+        .iter()
+        .find(|p| p.name == "everything-http")
+        .expect("peers.json lacks `everything-http`");
+    let server = HttpServer::start(peer);
+    let dir = tempfile::tempdir().unwrap();
+    let rec = dir.path().join("rec");
+    let port = free_port();
+    let listen = format!("127.0.0.1:{port}");
+    let _proxy = Running(
+        Command::new(bin())
+            .args([
+                "mcp",
+                "proxy",
+                "--listen",
+                &listen,
+                "--upstream",
+                &server.url,
+                "--record",
+            ])
+            .arg(&rec)
+            .stdin(Stdio::null())
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .unwrap(),
+    );
+    let until = Instant::now() + Duration::from_secs(60);
+    while std::net::TcpStream::connect(&listen).is_err() {
+        assert!(Instant::now() < until, "the proxy did not listen");
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    let through_url = server.url.replacen(
+        &server.url["http://".len()..]
+            .split('/')
+            .next()
+            .unwrap()
+            .to_owned(),
+        &listen,
+        1,
+    );
+    let direct = dir.path().join("direct.wire");
+    let through = dir.path().join("proxy.wire");
+    let a = agent(
+        &peers,
+        &direct,
+        EVERYTHING_CALLS,
+        &["--http", &server.url],
+        &[],
+    );
+    let b = agent(
+        &peers,
+        &through,
+        EVERYTHING_CALLS,
+        &["--http", &through_url],
+        &[],
+    );
+    let (wd, wp) = (
+        std::fs::read_to_string(&direct).unwrap(),
+        std::fs::read_to_string(&through).unwrap(),
+    );
+    assert!(wd.lines().count() >= 7, "{wd}");
+    similar_eq("everything-http", &normalise(&wd), &normalise(&wp));
+    assert_eq!(a.stdout, b.stdout);
+    let files = records(&rec);
+    assert_eq!(files.len(), 1, "one MCP session, one record: {files:?}");
+    let st = steps(&files[0]);
+    assert_eq!(st.iter().filter(|s| s["type"] == "tool_result").count(), 5);
+    let (code, report) = check_json(&rec);
+    assert_eq!(code, Some(0), "{report:#}");
+    assert!(
+        report["findings"].as_array().unwrap().is_empty(),
+        "{report:#}"
+    );
+}

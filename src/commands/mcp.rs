@@ -129,6 +129,15 @@ fn proxy_run(args: &McpProxyArgs) -> anyhow::Result<ExitStatus> {
             None => None,
         },
     };
+    if let (Some(listen), Some(upstream)) = (args.listen, &args.upstream) {
+        if !listen.ip().is_loopback() && !args.allow_remote {
+            bail!(
+                "`--listen {listen}` is not a loopback address: pass `--allow-remote` to serve other hosts"
+            );
+        }
+        proxy::http::run(&opts, listen, upstream).map_err(|e| anyhow!(e))?;
+        return Ok(ExitStatus::Clean);
+    }
     let ended = proxy::run(&opts).map_err(|e| anyhow!(e))?;
     Ok(match ended.server_code {
         Some(0) | None => ExitStatus::Clean,

@@ -7,6 +7,7 @@
 //! Everything it holds is bounded: a line (longer lines are passed through unread), the
 //! requests it tracks, the replies it holds.
 
+pub mod http;
 pub mod inject;
 pub mod pin;
 pub mod record;
@@ -95,7 +96,8 @@ struct Shared {
     held: Mutex<HashMap<String, Held>>,
     recorder: Mutex<Option<Recorder>>,
     plan: Mutex<Option<Plan>>,
-    out: Mutex<io::Stdout>,
+    /// The client's stdout (stdio); `None` over HTTP, where each reply goes back on its request.
+    out: Option<Mutex<io::Stdout>>,
     max_pending: usize,
     hold: Duration,
     warned: AtomicBool,
@@ -105,6 +107,22 @@ struct Shared {
 }
 
 impl Shared {
+    fn new(opts: &Options, recorder: Option<Recorder>, out: Option<io::Stdout>) -> Shared {
+        Shared {
+            pending: Mutex::new(HashMap::new()),
+            injecting: AtomicBool::new(false),
+            held: Mutex::new(HashMap::new()),
+            recorder: Mutex::new(recorder),
+            plan: Mutex::new(opts.inject.clone()),
+            out: out.map(Mutex::new),
+            max_pending: opts.max_pending,
+            hold: opts.hold,
+            warned: AtomicBool::new(false),
+            pin: opts.pin.clone(),
+            listed: Mutex::new(Vec::new()),
+        }
+    }
+
     fn record(&self, f: impl FnOnce(&mut Recorder)) {
         if let Ok(mut r) = self.recorder.lock()
             && let Some(r) = r.as_mut()
@@ -125,10 +143,10 @@ impl Shared {
     }
 
     fn to_client(&self, line: &[u8]) -> io::Result<()> {
-        let mut out = self
-            .out
-            .lock()
-            .map_err(|_| io::Error::other("stdout lock"))?;
+        let Some(out) = &self.out else {
+            return Ok(());
+        };
+        let mut out = out.lock().map_err(|_| io::Error::other("stdout lock"))?;
         out.write_all(line)?;
         out.flush()
     }
@@ -191,19 +209,7 @@ pub fn run(opts: &Options) -> Result<Ended, String> {
         None => None,
     };
     let record = recorder.as_ref().map(|r| r.path().to_path_buf());
-    let shared = Arc::new(Shared {
-        pending: Mutex::new(HashMap::new()),
-        injecting: AtomicBool::new(false),
-        held: Mutex::new(HashMap::new()),
-        recorder: Mutex::new(recorder),
-        plan: Mutex::new(opts.inject.clone()),
-        out: Mutex::new(io::stdout()),
-        max_pending: opts.max_pending,
-        hold: opts.hold,
-        warned: AtomicBool::new(false),
-        pin: opts.pin.clone(),
-        listed: Mutex::new(Vec::new()),
-    });
+    let shared = Arc::new(Shared::new(opts, recorder, Some(io::stdout())));
 
     let (done_tx, done) = mpsc::channel::<Side>();
     let (s1, d1, max) = (Arc::clone(&shared), done_tx.clone(), opts.max_line);
@@ -321,9 +327,13 @@ fn pass_long_line<R: io::BufRead>(
 }
 
 fn observe_client(line: &[u8], shared: &Arc<Shared>) {
-    let Ok(msg) = serde_json::from_slice::<Value>(line) else {
-        return;
-    };
+    if let Ok(msg) = serde_json::from_slice::<Value>(line) {
+        observe_msg(&msg, shared);
+    }
+}
+
+/// Track (and record) one message from the client.
+fn observe_msg(msg: &Value, shared: &Arc<Shared>) {
     let Some(method) = msg.get("method").and_then(Value::as_str) else {
         return;
     };
@@ -413,9 +423,8 @@ fn server_to_client(server: impl Read, shared: &Arc<Shared>, max_line: usize) {
         match end {
             LineEnd::Eof => return,
             LineEnd::TooLong => {
-                let mut out = match shared.out.lock() {
-                    Ok(o) => o,
-                    Err(_) => return,
+                let Some(Ok(mut out)) = shared.out.as_ref().map(Mutex::lock) else {
+                    return;
                 };
                 if pass_long_line(&mut r, &mut buf, max_line, &mut *out).is_err() {
                     return;
@@ -568,11 +577,17 @@ fn answer(shared: &Arc<Shared>, msg: &Value, may_replace: bool) -> Option<Option
                     );
                 }
                 let (s, id, hold) = (Arc::clone(shared), id.clone(), shared.hold);
+                if shared.out.is_none() {
+                    // Over HTTP the request's own thread waits (`http::hold`).
+                    return Some(None);
+                }
                 let _ = std::thread::Builder::new()
                     .name("mcp-proxy-hold".into())
                     .spawn(move || {
                         std::thread::sleep(hold);
-                        expire(&s, &id);
+                        if let Some(line) = expire(&s, &id) {
+                            let _ = s.to_client(&line);
+                        }
                     });
                 return Some(None);
             }
@@ -603,19 +618,20 @@ fn cancelled(shared: &Arc<Shared>, id: &Value) {
 
 /// A held reply whose client never cancelled: answer with the timeout error an MCP client
 /// itself reports (`-32001`), and record it.
-fn expire(shared: &Arc<Shared>, id: &Value) {
-    let Some(h) = shared.held.lock().ok().and_then(|mut h| h.remove(&key(id))) else {
-        return;
-    };
+fn expire(shared: &Arc<Shared>, id: &Value) -> Option<Vec<u8>> {
+    let h = shared
+        .held
+        .lock()
+        .ok()
+        .and_then(|mut h| h.remove(&key(id)))?;
     let ms = h.started.elapsed().as_secs_f64() * 1000.0;
     let how = format!("timed out: no answer in {ms:.0} ms");
     let reply = json!({"jsonrpc": "2.0", "id": h.id,
         "error": {"code": -32001, "message": format!("Request timed out after {ms:.0} ms")}});
     shared.record(|r| r.timed_out(&h.id, &how, ms, &h.fault_id, &h.real));
-    if let Ok(mut line) = serde_json::to_vec(&reply) {
-        line.push(b'\n');
-        let _ = shared.to_client(&line);
-    }
+    let mut line = serde_json::to_vec(&reply).ok()?;
+    line.push(b'\n');
+    Some(line)
 }
 
 fn wait_exit(child: &mut Child, within: Duration) -> bool {

@@ -23,6 +23,7 @@ def main() -> None:
     ap.add_argument("--calls", required=True)
     ap.add_argument("--timeout", type=float, default=None)
     ap.add_argument("--pause-after", type=int, default=None)
+    ap.add_argument("--http", default=None, help="a Streamable HTTP endpoint instead of a command")
     ap.add_argument("--quiet", action="store_true", help="print only the timing of the calls")
     ap.add_argument("command", nargs=argparse.REMAINDER)
     a = ap.parse_args()
@@ -36,6 +37,23 @@ def main() -> None:
         return parse(line)
 
     stdio_mod._parse_line = logged
+    import mcp.client.streamable_http as http_mod
+
+    class Logged:
+        # Every JSON body and SSE `data` the HTTP transport parses, as received.
+        def __init__(self, inner):
+            self.inner = inner
+
+        def validate_json(self, data, **kw):
+            text = data.decode() if isinstance(data, (bytes, bytearray)) else data
+            wire.write(text + "\n")
+            wire.flush()
+            return self.inner.validate_json(data, **kw)
+
+        def __getattr__(self, name):
+            return getattr(self.inner, name)
+
+    http_mod.jsonrpc_message_adapter = Logged(http_mod.jsonrpc_message_adapter)
     calls = json.loads(a.calls)
     anyio.run(run, cmd, calls, a)
 
@@ -45,9 +63,17 @@ def emit(obj) -> None:
     sys.stdout.flush()
 
 
+def transport(cmd, a):
+    if a.http:
+        import mcp.client.streamable_http as http_mod
+
+        return http_mod.streamable_http_client(a.http)
+    return stdio_mod.stdio_client(StdioServerParameters(command=cmd[0], args=cmd[1:]))
+
+
 async def run(cmd, calls, a) -> None:
-    params = StdioServerParameters(command=cmd[0], args=cmd[1:])
-    async with stdio_mod.stdio_client(params) as (r, w):
+    async with transport(cmd, a) as streams:
+        r, w = streams[0], streams[1]
         async with ClientSession(r, w) as s:
             init = await s.initialize()
             emit({"initialized": init.protocolVersion if hasattr(init, "protocolVersion") else None})
