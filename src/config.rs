@@ -92,6 +92,8 @@ pub struct Config {
     pub baseline: Option<PathBuf>,
     /// `ratchet`: fail when a rule checks less than the baseline recorded (default true).
     pub ratchet: Option<bool>,
+    /// `[[expect]]` tables: expectations rule E1 checks (issue 30).
+    pub expect: Option<crate::expect::ExpectFile>,
 }
 
 #[derive(Deserialize)]
@@ -117,6 +119,9 @@ struct RawConfig {
     baseline: Option<Spanned<String>>,
     #[serde(default)]
     ratchet: Option<bool>,
+    /// Read again, with its positions, by `expect::ExpectFile::from_config_text`.
+    #[serde(default)]
+    expect: Option<toml::Value>,
 }
 
 #[derive(Deserialize)]
@@ -207,8 +212,18 @@ pub fn parse(text: &str, path: &Path) -> Result<Config, ConfigError> {
         location: at(Some(span)),
         message,
     };
+    let expect = match raw.expect {
+        None => None,
+        Some(_) => crate::expect::ExpectFile::from_config_text(text, &display).map_err(|e| {
+            ConfigError {
+                location: e.location,
+                message: e.message,
+            }
+        })?,
+    };
     let mut cfg = Config {
         path: Some(path.to_path_buf()),
+        expect,
         closed_toolset: raw.closed_toolset,
         include_candidates: raw.include_candidates,
         ratchet: raw.ratchet,
@@ -330,6 +345,7 @@ const KEYS: &[&str] = &[
     "rules",
     "baseline",
     "ratchet",
+    "expect",
 ];
 
 /// The parser's message, with the closest known key when a key is unknown.
@@ -430,7 +446,7 @@ failure_when = { pointer = "/status", in = ["declined"] }
                 .lines()
                 .next()
                 .unwrap(),
-            "tracelint.toml:2:1: unknown field `fail-onn`, expected one of `tools`, `format`, `input-format`, `input_format`, `rules`, `select`, `ignore`, `fail-on`, `fail_on`, `closed-toolset`, `closed_toolset`, `include-candidates`, `include_candidates`, `metadata`, `baseline`, `ratchet` (did you mean `fail-on`?)"
+            "tracelint.toml:2:1: unknown field `fail-onn`, expected one of `tools`, `format`, `input-format`, `input_format`, `rules`, `select`, `ignore`, `fail-on`, `fail_on`, `closed-toolset`, `closed_toolset`, `include-candidates`, `include_candidates`, `metadata`, `baseline`, `ratchet`, `expect` (did you mean `fail-on`?)"
         );
         assert_eq!(
             p("fail-on = \"hard_defekt\"\n").unwrap_err(),
@@ -505,6 +521,27 @@ failure_when = { pointer = "/status", in = ["declined"] }
             p("ratchet = \"no\"\n")
                 .unwrap_err()
                 .starts_with("tracelint.toml:1:11:")
+        );
+    }
+
+    #[test]
+    fn expect_tables_are_read_with_their_lines() {
+        let c = p("fail-on = \"hard_defect\"\n\n[[expect]]\nwhy = \"never refund\"\nnot_called = \"refund\"\n")
+            .unwrap();
+        let e = c.expect.unwrap();
+        assert_eq!(e.expectations[0].declared_at, "tracelint.toml:3:1");
+        assert_eq!(
+            p("[[expect]]\nwhy = \"x\"\ncalled = \"a\"\nstatus = \"fine\"\n").unwrap_err(),
+            "tracelint.toml:4:10: unknown `status` \"fine\" (expected \"ok\" or \"error\")"
+        );
+        let py = parse(
+            "[tool.tracelint]\n[[tool.tracelint.expect]]\nwhy = \"x\"\ncalled = \"a\"\n",
+            Path::new("pyproject.toml"),
+        )
+        .unwrap();
+        assert_eq!(
+            py.expect.unwrap().expectations[0].declared_at,
+            "pyproject.toml:2:1"
         );
     }
 

@@ -25,6 +25,7 @@ pub mod config;
 pub mod demo;
 pub mod doctor;
 pub mod exit;
+pub mod expect;
 pub mod finding;
 pub mod infer;
 pub mod init;
