@@ -262,9 +262,16 @@ pub struct ScorecardArgs {
     /// Faults to inject, comma-separated (default: all eight).
     #[arg(long, value_delimiter = ',', value_name = "LIST")]
     pub faults: Vec<String>,
-    /// Runs per fault (and for the baseline), at least 1.
-    #[arg(long, default_value_t = 20, value_name = "N", value_parser = clap::value_parser!(u32).range(1..))]
-    pub runs: u32,
+    /// Runs per fault (and for the baseline), at least 1; or, without `--demo`, a folder of MCP
+    /// sessions recorded by `tracelint mcp proxy --record` to score (with `--oracle`).
+    #[arg(long, default_value = "20", value_name = "N", value_parser = RunsParser)]
+    pub runs: RunsArg,
+    /// With `--runs DIR`: the expectations file (TOML `[[expect]]`) that judges each run.
+    #[arg(long, value_name = "ORACLE.toml")]
+    pub oracle: Option<std::path::PathBuf>,
+    /// With `--runs DIR`: also write the card as HTML.
+    #[arg(long, value_name = "FILE")]
+    pub html: Option<std::path::PathBuf>,
     /// Seed for every draw; the same seed reproduces the same table.
     #[arg(long, default_value_t = 1, value_name = "S")]
     pub seed: u64,
@@ -277,6 +284,42 @@ pub struct ScorecardArgs {
     /// Output format.
     #[arg(long, value_enum, default_value_t = ScorecardFormat::Text, value_name = "FORMAT")]
     pub output_format: ScorecardFormat,
+}
+
+/// `scorecard --runs`: a number of runs (the built-in task), or a folder of recorded runs.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum RunsArg {
+    /// Runs per fault.
+    Count(u32),
+    /// Recorded runs.
+    Dir(std::path::PathBuf),
+}
+
+/// Digits are a count (held to `1..`), anything else a folder.
+#[derive(Debug, Clone, Copy)]
+struct RunsParser;
+
+impl clap::builder::TypedValueParser for RunsParser {
+    type Value = RunsArg;
+
+    fn parse_ref(
+        &self,
+        cmd: &clap::Command,
+        arg: Option<&clap::Arg>,
+        value: &std::ffi::OsStr,
+    ) -> Result<RunsArg, clap::Error> {
+        let digits = value
+            .to_str()
+            .is_some_and(|s| !s.is_empty() && s.bytes().all(|b| b.is_ascii_digit()));
+        if digits {
+            clap::value_parser!(u32)
+                .range(1..)
+                .parse_ref(cmd, arg, value)
+                .map(RunsArg::Count)
+        } else {
+            Ok(RunsArg::Dir(std::path::PathBuf::from(value)))
+        }
+    }
 }
 
 /// `scorecard --output-format` values.

@@ -637,3 +637,93 @@ fn over_streamable_http_replies_are_byte_identical_and_recorded_per_session() {
         "{report:#}"
     );
 }
+
+/// Record `runs` sessions of the example agent loop (`scripts/mcp-scorecard/agent_loop.py`)
+/// under `policy`, with `fault` injected at the first call (or none).
+fn agent_loop(peers: &Peers, policy: &str, runs: u32, fault: Option<&str>, rec: &Path) {
+    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("scripts/mcp-scorecard/agent_loop.py");
+    let mut cmd = Command::new(peers.python());
+    cmd.arg(script)
+        .args(["--policy", policy, "--runs", &runs.to_string(), "--record"])
+        .arg(rec)
+        .args(["--tracelint", bin()]);
+    if let Some(f) = fault {
+        cmd.args(["--inject", f]);
+    }
+    cmd.arg("--").args(argv(peers.stdio("everything"), &[]));
+    let out = cmd.stdin(Stdio::null()).output().unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
+
+#[test]
+fn scorecard_of_recorded_runs_separates_a_robust_from_a_buggy_client() {
+    let Some(peers) = peers() else { return };
+    let dir = tempfile::tempdir().unwrap();
+    let oracle = Path::new(env!("CARGO_MANIFEST_DIR")).join("scripts/mcp-scorecard/oracle.toml");
+    let cards: Vec<Value> = std::thread::scope(|s| {
+        let jobs: Vec<_> = ["robust", "buggy"]
+            .into_iter()
+            .map(|policy| {
+                let (peers, dir, oracle) = (&peers, dir.path(), &oracle);
+                s.spawn(move || {
+                    let rec = dir.join(policy);
+                    agent_loop(peers, policy, 5, None, &rec);
+                    for fault in ["error", "denied"] {
+                        agent_loop(peers, policy, 30, Some(fault), &rec);
+                    }
+                    let html = dir.join(format!("{policy}.html"));
+                    let out = tracelint(&[
+                        "scorecard",
+                        "--runs",
+                        &rec.display().to_string(),
+                        "--oracle",
+                        &oracle.display().to_string(),
+                        "--output-format",
+                        "json",
+                        "--html",
+                        &html.display().to_string(),
+                    ]);
+                    assert!(
+                        out.status.success(),
+                        "{}",
+                        String::from_utf8_lossy(&out.stderr)
+                    );
+                    assert!(std::fs::read_to_string(&html).unwrap().contains("<table>"));
+                    serde_json::from_slice::<Value>(&out.stdout).unwrap()
+                })
+            })
+            .collect();
+        jobs.into_iter().map(|j| j.join().unwrap()).collect()
+    });
+    let (robust, buggy) = (&cards[0], &cards[1]);
+    for card in [robust, buggy] {
+        assert_eq!(card["recovery"], "correctness", "{card:#}");
+        assert_eq!(card["baseline"]["measured"], true, "{card:#}");
+        assert_eq!(card["baseline"]["runs"], 5, "{card:#}");
+        assert!(card["unscored"].as_array().unwrap().is_empty(), "{card:#}");
+    }
+    let row = |card: &Value, f: &str| -> Value {
+        card["faults"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|r| r["fault"] == f)
+            .cloned()
+            .unwrap_or_else(|| panic!("no `{f}` row: {card:#}"))
+    };
+    for fault in ["error", "denied"] {
+        let (r, b) = (row(robust, fault), row(buggy, fault));
+        assert_eq!(
+            (r["total"].as_u64(), b["total"].as_u64()),
+            (Some(30), Some(30))
+        );
+        assert!(
+            r["ci_low"].as_f64().unwrap() > b["ci_high"].as_f64().unwrap(),
+            "{fault}: robust {r} vs buggy {b}"
+        );
+    }
+}

@@ -327,6 +327,18 @@ fn build_trace(
             crate::model::ATTR_TOOLS_ONLY.to_owned(),
             format!("an MCP session recorded by {recorder}"),
         ));
+        let faults = rt
+            .mcp
+            .as_ref()
+            .and_then(|m| m.get("injection"))
+            .and_then(|i| i.get("faults"))
+            .and_then(Value::as_array);
+        if let Some(faults) = faults {
+            let names: Vec<&str> = faults.iter().filter_map(Value::as_str).collect();
+            trace
+                .attributes
+                .push((crate::model::ATTR_INJECTION.to_owned(), names.join(",")));
+        }
     }
     if let Some(Value::Array(tools)) = &rt.tools {
         for t in tools {

@@ -53,6 +53,10 @@ pub const ATTR_NOTE: &str = "note";
 /// not in it, so no rule may read a value's absence from it as the agent inventing the value.
 pub const ATTR_TOOLS_ONLY: &str = "tools_only";
 
+/// `Trace::attributes` key: the faults a recorded run was injected with (`tracelint mcp proxy
+/// --inject`), comma-separated; absent for a run recorded without injection.
+pub const ATTR_INJECTION: &str = "injection";
+
 /// One agent run: the steps it took, in order.
 #[derive(Debug, Clone, Serialize)]
 pub struct Trace {
