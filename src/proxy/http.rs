@@ -25,6 +25,9 @@ use crate::sources::stdio::{LineEnd, read_line_bounded};
 const MAX_HEAD: usize = 64 << 10;
 /// Connections served at once.
 const MAX_CONNECTIONS: usize = 256;
+/// MCP sessions tracked at once (a session ends with its `DELETE`); past this, a new session is
+/// still proxied but not tracked by id.
+const MAX_SESSIONS: usize = 4096;
 
 /// Headers that belong to one hop and are not forwarded either way.
 const HOP: &[&str] = &[
@@ -201,7 +204,9 @@ impl Proxy {
             return Arc::clone(x);
         }
         let x = self.fresh();
-        s.insert(id.to_owned(), Arc::clone(&x));
+        if s.len() < MAX_SESSIONS {
+            s.insert(id.to_owned(), Arc::clone(&x));
+        }
         x
     }
 
@@ -286,12 +291,17 @@ fn forward(p: &Arc<Proxy>, req: &Request, w: &mut TcpStream) -> io::Result<()> {
             )
         })
         .collect();
-    if starts {
-        let id = header(&headers, "mcp-session-id").unwrap_or("").to_owned();
-        p.sessions
-            .lock()
-            .unwrap_or_else(|e| e.into_inner())
-            .insert(id, Arc::clone(&shared));
+    {
+        let mut sessions = p.sessions.lock().unwrap_or_else(|e| e.into_inner());
+        if starts && sessions.len() < MAX_SESSIONS {
+            let id = header(&headers, "mcp-session-id").unwrap_or("").to_owned();
+            sessions.insert(id, Arc::clone(&shared));
+        }
+        if req.method == "DELETE"
+            && let Some(id) = &session_id
+        {
+            sessions.remove(id);
+        }
     }
     let sse = header(&headers, "content-type").is_some_and(|c| c.starts_with("text/event-stream"));
     let mut head = format!(

@@ -29,6 +29,9 @@ use crate::sources::stdio::{LineEnd, read_line_bounded};
 use inject::{Decision, Plan};
 use record::Recorder;
 
+/// Tools kept from one paginated `tools/list` for the pin comparison.
+const MAX_LISTED: usize = 100_000;
+
 /// What to run and how.
 #[derive(Debug, Clone)]
 pub struct Options {
@@ -517,7 +520,10 @@ fn answer(shared: &Arc<Shared>, msg: &Value, may_replace: bool) -> Option<Option
                 .and_then(Value::as_array)?;
             let whole = {
                 let mut listed = shared.listed.lock().ok()?;
-                listed.extend(tools.iter().cloned());
+                // Bounded: a server paging forever is compared on what came so far.
+                if listed.len() < MAX_LISTED {
+                    listed.extend(tools.iter().cloned());
+                }
                 let more = result
                     .and_then(|r| r.get("nextCursor"))
                     .and_then(Value::as_str)
