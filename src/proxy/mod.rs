@@ -18,7 +18,7 @@ use std::path::PathBuf;
 use std::process::{Child, ChildStdin, Command, Stdio};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::mpsc;
-use std::sync::{Arc, Mutex};
+use std::sync::{Arc, Condvar, Mutex};
 use std::time::{Duration, Instant};
 
 use serde_json::{Value, json};
@@ -107,6 +107,8 @@ struct Shared {
     pin: Option<Pin>,
     /// `tools/list` pages read so far (a paginated listing is compared once, whole).
     listed: Mutex<Vec<Value>>,
+    /// Server lines forwarded and not yet on record.
+    unrecorded: (Mutex<usize>, Condvar),
 }
 
 impl Shared {
@@ -123,6 +125,27 @@ impl Shared {
             warned: AtomicBool::new(false),
             pin: opts.pin.clone(),
             listed: Mutex::new(Vec::new()),
+            unrecorded: (Mutex::new(0), Condvar::new()),
+        }
+    }
+
+    /// One more (`1`) or one less (`-1`) server line forwarded but not yet recorded.
+    fn recording(&self, d: i32) {
+        let (m, cv) = &self.unrecorded;
+        if let Ok(mut n) = m.lock() {
+            *n = if d > 0 { *n + 1 } else { n.saturating_sub(1) };
+            if *n == 0 {
+                cv.notify_all();
+            }
+        }
+    }
+
+    /// Wait (briefly: the other side only parses and writes a file) until every forwarded server
+    /// line is on record, so a call the client sent after reading an answer is recorded after it.
+    fn in_order(&self) {
+        let (m, cv) = &self.unrecorded;
+        if let Ok(n) = m.lock() {
+            let _ = cv.wait_timeout_while(n, Duration::from_secs(1), |n| *n > 0);
         }
     }
 
@@ -330,8 +353,11 @@ fn pass_long_line<R: io::BufRead>(
 }
 
 fn observe_client(line: &[u8], shared: &Arc<Shared>) {
-    if let Ok(msg) = serde_json::from_slice::<Value>(line) {
-        observe_msg(&msg, shared);
+    match serde_json::from_slice::<Value>(line) {
+        // A JSON-RPC batch (2025-03-26): each message is observed; the line goes on as it is.
+        Ok(Value::Array(batch)) => batch.iter().for_each(|m| observe_msg(m, shared)),
+        Ok(msg) => observe_msg(&msg, shared),
+        Err(_) => {}
     }
 }
 
@@ -386,6 +412,7 @@ fn observe_msg(msg: &Value, shared: &Arc<Shared>) {
                 .lock()
                 .ok()
                 .and_then(|mut p| p.as_mut().and_then(|p| p.decide(name)));
+            shared.in_order();
             shared.record(|r| r.call(id, name, args));
             Method::ToolsCall(decision)
         }
@@ -439,6 +466,12 @@ fn server_to_client(server: impl Read, shared: &Arc<Shared>, max_line: usize) {
         if shared.injecting.load(Ordering::SeqCst) {
             // Read first: this line may be a reply to replace.
             let msg = serde_json::from_slice::<Value>(&buf).ok();
+            if let Some(Value::Array(batch)) = &msg {
+                // A batch is recorded, never rewritten.
+                batch.iter().for_each(|m| {
+                    let _ = answer(shared, m, false);
+                });
+            }
             let replaced = msg.as_ref().and_then(|m| answer(shared, m, true));
             if let Some(Some(line)) = &replaced {
                 if shared.to_client(line).is_err() {
@@ -455,15 +488,27 @@ fn server_to_client(server: impl Read, shared: &Arc<Shared>, max_line: usize) {
                 return;
             }
         } else {
-            // Forward first, look after: recording adds nothing to the reply's way.
+            // Forward first, look after: recording adds nothing to the reply's way. The client
+            // may send its next call as soon as it has this line: that call's record waits
+            // (`Shared::in_order`) until this line is on record, so the record keeps the
+            // causal order (counted before the write, so no call slips in between).
+            shared.recording(1);
             buf.push(b'\n');
             if shared.to_client(&buf).is_err() {
+                shared.recording(-1);
                 return;
             }
             let text = &buf[..buf.len() - 1];
-            if let Ok(m) = serde_json::from_slice::<Value>(text) {
-                let _ = answer(shared, &m, false);
+            match serde_json::from_slice::<Value>(text) {
+                Ok(Value::Array(batch)) => batch.iter().for_each(|m| {
+                    let _ = answer(shared, m, false);
+                }),
+                Ok(m) => {
+                    let _ = answer(shared, &m, false);
+                }
+                Err(_) => {}
             }
+            shared.recording(-1);
         }
     }
 }
@@ -604,7 +649,11 @@ fn answer(shared: &Arc<Shared>, msg: &Value, may_replace: bool) -> Option<Option
             line.push(b'\n');
             Some(Some(line))
         }
-        Method::ToolsCall(Some(_)) => None,
+        Method::ToolsCall(Some(_)) => {
+            // Seen after it was forwarded (in a batch): the client got the real answer.
+            shared.record(|rec| rec.result(id, msg, ms, None));
+            None
+        }
     }
 }
 
