@@ -189,6 +189,8 @@ pub fn run(opts: &Options) -> Result<Ended, String> {
         .command
         .split_first()
         .ok_or("give the server's command after `--`: `tracelint mcp proxy -- SERVER ARGS…`")?;
+    // Before the server exists, so that no signal can come between its start and the handler.
+    on_signals();
     let mut command = Command::new(program);
     command
         .args(args)
@@ -213,8 +215,7 @@ pub fn run(opts: &Options) -> Result<Ended, String> {
         let _ = child.wait();
         return Err("cannot start server: its pipes are missing".into());
     };
-    let group = child.id();
-    on_signals(group);
+    GROUP.store(child.id(), Ordering::SeqCst);
 
     let recorder = match &opts.record {
         Some(dir) => {
@@ -722,12 +723,15 @@ fn kill_group_id(id: u32, hard: bool) {
     }
 }
 
+/// The server's process group (0: not started yet).
+static GROUP: std::sync::atomic::AtomicU32 = std::sync::atomic::AtomicU32::new(0);
+
 /// The signal that ended the session (0: none).
 static SIGNALLED: std::sync::atomic::AtomicI32 = std::sync::atomic::AtomicI32::new(0);
 
 /// SIGTERM, SIGINT and SIGHUP end the session: TERM the server's group, give it a moment,
 /// KILL it, and exit with the shell's code for the signal. Records are already on disk.
-fn on_signals(group: u32) {
+fn on_signals() {
     #[cfg(unix)]
     {
         use signal_hook::consts::{SIGHUP, SIGINT, SIGTERM};
@@ -737,6 +741,18 @@ fn on_signals(group: u32) {
                 .spawn(move || {
                     if let Some(sig) = signals.forever().next() {
                         SIGNALLED.store(sig, Ordering::SeqCst);
+                        // A server being started right now gets its group id in a moment.
+                        let mut group = GROUP.load(Ordering::SeqCst);
+                        for _ in 0..20 {
+                            if group != 0 {
+                                break;
+                            }
+                            std::thread::sleep(Duration::from_millis(10));
+                            group = GROUP.load(Ordering::SeqCst);
+                        }
+                        if group == 0 {
+                            std::process::exit(128 + sig);
+                        }
                         kill_group_id(group, false);
                         std::thread::sleep(Duration::from_millis(500));
                         kill_group_id(group, true);
@@ -748,6 +764,4 @@ fn on_signals(group: u32) {
                 });
         }
     }
-    #[cfg(not(unix))]
-    let _ = group;
 }
