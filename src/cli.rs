@@ -69,6 +69,9 @@ pub enum Command {
     /// Check tool definitions themselves (`tools lint`), before an agent ever calls them.
     #[command(subcommand)]
     Tools(ToolsCommand),
+    /// MCP tools: record an agent's MCP traffic through a proxy, inject faults into it.
+    #[command(subcommand)]
+    Mcp(McpCommand),
 }
 
 /// `tools` subcommands.
@@ -184,6 +187,145 @@ pub struct ToolsLintArgs {
     pub no_config: bool,
 }
 
+/// `tracelint mcp …` subcommands.
+#[derive(Debug, Subcommand)]
+pub enum McpCommand {
+    /// Stand between an agent and its MCP server (stdio): forward every message unchanged,
+    /// record the session as a trace, inject faults into `tools/call` replies.
+    #[command(after_help = MCP_PROXY_AFTER_HELP)]
+    Proxy(McpProxyArgs),
+    /// Pin a server's tools (names, descriptions, schemas, annotations, a digest each) in a lock
+    /// file; `check --tools tools.lock` reads it offline.
+    Pin(McpPinArgs),
+    /// Say what changed between a lock and a server's tools now: exit 1 when anything did,
+    /// silent exit 0 when nothing did.
+    Diff(McpDiffArgs),
+}
+
+/// `mcp pin` arguments.
+#[derive(Debug, Args)]
+pub struct McpPinArgs {
+    /// Where the tools come from: `mcp-stdio:<command>`, `mcp-http:<url>` or a tools file.
+    #[arg(value_name = "SOURCE")]
+    pub source: String,
+    /// The lock file to write.
+    #[arg(short = 'o', long, value_name = "FILE")]
+    pub output: std::path::PathBuf,
+    /// How long to wait for the server, in seconds.
+    #[arg(long, default_value = "30", value_name = "SECS", value_parser = parse_seconds)]
+    pub mcp_timeout: std::time::Duration,
+}
+
+/// `mcp diff` arguments.
+#[derive(Debug, Args)]
+pub struct McpDiffArgs {
+    /// The lock written by `tracelint mcp pin`.
+    #[arg(value_name = "LOCK")]
+    pub lock: String,
+    /// The tools now: `mcp-stdio:<command>`, `mcp-http:<url>` or a tools file.
+    #[arg(value_name = "SOURCE")]
+    pub source: String,
+    /// How long to wait for the server, in seconds.
+    #[arg(long, default_value = "30", value_name = "SECS", value_parser = parse_seconds)]
+    pub mcp_timeout: std::time::Duration,
+}
+
+const MCP_PROXY_AFTER_HELP: &str = "\
+Put the proxy where the agent's MCP configuration names the server:
+  \"command\": \"tracelint\", \"args\": [\"mcp\", \"proxy\", \"--record\", \"runs\", \"--\", \"npx\", \"-y\", \"server\"]
+Each session becomes DIR/mcp-<time>-<pid>.jsonl (a native trace, one step per line, written as it
+happens); `tracelint check DIR` lints it against the tools the server listed.
+
+Examples:
+  tracelint mcp proxy --record runs -- mcp-server-time --local-timezone UTC
+  tracelint mcp proxy --record runs --inject error --at 2 --seed 1 -- node server.js stdio
+  tracelint mcp proxy --record runs --inject timeout,rate_limit --rate 0.2 --tool search --seed 7 -- ./server";
+
+/// `mcp proxy` arguments.
+#[derive(Debug, Args)]
+pub struct McpProxyArgs {
+    /// Write one trace per MCP session in this folder (created if missing).
+    #[arg(long, value_name = "DIR")]
+    pub record: Option<std::path::PathBuf>,
+    /// Faults to inject into `tools/call` replies, comma-separated: timeout, error, rate_limit,
+    /// malformed_json, empty, truncated, wrong_schema, denied.
+    #[arg(
+        long,
+        value_delimiter = ',',
+        value_name = "FAULT,…",
+        help_heading = "Fault injection"
+    )]
+    pub inject: Vec<String>,
+    /// Inject into each eligible call with this probability (default 1 without `--at`).
+    #[arg(
+        long,
+        value_name = "P",
+        conflicts_with = "at",
+        help_heading = "Fault injection"
+    )]
+    pub rate: Option<f64>,
+    /// Inject into the N-th eligible call only (counted from 1).
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..), help_heading = "Fault injection")]
+    pub at: Option<u64>,
+    /// Only calls of this tool are eligible (repeatable; default: every tool).
+    #[arg(long = "tool", value_name = "NAME", help_heading = "Fault injection")]
+    pub tools: Vec<String>,
+    /// Seed of the draws: the same seed and the same calls give the same injections.
+    #[arg(
+        long,
+        default_value_t = 1,
+        value_name = "S",
+        help_heading = "Fault injection"
+    )]
+    pub seed: u64,
+    /// How long a `timeout` fault holds a reply the client never cancels, in seconds.
+    #[arg(
+        long,
+        default_value_t = 60.0,
+        value_name = "SECS",
+        help_heading = "Fault injection"
+    )]
+    pub hold: f64,
+    /// Refuse the server's `tools/list` (a JSON-RPC error to the agent) when its tools differ
+    /// from this lock (`tracelint mcp pin`).
+    #[arg(long, value_name = "LOCK")]
+    pub pin: Option<String>,
+    /// With `--pin`: only warn on stderr, and pass the listing through.
+    #[arg(long, requires = "pin")]
+    pub pin_warn: bool,
+    /// Longest message line the proxy reads, in bytes (longer ones pass through unrecorded).
+    #[arg(long, default_value_t = 64 << 20, value_name = "BYTES")]
+    pub max_line: usize,
+    /// Streamable HTTP: listen on this address (loopback unless `--allow-remote`) and forward
+    /// to `--upstream`.
+    #[arg(
+        long,
+        value_name = "ADDR:PORT",
+        requires = "upstream",
+        conflicts_with = "command",
+        help_heading = "Streamable HTTP"
+    )]
+    pub listen: Option<std::net::SocketAddr>,
+    /// The MCP endpoint to forward to (`http://127.0.0.1:3001/mcp`).
+    #[arg(
+        long,
+        value_name = "URL",
+        requires = "listen",
+        help_heading = "Streamable HTTP"
+    )]
+    pub upstream: Option<String>,
+    /// Let `--listen` take a non-loopback address (anyone who can reach it can use the server).
+    #[arg(long, help_heading = "Streamable HTTP")]
+    pub allow_remote: bool,
+    /// The server's command and arguments, after `--` (stdio).
+    #[arg(
+        last = true,
+        required_unless_present = "listen",
+        value_name = "SERVER_CMD"
+    )]
+    pub command: Vec<String>,
+}
+
 const DEMO_AFTER_HELP: &str = "\
 The suite is built in (it works from any folder, offline): one planted defect per rule, which that
 rule must catch; clean controls, which must stay silent; and legitimate-but-suspicious cases (a
@@ -236,9 +378,16 @@ pub struct ScorecardArgs {
     /// Faults to inject, comma-separated (default: all eight).
     #[arg(long, value_delimiter = ',', value_name = "LIST")]
     pub faults: Vec<String>,
-    /// Runs per fault (and for the baseline), at least 1.
-    #[arg(long, default_value_t = 20, value_name = "N", value_parser = clap::value_parser!(u32).range(1..))]
-    pub runs: u32,
+    /// Runs per fault (and for the baseline), at least 1; or, without `--demo`, a folder of MCP
+    /// sessions recorded by `tracelint mcp proxy --record` to score (with `--oracle`).
+    #[arg(long, default_value = "20", value_name = "N", value_parser = RunsParser)]
+    pub runs: RunsArg,
+    /// With `--runs DIR`: the expectations file (TOML `[[expect]]`) that judges each run.
+    #[arg(long, value_name = "ORACLE.toml")]
+    pub oracle: Option<std::path::PathBuf>,
+    /// With `--runs DIR`: also write the card as HTML.
+    #[arg(long, value_name = "FILE")]
+    pub html: Option<std::path::PathBuf>,
     /// Seed for every draw; the same seed reproduces the same table.
     #[arg(long, default_value_t = 1, value_name = "S")]
     pub seed: u64,
@@ -251,6 +400,42 @@ pub struct ScorecardArgs {
     /// Output format.
     #[arg(long, value_enum, default_value_t = ScorecardFormat::Text, value_name = "FORMAT")]
     pub output_format: ScorecardFormat,
+}
+
+/// `scorecard --runs`: a number of runs (the built-in task), or a folder of recorded runs.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum RunsArg {
+    /// Runs per fault.
+    Count(u32),
+    /// Recorded runs.
+    Dir(std::path::PathBuf),
+}
+
+/// Digits are a count (held to `1..`), anything else a folder.
+#[derive(Debug, Clone, Copy)]
+struct RunsParser;
+
+impl clap::builder::TypedValueParser for RunsParser {
+    type Value = RunsArg;
+
+    fn parse_ref(
+        &self,
+        cmd: &clap::Command,
+        arg: Option<&clap::Arg>,
+        value: &std::ffi::OsStr,
+    ) -> Result<RunsArg, clap::Error> {
+        let digits = value
+            .to_str()
+            .is_some_and(|s| !s.is_empty() && s.bytes().all(|b| b.is_ascii_digit()));
+        if digits {
+            clap::value_parser!(u32)
+                .range(1..)
+                .parse_ref(cmd, arg, value)
+                .map(RunsArg::Count)
+        } else {
+            Ok(RunsArg::Dir(std::path::PathBuf::from(value)))
+        }
+    }
 }
 
 /// `scorecard --output-format` values.
@@ -953,6 +1138,7 @@ pub const SUBCOMMANDS: &[&str] = &[
     "completions",
     "demo",
     "scorecard",
+    "mcp",
     "report",
     "tools",
     "help",

@@ -32,6 +32,7 @@ pub mod init;
 pub mod inputs;
 pub mod lint;
 pub mod model;
+pub mod proxy;
 pub mod record;
 pub mod reporters;
 pub mod rules;

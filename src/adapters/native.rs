@@ -43,6 +43,17 @@ struct RawTrace<'a> {
     steps: Option<Steps<'a>>,
     #[serde(default, rename = "final")]
     final_answer: Option<Value>,
+    /// A JSON Lines record that continues the trace of the line before (same `run_id`): how
+    /// `tracelint mcp proxy` writes a session one step per line, flushed as it goes.
+    #[serde(default)]
+    continues: bool,
+    /// MCP tools (`tools/list` entries) the run had: the trace's embedded registry.
+    #[serde(default)]
+    tools: Option<Value>,
+    /// Facts of an MCP session (`tracelint mcp proxy`'s header): the record holds only the
+    /// tool channel.
+    #[serde(default)]
+    mcp: Option<Value>,
 }
 
 /// A trace's `steps` member: its items as raw JSON (read in the same pass as the trace), or
@@ -130,6 +141,8 @@ pub fn parse_lines(
     input: &InputRef,
     out: &mut dyn Emit,
 ) {
+    let mut out = Continued { out, open: None };
+    let out = &mut out;
     for line in lines {
         match line {
             Err(issue) => out.issue(issue),
@@ -150,7 +163,66 @@ pub fn parse_lines(
             }
         }
     }
+    out.flush();
 }
+
+/// Joins JSON Lines records marked `continues` (with the same `run_id`) onto the trace before
+/// them; every other trace passes through as it comes.
+struct Continued<'a> {
+    out: &'a mut dyn Emit,
+    open: Option<Trace>,
+}
+
+impl Continued<'_> {
+    fn flush(&mut self) {
+        if let Some(t) = self.open.take() {
+            self.out.trace(t);
+        }
+    }
+}
+
+impl Emit for Continued<'_> {
+    fn trace(&mut self, trace: Trace) {
+        let joins = trace.attribute(ATTR_CONTINUES).is_some()
+            && self.open.as_ref().is_some_and(|o| o.run_id == trace.run_id);
+        let mut trace = trace;
+        trace.attributes.retain(|(k, _)| k != ATTR_CONTINUES);
+        if !joins {
+            self.flush();
+            self.open = Some(trace);
+            return;
+        }
+        let Some(open) = self.open.as_mut() else {
+            return;
+        };
+        for step in trace.steps {
+            open.push(step.kind, step.at, step.meta);
+        }
+        for spec in trace.embedded_tools {
+            if !open.embedded_tools.iter().any(|t| t.name == spec.name) {
+                open.embedded_tools.push(spec);
+            }
+        }
+        for a in trace.attributes {
+            if !open.attributes.contains(&a) {
+                open.attributes.push(a);
+            }
+        }
+        open.partial |= trace.partial;
+        if trace.final_answer.is_some() {
+            open.final_answer = trace.final_answer;
+        }
+    }
+    fn issue(&mut self, issue: InputIssue) {
+        self.out.issue(issue);
+    }
+    fn note(&mut self, note: String) {
+        self.out.note(note);
+    }
+}
+
+/// A transient attribute: this line's trace continues the one before.
+const ATTR_CONTINUES: &str = "native.continues";
 
 /// Parse a native document given as a string (tests and the library API).
 pub fn parse_str(text: &str, path: &str) -> Parsed {
@@ -240,6 +312,43 @@ fn build_trace(
         _ => default_id.to_owned(),
     };
     let mut trace = Trace::new(run_id, input.clone());
+    if rt.continues {
+        trace
+            .attributes
+            .push((ATTR_CONTINUES.to_owned(), String::new()));
+    }
+    if let Some(recorder) = rt
+        .mcp
+        .as_ref()
+        .and_then(|m| m.get("recorder"))
+        .and_then(Value::as_str)
+    {
+        trace.attributes.push((
+            crate::model::ATTR_TOOLS_ONLY.to_owned(),
+            format!("an MCP session recorded by {recorder}"),
+        ));
+        let faults = rt
+            .mcp
+            .as_ref()
+            .and_then(|m| m.get("injection"))
+            .and_then(|i| i.get("faults"))
+            .and_then(Value::as_array);
+        if let Some(faults) = faults {
+            let names: Vec<&str> = faults.iter().filter_map(Value::as_str).collect();
+            trace
+                .attributes
+                .push((crate::model::ATTR_INJECTION.to_owned(), names.join(",")));
+        }
+    }
+    if let Some(Value::Array(tools)) = &rt.tools {
+        for t in tools {
+            if let Some(spec) = mcp_tool(t)
+                && !trace.embedded_tools.iter().any(|e| e.name == spec.name)
+            {
+                trace.embedded_tools.push(spec);
+            }
+        }
+    }
     trace.final_answer = match rt.final_answer {
         Some(Value::String(s)) => Some(s),
         Some(Value::Null) | None => None,
@@ -273,6 +382,40 @@ fn build_trace(
         }
     }
     out.trace(trace);
+}
+
+/// Where a native trace's `tools` come from, in reports.
+const NATIVE_TOOLS_SOURCE: &str = "embedded in the trace (MCP `tools/list` in native `tools`)";
+
+/// An MCP `Tool` from a native trace's `tools` list: its input and output schemas, and the
+/// behaviour its annotations state (never the spec's defaults: an unstated hint is undeclared).
+fn mcp_tool(t: &Value) -> Option<crate::model::ToolSpec> {
+    let name = t.get("name")?.as_str()?;
+    let schema = t
+        .get("inputSchema")
+        .or_else(|| t.get("input_schema"))
+        .filter(|s| s.is_object())
+        .cloned();
+    let mut spec = crate::model::ToolSpec::new(
+        name,
+        schema,
+        crate::model::SchemaSource(NATIVE_TOOLS_SOURCE.to_owned()),
+    );
+    spec.output_schema = t.get("outputSchema").filter(|s| s.is_object()).cloned();
+    let hint = |k: &str| {
+        t.get("annotations")
+            .and_then(|a| a.get(k))
+            .and_then(Value::as_bool)
+    };
+    match (hint("readOnlyHint"), hint("destructiveHint")) {
+        (Some(true), _) => spec.metadata.side_effecting = Some(false),
+        (Some(false), _) | (_, Some(true)) => spec.metadata.side_effecting = Some(true),
+        _ => {}
+    }
+    if hint("idempotentHint") == Some(true) {
+        spec.metadata.idempotent = Some(true);
+    }
+    Some(spec)
 }
 
 /// Where a native call's own `schema` comes from, in reports.
@@ -582,5 +725,36 @@ mod tests {
             assert_eq!(p.traces.len(), 1, "{text}");
             assert_eq!(issues(p), [format!("t.jsonl:2:{at}: {message}")]);
         }
+    }
+
+    #[test]
+    fn continued_lines_join_one_trace_with_its_tools() {
+        let jsonl = concat!(
+            r#"{"run_id": "s", "steps": [], "mcp": {"recorder": "tracelint mcp proxy"}}"#,
+            "\n",
+            r#"{"run_id": "s", "continues": true, "steps": [], "tools": [{"name": "t", "inputSchema": {"type": "object"}, "annotations": {"readOnlyHint": true}}]}"#,
+            "\n",
+            r#"{"run_id": "s", "continues": true, "steps": [{"type": "tool_call", "call_id": "3", "name": "t", "args": {}}]}"#,
+            "\n",
+            r#"{"run_id": "s", "continues": true, "steps": [{"type": "tool_result", "call_id": "3", "status": "ok", "content": "x"}]}"#,
+            "\n",
+            r#"{"run_id": "other", "continues": true, "steps": [{"type": "tool_call", "name": "t"}]}"#,
+            "\n",
+        );
+        let mut p = Parsed::default();
+        // Detected, not told: the header and its continuations read as native.
+        crate::adapters::parse_reader(jsonl.as_bytes(), "s.jsonl", &Default::default(), &mut p);
+        assert!(p.issues.is_empty(), "{:?}", p.issues);
+        assert_eq!(p.traces.len(), 2);
+        let t = &p.traces[0];
+        assert_eq!(t.steps.len(), 2);
+        assert_eq!((t.steps[0].index, t.steps[0].at.line), (0, 3));
+        assert_eq!((t.steps[1].index, t.steps[1].at.line), (1, 4));
+        assert_eq!(t.embedded_tools.len(), 1);
+        assert_eq!(t.embedded_tools[0].metadata.side_effecting, Some(false));
+        assert!(t.attribute(crate::model::ATTR_TOOLS_ONLY).is_some());
+        assert!(t.attribute(ATTR_CONTINUES).is_none());
+        // A continuation of another run is a trace of its own.
+        assert_eq!(p.traces[1].run_id, "other");
     }
 }

@@ -7,6 +7,7 @@ pub mod demo;
 pub mod doctor;
 pub mod infer;
 pub mod init;
+pub mod mcp;
 pub mod report;
 pub mod rules;
 pub mod scorecard;
@@ -76,6 +77,7 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitStatus> {
         Command::Scorecard(args) => scorecard::run(&args),
         Command::Report(args) => report::run(&args),
         Command::Tools(crate::cli::ToolsCommand::Lint(args)) => tools::lint(&args),
+        Command::Mcp(cmd) => mcp::run(&cmd),
     }
 }
 

@@ -4,7 +4,7 @@ use std::io::Write;
 
 use anyhow::bail;
 
-use crate::cli::{ScorecardArgs, ScorecardFormat};
+use crate::cli::{RunsArg, ScorecardArgs, ScorecardFormat};
 use crate::exit::ExitStatus;
 use crate::scorecard::agent::Policy;
 use crate::scorecard::faults::Fault;
@@ -40,6 +40,19 @@ pub fn parse_faults(list: &[String]) -> anyhow::Result<Vec<Fault>> {
 
 /// `tracelint scorecard`.
 pub fn run(args: &ScorecardArgs) -> anyhow::Result<ExitStatus> {
+    let runs = match &args.runs {
+        RunsArg::Dir(dir) if !args.demo => return recorded(args, dir),
+        RunsArg::Dir(dir) => bail!(
+            "`--runs {}` is a folder of recorded runs: score it without `--demo`",
+            dir.display()
+        ),
+        RunsArg::Count(n) => *n,
+    };
+    if args.oracle.is_some() || args.html.is_some() {
+        bail!(
+            "`--oracle` and `--html` go with `--runs DIR` (runs recorded by `tracelint mcp proxy --record DIR`)"
+        );
+    }
     if !args.demo {
         bail!(
             "only the built-in task can be scored: pass `--demo` (and `--buggy` for the buggy agent)"
@@ -55,7 +68,7 @@ pub fn run(args: &ScorecardArgs) -> anyhow::Result<ExitStatus> {
             Policy::Robust
         },
         faults: parse_faults(&args.faults)?,
-        runs: args.runs,
+        runs,
         seed: args.seed,
         inject_at: args.inject_at,
         kind: if args.no_oracle {
@@ -68,6 +81,55 @@ pub fn run(args: &ScorecardArgs) -> anyhow::Result<ExitStatus> {
     let mut out = std::io::BufWriter::new(super::PipeSafe::new(std::io::stdout().lock()));
     match args.output_format {
         ScorecardFormat::Text => scorecard::render_text(&card, &mut out)?,
+        ScorecardFormat::Json => {
+            serde_json::to_writer_pretty(&mut out, &card)?;
+            writeln!(out)?;
+        }
+    }
+    out.flush()?;
+    Ok(ExitStatus::Clean)
+}
+
+/// `scorecard --runs DIR [--oracle ORACLE.toml]`: the card of recorded MCP sessions.
+fn recorded(args: &ScorecardArgs, dir: &std::path::Path) -> anyhow::Result<ExitStatus> {
+    use crate::scorecard::recorded;
+    if !dir.is_dir() {
+        bail!(
+            "`--runs {}`: not a folder (give the folder `tracelint mcp proxy --record` wrote, or a number of runs with `--demo`)",
+            dir.display()
+        );
+    }
+    let oracle = match &args.oracle {
+        Some(p) => {
+            Some(crate::expect::ExpectFile::from_path(p).map_err(|e| anyhow::anyhow!("{e}"))?)
+        }
+        None => None,
+    };
+    let mut files: Vec<std::path::PathBuf> = std::fs::read_dir(dir)?
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .filter(|p| p.extension().is_some_and(|x| x == "jsonl"))
+        .collect();
+    files.sort();
+    let mut traces = Vec::new();
+    let mut problems = Vec::new();
+    for f in &files {
+        match crate::load_traces(f) {
+            Ok(t) => traces.extend(t),
+            Err(e) => problems.push(e.to_string()),
+        }
+    }
+    if !problems.is_empty() {
+        bail!("cannot read every recorded run:\n{}", problems.join("\n"));
+    }
+    let shown = args.oracle.as_ref().map(|p| p.display().to_string());
+    let card = recorded::score(&traces, oracle.as_ref().zip(shown.as_deref()));
+    if let Some(html) = &args.html {
+        std::fs::write(html, recorded::render_html(&card))
+            .map_err(|e| anyhow::anyhow!("cannot write {}: {e}", html.display()))?;
+    }
+    let mut out = std::io::BufWriter::new(super::PipeSafe::new(std::io::stdout().lock()));
+    match args.output_format {
+        ScorecardFormat::Text => recorded::render_text(&card, &mut out)?,
         ScorecardFormat::Json => {
             serde_json::to_writer_pretty(&mut out, &card)?;
             writeln!(out)?;

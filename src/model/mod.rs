@@ -49,6 +49,15 @@ pub const ATTR_MIRROR: &str = "mirror";
 /// request that failed, calls an adapter parsed out of the assistant's text). May repeat.
 pub const ATTR_NOTE: &str = "note";
 
+/// `Trace::attributes` key: the record holds only the agent's tool channel (an MCP session
+/// recorded by `tracelint mcp proxy`): what the agent was told (its prompt, its messages) is
+/// not in it, so no rule may read a value's absence from it as the agent inventing the value.
+pub const ATTR_TOOLS_ONLY: &str = "tools_only";
+
+/// `Trace::attributes` key: the faults a recorded run was injected with (`tracelint mcp proxy
+/// --inject`), comma-separated; absent for a run recorded without injection.
+pub const ATTR_INJECTION: &str = "injection";
+
 /// One agent run: the steps it took, in order.
 #[derive(Debug, Clone, Serialize)]
 pub struct Trace {

@@ -37,6 +37,19 @@ impl Rule for HallucinatedArg {
     }
 
     fn check(&self, cx: &TraceCx<'_>, out: &mut Sink) {
+        if let Some(channel) = cx.trace.attribute(crate::model::ATTR_TOOLS_ONLY) {
+            let mut calls = 0usize;
+            for call in cx.trace.steps.iter().filter_map(|s| s.as_call()) {
+                out.count_tool(Some(&call.name), false);
+                calls += 1;
+            }
+            if calls > 0 {
+                out.suppress_trace(format!(
+                    "the record holds only the tool channel ({channel}): what the agent was told is not in it, so {calls} call(s) cannot be traced to it and are not judged"
+                ));
+            }
+            return;
+        }
         // Every value this walk will ask about, so the index searches for them only.
         let asked = cx
             .trace

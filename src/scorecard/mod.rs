@@ -6,6 +6,7 @@
 
 pub mod agent;
 pub mod faults;
+pub mod recorded;
 pub mod stats;
 
 use serde::Serialize;

@@ -65,6 +65,8 @@ pub(crate) const TOP: &[&str] = &[
     "cacheScope",
     "resultType",
     "ttlMs",
+    // A `tracelint mcp pin` lock: its source, the server's name and version.
+    "tracelint_lock",
 ];
 
 /// Keys of a `tools/list` result (any MCP era) inside a JSON-RPC reply.
@@ -95,6 +97,8 @@ pub(crate) const TOOL: &[&str] = &[
     "strict",
     "cache_control",
     "$comment",
+    // A `tracelint mcp pin` lock's digest of the tool's definition.
+    "digest",
 ];
 
 /// Metadata keys tracelint reads.
