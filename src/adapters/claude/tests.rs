@@ -468,3 +468,51 @@ fn the_environment_the_lines_record_is_the_traces_context() {
         })
     );
 }
+
+/// Why the reader holds a file's traces until its last line (issue 33, "memory follows the
+/// largest trace"): a Claude Code file is one conversation however many `sessionId`s it holds.
+/// A resumed or continued session keeps writing to one file, the lines before the resume under
+/// the old id and the lines after under the new one, and a result after the resume answers a
+/// call made before it. And what a file's later lines say reaches every trace it yields: a bad
+/// line anywhere makes them all partial, a later `cwd` is context of a sub-agent that ended
+/// long before. So no trace of a file is complete before its end; a change of `sessionId` is
+/// not the end of one.
+#[test]
+fn a_file_is_one_conversation_until_its_last_line() {
+    let text = concat!(
+        r#"{"type":"assistant","sessionId":"old","uuid":"m1","parentUuid":null,"cwd":"/a","message":{"role":"assistant","content":[{"type":"tool_use","id":"t1","name":"Bash","input":{"command":"make"}}]}}"#,
+        "\n",
+        r#"{"type":"assistant","sessionId":"old","uuid":"s1","isSidechain":true,"agentId":"ag","cwd":"/a","message":{"role":"assistant","content":[{"type":"tool_use","id":"g1","name":"Grep","input":{"pattern":"x"}}]}}"#,
+        "\n",
+        // Resumed: a new session id, and the result of the call made before the resume.
+        r#"{"type":"user","sessionId":"new","uuid":"m2","parentUuid":"m1","cwd":"/b","message":{"role":"user","content":[{"type":"tool_result","tool_use_id":"t1","content":"ok"}]}}"#,
+        "\n",
+        r#"{"type":"assistant","sessionId":"new","uuid":"m3""#,
+        "\n",
+    );
+    let p = parse_str(text);
+    assert_eq!(p.issues.len(), 1, "{:?}", p.issues);
+    let got: Vec<String> = p
+        .traces
+        .iter()
+        .map(|t| {
+            let dirs: Vec<&str> = t.context.iter().map(|c| c.value.as_str()).collect();
+            format!(
+                "{} {:?} partial={} context={}",
+                t.run_id,
+                counts(t),
+                t.partial,
+                dirs.join(",")
+            )
+        })
+        .collect();
+    let main = crate::adapters::testing::counted(1, 1, 0, 0);
+    let agent = crate::adapters::testing::counted(1, 0, 0, 1);
+    assert_eq!(
+        got,
+        [
+            format!("old {main:?} partial=true context=/a,/b"),
+            format!("old/agent-ag {agent:?} partial=true context=/a,/b"),
+        ]
+    );
+}
