@@ -116,6 +116,10 @@ pub struct ToolsLintArgs {
     #[arg(long, value_name = "TOKENS", help_heading = "Rules")]
     pub description_budget: Option<usize>,
 
+    /// A lock written by `tracelint mcp pin`: a tool whose description changed since is a T12 candidate.
+    #[arg(long, value_name = "LOCK", help_heading = "Rules")]
+    pub pin: Option<PathBuf>,
+
     /// What stdout gets: text (default), json, sarif, html or github.
     #[arg(long, alias = "format", value_name = "FORMAT", help_heading = "Output", value_parser = Listed::output_formats(false), hide_possible_values = true)]
     pub output_format: Option<String>,

@@ -80,6 +80,7 @@ pub fn lint(args: &ToolsLintArgs) -> anyhow::Result<ExitStatus> {
         description_budget: args
             .description_budget
             .unwrap_or(tool_rules::DEFAULT_DESCRIPTION_BUDGET),
+        pinned: args.pin.as_deref().map(pinned_descriptions).transpose()?,
     };
     let outcomes = tool_rules::run(&sets, &tool_settings, |id| selection.contains(id));
     let tools: usize = sets.iter().map(|s| s.tools.len()).sum();
@@ -245,4 +246,44 @@ fn issue_of(e: &SourceError, raw: &str) -> InputIssue {
         }
         other => InputIssue::file(raw, other.to_string()),
     }
+}
+
+/// The descriptions a lock (`tracelint mcp pin -o LOCK`) pinned, by tool name.
+fn pinned_descriptions(
+    path: &std::path::Path,
+) -> anyhow::Result<std::collections::BTreeMap<String, String>> {
+    use anyhow::Context;
+    let shown = path.display();
+    let file = crate::inputs::open_file(path)
+        .with_context(|| format!("cannot read the lock `{shown}`"))?;
+    let mut text = String::new();
+    std::io::Read::read_to_string(
+        &mut std::io::Read::take(file, crate::sources::MAX_TOOLS_FILE + 1),
+        &mut text,
+    )
+    .with_context(|| format!("cannot read the lock `{shown}`"))?;
+    if text.len() as u64 > crate::sources::MAX_TOOLS_FILE {
+        anyhow::bail!("the lock `{shown}` is over the tools-file limit");
+    }
+    let lock: serde_json::Value = serde_json::from_str(&text).map_err(|e| {
+        anyhow::anyhow!(
+            "{shown}:{}:{}: the lock is not JSON: {e}",
+            e.line(),
+            e.column()
+        )
+    })?;
+    let Some(tools) = lock.get("tools").and_then(|t| t.as_array()) else {
+        anyhow::bail!(
+            "{shown}: not a lock: no `tools` list (write one with `tracelint mcp pin SOURCE -o tools.lock`)"
+        );
+    };
+    let mut out = std::collections::BTreeMap::new();
+    for t in tools {
+        let Some(name) = t.get("name").and_then(|n| n.as_str()) else {
+            anyhow::bail!("{shown}: a pinned tool has no `name`");
+        };
+        let description = t.get("description").and_then(|d| d.as_str()).unwrap_or("");
+        out.insert(name.to_owned(), description.to_owned());
+    }
+    Ok(out)
 }

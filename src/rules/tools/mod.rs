@@ -31,6 +31,9 @@ pub struct ToolsCx<'a> {
 pub struct ToolSettings {
     /// T11: the largest description, in estimated tokens.
     pub description_budget: usize,
+    /// T12: each pinned tool's description (`tracelint mcp pin`), by name: a description that
+    /// changed since is how a "rug pull" swaps instructions in under a trusted tool.
+    pub pinned: Option<std::collections::BTreeMap<String, String>>,
 }
 
 /// Default T11 budget, in estimated tokens (about 2,000 characters of English).
@@ -40,6 +43,7 @@ impl Default for ToolSettings {
     fn default() -> Self {
         Self {
             description_budget: DEFAULT_DESCRIPTION_BUDGET,
+            pinned: None,
         }
     }
 }

@@ -313,6 +313,36 @@ impl ToolRule for Poisoning {
             }
             for tool in &set.tools {
                 out.count(si, true);
+                if let Some(pinned) = cx.settings.pinned.as_ref()
+                    && let Some(was) = pinned.get(&tool.name)
+                {
+                    let now = match &tool.description {
+                        Some(Value::String(d)) => d.as_str(),
+                        _ => "",
+                    };
+                    if now != was {
+                        let f = out.finding(
+                            si,
+                            Tier::Candidate,
+                            Some(&tool.name),
+                            format!("{}/description", tool.body),
+                            format!(
+                                "the description of `{}` changed since it was pinned ({} → {} characters)",
+                                tool.name,
+                                was.chars().count(),
+                                now.chars().count()
+                            ),
+                            "the description now",
+                            cut(now, 200),
+                        );
+                        f.signal = Some("changed_since_pin");
+                        f.possible_false_positive = true;
+                        f.details = vec![format!("pinned: {}", cut(was, 200))];
+                        f.help = Some(
+                            "read what changed (`tracelint mcp diff LOCK SOURCE`); if the server's new description is legitimate, pin again".into(),
+                        );
+                    }
+                }
                 for (ptr, whose, text, name_like) in texts(tool) {
                     for s in signals(&text) {
                         // A name is only ever checked for characters (its words are not prose).
