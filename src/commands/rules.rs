@@ -14,30 +14,18 @@ use crate::rules::{RULES, meta_of};
 
 /// The rules table in Markdown (the README embeds exactly this; a test keeps them equal).
 pub fn markdown_table() -> String {
-    let mut s =
-        String::from("| rule | finding type | tiers | what it flags |\n|---|---|---|---|\n");
-    for rule in RULES {
-        let m = rule.meta();
-        s.push_str(&format!(
-            "| {} | `{}` | {} | {} |\n",
-            m.id,
-            m.kind.as_str(),
-            m.tiers
-                .iter()
-                .map(|t| format!("`{t}`"))
-                .collect::<Vec<_>>()
-                .join(" / "),
-            m.summary
-        ));
-    }
-    s
+    table_of(RULES.iter().map(|r| r.meta()))
 }
 
 /// The tool rules table (`tools lint`) in Markdown (the README embeds exactly this too).
 pub fn tools_markdown_table() -> String {
+    table_of(TOOL_RULES.iter().map(|r| r.meta()))
+}
+
+fn table_of<'a>(rules: impl Iterator<Item = &'a crate::finding::RuleMeta>) -> String {
     let mut s =
         String::from("| rule | finding type | tiers | what it flags |\n|---|---|---|---|\n");
-    for m in TOOL_RULES.iter().map(|r| r.meta()) {
+    for m in rules {
         s.push_str(&format!(
             "| {} | `{}` | {} | {} |\n",
             m.id,

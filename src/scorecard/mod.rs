@@ -204,6 +204,39 @@ pub fn run(opts: &Options) -> Scorecard {
     }
 }
 
+/// The measured baseline and one row per fault: the table both scorecards print (the built-in
+/// task's and `--runs`' recorded sessions).
+pub(crate) fn write_rows(
+    out: &mut dyn std::io::Write,
+    passed: u32,
+    runs: u32,
+    rows: &[FaultRow],
+) -> std::io::Result<()> {
+    writeln!(
+        out,
+        "baseline: {passed}/{runs} runs pass without any fault\n"
+    )?;
+    writeln!(
+        out,
+        "{:<15} {:>10} {:>6}  {:<16} {:>8} {:>12}",
+        "fault", "recovered", "rate", "95% CI (Wilson)", "flagged", "hard_defect"
+    )?;
+    for r in rows {
+        writeln!(
+            out,
+            "{:<15} {:>10} {:>6.2}  [{:.2}, {:.2}]     {:>8} {:>12}",
+            r.fault,
+            format!("{}/{}", r.recovered, r.total),
+            r.rate,
+            r.ci_low,
+            r.ci_high,
+            format!("{}/{}", r.flagged, r.total),
+            format!("{}/{}", r.hard_defect, r.total),
+        )?;
+    }
+    Ok(())
+}
+
 /// Render the scorecard as a text table.
 pub fn render_text(s: &Scorecard, out: &mut dyn std::io::Write) -> std::io::Result<()> {
     writeln!(out, "recovery scorecard — task: {}", s.task)?;
@@ -220,29 +253,7 @@ pub fn render_text(s: &Scorecard, out: &mut dyn std::io::Write) -> std::io::Resu
         )?;
         return Ok(());
     }
-    writeln!(
-        out,
-        "baseline: {}/{} runs pass without any fault\n",
-        s.baseline.passed, s.baseline.runs
-    )?;
-    writeln!(
-        out,
-        "{:<15} {:>10} {:>6}  {:<16} {:>8} {:>12}",
-        "fault", "recovered", "rate", "95% CI (Wilson)", "flagged", "hard_defect"
-    )?;
-    for r in &s.faults {
-        writeln!(
-            out,
-            "{:<15} {:>10} {:>6.2}  [{:.2}, {:.2}]     {:>8} {:>12}",
-            r.fault,
-            format!("{}/{}", r.recovered, r.total),
-            r.rate,
-            r.ci_low,
-            r.ci_high,
-            format!("{}/{}", r.flagged, r.total),
-            format!("{}/{}", r.hard_defect, r.total),
-        )?;
-    }
+    write_rows(out, s.baseline.passed, s.baseline.runs, &s.faults)?;
     match s.recovery {
         RecoveryKind::Correctness => writeln!(
             out,

@@ -221,29 +221,7 @@ pub fn render_text(c: &RunsCard, out: &mut dyn std::io::Write) -> std::io::Resul
             }
         )?;
     } else {
-        writeln!(
-            out,
-            "baseline: {}/{} runs pass without any fault\n",
-            c.baseline.passed, c.baseline.runs
-        )?;
-        writeln!(
-            out,
-            "{:<15} {:>10} {:>6}  {:<16} {:>8} {:>12}",
-            "fault", "recovered", "rate", "95% CI (Wilson)", "flagged", "hard_defect"
-        )?;
-        for r in &c.faults {
-            writeln!(
-                out,
-                "{:<15} {:>10} {:>6.2}  [{:.2}, {:.2}]     {:>8} {:>12}",
-                r.fault,
-                format!("{}/{}", r.recovered, r.total),
-                r.rate,
-                r.ci_low,
-                r.ci_high,
-                format!("{}/{}", r.flagged, r.total),
-                format!("{}/{}", r.hard_defect, r.total),
-            )?;
-        }
+        super::write_rows(out, c.baseline.passed, c.baseline.runs, &c.faults)?;
         writeln!(
             out,
             "\n{}",

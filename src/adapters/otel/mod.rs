@@ -300,9 +300,7 @@ pub fn trace_keys<R: Read + Seek>(mut file: R, limits: Limits) -> Option<Vec<Str
         &mut |f| match f {
             Found::Record(_, bytes) => match spans::trace_key(bytes) {
                 Ok(Some(k)) if !k.is_empty() => {
-                    if !keys.contains(&k) {
-                        keys.insert(k);
-                    }
+                    keys.insert(k);
                 }
                 _ => clean = false,
             },
