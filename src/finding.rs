@@ -299,62 +299,62 @@ impl fmt::Display for Tier {
 #[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Serialize)]
 pub struct Evidence {
     /// Step index in the trace.
-    pub step: usize,
+    pub(crate) step: usize,
     /// Where the step is in the input.
-    pub at: Location,
+    pub(crate) at: Location,
     /// What this step shows ("the call", "failed result", …).
-    pub note: Cow<'static, str>,
+    pub(crate) note: Cow<'static, str>,
     /// A short excerpt of the step (untrusted text: reporters escape it).
-    pub excerpt: String,
+    pub(crate) excerpt: String,
 }
 
 /// One problem found in one trace.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct Finding {
     /// The rule.
-    pub rule: RuleId,
+    pub(crate) rule: RuleId,
     /// The kind of problem.
-    pub kind: FindingType,
+    pub(crate) kind: FindingType,
     /// How sure.
-    pub tier: Tier,
+    pub(crate) tier: Tier,
     /// Index into the report's inputs.
-    pub input: usize,
+    pub(crate) input: usize,
     /// The trace's run id.
-    pub run_id: String,
+    pub(crate) run_id: String,
     /// The tool involved, if one.
-    pub tool: Option<String>,
+    pub(crate) tool: Option<String>,
     /// The argument involved, if one (for `[[ignore]]` `field`).
-    pub field: Option<String>,
+    pub(crate) field: Option<String>,
     /// What is wrong: lowercase, no trailing period.
-    pub message: String,
+    pub(crate) message: String,
     /// Where; `[0]` is primary. Never empty.
-    pub evidence: Vec<Evidence>,
+    pub(crate) evidence: Vec<Evidence>,
     /// How to fix ("did you mean `read_file`?").
-    pub help: Option<String>,
+    pub(crate) help: Option<String>,
     /// Itemised details (R1's schema errors), in a fixed order.
-    pub details: Vec<String>,
+    pub(crate) details: Vec<String>,
     /// A legitimate pattern can trip this finding.
-    pub possible_false_positive: bool,
+    pub(crate) possible_false_positive: bool,
     /// Which check the finding failed, or what evidence it rests on, for rules with several
     /// (R2a: `structured`, `declared`, `status_in_result`, `error_line`, `empty`; R2b:
     /// `not_retried`, `used_after_failure`; R3: `not_derivable_as_text`, `not_derivable_as_path`,
     /// `not_derivable_as_number`): a word, never a value from the trace; stable, for scripts and
     /// baselines (part of a finding's baseline key).
-    pub signal: Option<&'static str>,
+    pub(crate) signal: Option<&'static str>,
     /// Set when a configured `[[ignore]]` matched: the reason. Ignored findings stay visible and
     /// stop counting toward the exit code.
-    pub ignored: Option<String>,
+    pub(crate) ignored: Option<String>,
     /// Every argument the finding involves, when it is more than `field` (R1: the top-level
     /// field of each schema error, `(root)` for the arguments object itself). Part of the
     /// baseline key.
-    pub fields: Vec<String>,
+    pub(crate) fields: Vec<String>,
     /// Accepted by the baseline (`--baseline`): `ignored` says so, and text output leaves it out.
-    pub baselined: bool,
+    pub(crate) baselined: bool,
 }
 
 impl Finding {
     /// A finding with one primary evidence and nothing optional set.
-    pub fn new(
+    pub(crate) fn new(
         meta: &RuleMeta,
         tier: Tier,
         run_id: &str,
@@ -383,12 +383,12 @@ impl Finding {
     }
 
     /// The primary location.
-    pub fn at(&self) -> &Location {
+    pub(crate) fn at(&self) -> &Location {
         &self.evidence[0].at
     }
 
     /// The deterministic sort key: (input, line, column, rule, message).
-    pub fn sort_key(&self) -> (usize, u32, u32, RuleId, &str, &str) {
+    pub(crate) fn sort_key(&self) -> (usize, u32, u32, RuleId, &str, &str) {
         let at = self.at();
         (
             self.input,
@@ -405,19 +405,19 @@ impl Finding {
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct Suppression {
     /// The rule.
-    pub rule: RuleId,
+    pub(crate) rule: RuleId,
     /// Index into the report's inputs.
-    pub input: usize,
+    pub(crate) input: usize,
     /// The trace's run id.
-    pub run_id: String,
+    pub(crate) run_id: String,
     /// The step it concerns, for a per-call suppression.
-    pub step: Option<usize>,
+    pub(crate) step: Option<usize>,
     /// Where that step is.
-    pub at: Option<Location>,
+    pub(crate) at: Option<Location>,
     /// The tool involved, if one.
-    pub tool: Option<String>,
+    pub(crate) tool: Option<String>,
     /// Why the rule could not decide.
-    pub reason: String,
+    pub(crate) reason: String,
 }
 
 /// How much of a trace a rule could decide: `decided` of `total` units.
@@ -453,7 +453,7 @@ pub struct InputIssue {
 
 impl InputIssue {
     /// An issue about the whole file.
-    pub fn file(path: impl Into<String>, message: impl Into<String>) -> Self {
+    pub(crate) fn file(path: impl Into<String>, message: impl Into<String>) -> Self {
         Self {
             path: path.into(),
             line: 0,
@@ -463,7 +463,7 @@ impl InputIssue {
     }
 
     /// An issue at `line:column`.
-    pub fn at(path: impl Into<String>, line: u32, column: u32, message: impl Into<String>) -> Self {
+    pub(crate) fn at(path: impl Into<String>, line: u32, column: u32, message: impl Into<String>) -> Self {
         Self {
             path: path.into(),
             line,

@@ -1,84 +1,90 @@
 //! tracelint: lint what a tool-calling AI agent actually did.
 //!
-//! The library behind the `tracelint` binary. Read traces from any supported format into the
-//! canonical model, load a tool registry, and lint:
+//! The library behind the `tracelint` binary. It reads agent transcripts and traces (Claude
+//! Code sessions, OpenAI messages, Langfuse exports, OpenTelemetry spans, Codex and Gemini CLI
+//! sessions, eval-harness logs, a native format) into one model, checks every tool call against
+//! the tools' JSON Schemas, and finds structural bugs: ignored tool errors, values reused from a
+//! failed call, hallucinated arguments, loops, malformed arguments, unknown tools. Each finding
+//! carries the exact line and column of its evidence. No model judges anything.
+//!
+//! Build a [`Linter`] once, then lint paths, bytes or single traces:
 //!
 //! ```
-//! use tracelint::{ToolRegistry, lint_trace, load_traces};
+//! use tracelint::{Linter, RuleId, Tier};
 //!
-//! let traces = load_traces("fixtures/quickstart/transcript.json").unwrap();
-//! let registry = ToolRegistry::from_file("fixtures/quickstart/tools.json").unwrap();
-//! let report = lint_trace(&traces[0], &registry);
+//! let linter = Linter::builder()
+//!     .tools("fixtures/quickstart/tools.json")
+//!     .fail_on(Tier::HardDefect)
+//!     .build()?;
+//! let report = linter.lint_paths(["fixtures/quickstart/"], |trace| {
+//!     // Told as soon as each trace is linted, in a deterministic order.
+//!     println!("{}: {} findings", trace.path, trace.findings.len());
+//! })?;
 //! // The quick-start trace plants one hard defect of R1 and of R6: exit code 2.
-//! assert_eq!(report.exit.code(), 2);
-//! assert!(report.findings.iter().any(|f| f.rule.as_str() == "R1"));
+//! assert_eq!(report.exit().code(), 2);
+//! assert!(report.findings().iter().any(|f| f.rule() == RuleId::R1));
+//! # Ok::<(), tracelint::Error>(())
 //! ```
 //!
-//! Everything outside the re-exports below is public for the binary and the tests, with no
-//! stability promise.
+//! A file that is half broken still gives what it holds, with its problems beside it:
+//!
+//! ```
+//! let loaded = tracelint::load_traces("fixtures/quickstart/transcript.json")?;
+//! let registry = tracelint::ToolRegistry::from_file("fixtures/quickstart/tools.json")?;
+//! let report = tracelint::lint_trace(&loaded.traces[0], &registry);
+//! assert_eq!(report.summary().hard_defect, 2);
+//! # Ok::<(), tracelint::Error>(())
+//! ```
+//!
+//! Reports render to every format `tracelint check` writes (text, JSON, JSON Lines, SARIF
+//! 2.1.0, HTML, GitHub annotations) with [`Report::render`]. Rules, tiers and formats are those
+//! of the binary: `tracelint rules` lists them and `tracelint explain RULE` explains one.
+#![cfg_attr(not(feature = "__fuzz"), deny(missing_docs))]
 
-pub mod adapters;
-pub mod baseline;
-pub mod cli;
-pub mod commands;
-pub mod config;
-pub mod demo;
-pub mod doctor;
-pub mod exit;
-pub mod expect;
-pub mod finding;
-pub mod infer;
-pub mod init;
-pub mod inputs;
-pub mod lint;
-pub mod model;
-pub mod proxy;
-pub mod record;
-pub mod reporters;
-pub mod rules;
-pub mod scorecard;
-pub mod sources;
-pub mod suggest;
+/// `pub(crate) mod` each, or `#[doc(hidden)] pub mod` under the `__fuzz` feature (`fuzz/`).
+macro_rules! internal_for_fuzzing {
+    ($($name:ident),*) => {$(
+        #[cfg(not(feature = "__fuzz"))]
+        pub(crate) mod $name;
+        #[cfg(feature = "__fuzz")]
+        #[doc(hidden)]
+        pub mod $name;
+    )*};
+}
 
-use std::path::Path;
+mod api;
+// The modules the fuzz targets drive are public under the internal `__fuzz` feature alone.
+internal_for_fuzzing!(adapters, lint, reporters, rules, sources);
+pub(crate) mod baseline;
+pub(crate) mod cli;
+pub(crate) mod commands;
+pub(crate) mod config;
+pub(crate) mod demo;
+pub(crate) mod doctor;
+pub(crate) mod exit;
+pub(crate) mod expect;
+pub(crate) mod finding;
+pub(crate) mod infer;
+pub(crate) mod init;
+pub(crate) mod inputs;
+pub(crate) mod model;
+pub(crate) mod pipeline;
+pub(crate) mod proxy;
+pub(crate) mod record;
+pub(crate) mod scorecard;
+pub(crate) mod suggest;
 
-pub use finding::{Finding, InputIssue, RuleId, Tier};
+
+pub use api::{Error, Linter, LinterBuilder, Loaded, TraceResult, load_traces};
+pub use adapters::InputFormat;
+pub use exit::ExitStatus;
+pub use finding::{Evidence, Finding, InputIssue, RuleId, Suppression, Tier};
 pub use model::{ToolRegistry, Trace};
-pub use reporters::Report;
+pub use reporters::{OutputFormat, Report, Summary};
 
-/// The input could not be read completely.
-#[derive(Debug, thiserror::Error)]
-#[error("{}", .issues.iter().map(ToString::to_string).collect::<Vec<_>>().join("\n"))]
-pub struct LoadError {
-    /// Every problem found, with file:line:col.
-    pub issues: Vec<InputIssue>,
-}
-
-/// Read every trace in a file (any supported format, detected from content).
-pub fn load_traces(path: impl AsRef<Path>) -> Result<Vec<Trace>, LoadError> {
-    let path = path.as_ref();
-    let display = path.display().to_string();
-    let file = inputs::open_file(path).map_err(|e| LoadError {
-        issues: vec![InputIssue::file(&display, format!("cannot read: {e}"))],
-    })?;
-    let mut parsed = adapters::Parsed::default();
-    adapters::parse_reader(
-        std::io::BufReader::new(file),
-        &display,
-        &adapters::ReadOptions::default(),
-        &mut parsed,
-    );
-    if parsed.issues.is_empty() {
-        Ok(parsed.traces)
-    } else {
-        Err(LoadError {
-            issues: parsed.issues,
-        })
-    }
-}
-
-/// Lint one trace against a registry with every rule and default settings; the report's `exit`
-/// says what `tracelint check` would exit with.
+/// Lint one trace against a registry with every rule and default settings; the report's
+/// [`exit`](Report::exit) says what `tracelint check` would exit with. For rule selection, a
+/// configuration or a failing tier, build a [`Linter`].
 pub fn lint_trace(trace: &Trace, registry: &ToolRegistry) -> Report {
     let linter = lint::Linter::new(
         Some(registry.clone()),
@@ -92,10 +98,8 @@ pub fn lint_trace(trace: &Trace, registry: &ToolRegistry) -> Report {
     builder.finish(Tier::HardDefect, &[])
 }
 
-impl ToolRegistry {
-    /// Load a tools file of any shape SPEC §3 lists.
-    pub fn from_file(path: impl AsRef<Path>) -> Result<ToolRegistry, sources::SourceError> {
-        let path = path.as_ref();
-        sources::load_file(path, &path.display().to_string())
-    }
+/// The `tracelint` command line, for the binary (`src/main.rs`): not part of the library.
+#[doc(hidden)]
+pub fn __main() -> std::process::ExitCode {
+    commands::main()
 }

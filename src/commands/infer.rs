@@ -59,7 +59,7 @@ fn read_all(
             handler: &mut *handler,
             issues: Vec::new(),
         };
-        let outcome = super::read_spec(spec, &opts, &mut sink);
+        let outcome = crate::pipeline::read_spec(spec, &opts, &mut sink);
         outcomes.push(outcome);
         issues.append(&mut sink.issues);
     }

@@ -66,7 +66,7 @@ pub fn run(args: &InitArgs) -> anyhow::Result<ExitStatus> {
             starter: &mut starter,
             issues: Vec::new(),
         };
-        let outcome = super::read_spec(spec, &opts, &mut sink);
+        let outcome = crate::pipeline::read_spec(spec, &opts, &mut sink);
         issues.append(&mut sink.issues);
         if matches!(outcome, ReadOutcome::Read(_)) {
             read.push(spec.display.clone());

@@ -81,45 +81,41 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitStatus> {
     }
 }
 
-/// Read one input — a file, or stdin for `-` — through the adapters into `sink`. A file that
-/// cannot be opened (or is a directory) and an unreadable stdin are input errors.
-pub fn read_spec(
-    spec: &crate::inputs::InputSpec,
-    opts: &crate::adapters::ReadOptions,
-    sink: &mut dyn crate::adapters::Emit,
-) -> crate::adapters::ReadOutcome {
-    use crate::adapters::{self, ReadOutcome};
-    use crate::finding::InputIssue;
-    use std::io::Read;
-    // A stream (stdin, a named pipe, `<(…)`): read up to the record limit, then parse.
-    let mut stream = |reader: &mut dyn Read, what: &str| {
-        let mut bytes = Vec::new();
-        match reader
-            .take(opts.limits.max_record as u64 + 1)
-            .read_to_end(&mut bytes)
-        {
-            Ok(_) => adapters::parse_reader(&bytes[..], &spec.display, opts, &mut *sink),
-            Err(e) => {
-                sink.issue(InputIssue::file(
-                    &spec.display,
-                    format!("cannot read {what}: {e}"),
-                ));
-                ReadOutcome::Failed
-            }
+
+/// The binary: parse the command line (with the implicit `check`), run the command, map errors
+/// to exit code 3. A closed stdout pipe ends `rules`, `explain` and the like with success;
+/// `check` writes through `PipeSafe` and exits with the status it decided.
+#[allow(clippy::print_stderr)]
+pub(crate) fn main() -> std::process::ExitCode {
+    use clap::Parser;
+    // SIGTERM and SIGHUP end a run that started `mcp-stdio:` servers after killing them.
+    crate::sources::stdio::end_on_signals();
+    let args = crate::cli::with_implicit_check(std::env::args_os().collect());
+    let cli = match crate::cli::Cli::try_parse_from(args) {
+        Ok(cli) => cli,
+        Err(e) => {
+            // Help and --version go to stdout with exit 0; a usage error is an input error (3),
+            // never clap's 2, which would read as "hard defect found" in CI.
+            let _ = e.print();
+            return if e.use_stderr() {
+                ExitStatus::InputError.into()
+            } else {
+                ExitStatus::Clean.into()
+            };
         }
     };
-    match &spec.path {
-        None => stream(&mut std::io::stdin().lock(), "stdin"),
-        Some(path) => {
-            let opened = crate::inputs::open_file(path);
-            match opened {
-                Ok(mut file) if crate::inputs::is_pipe(&file) => stream(&mut file, "the pipe"),
-                Ok(file) => adapters::parse_file(file, &spec.display, opts, sink),
-                Err(e) => {
-                    sink.issue(InputIssue::file(&spec.display, format!("cannot read: {e}")));
-                    ReadOutcome::Failed
-                }
+    match run(cli) {
+        Ok(status) => status.into(),
+        Err(err) => {
+            if err
+                .chain()
+                .filter_map(|e| e.downcast_ref::<std::io::Error>())
+                .any(|e| e.kind() == std::io::ErrorKind::BrokenPipe)
+            {
+                return ExitStatus::Clean.into();
             }
+            eprintln!("error: {err:#}");
+            ExitStatus::InputError.into()
         }
     }
 }

@@ -113,9 +113,9 @@ fn recorded(args: &ScorecardArgs, dir: &std::path::Path) -> anyhow::Result<ExitS
     let mut traces = Vec::new();
     let mut problems = Vec::new();
     for f in &files {
-        match crate::load_traces(f) {
+        match crate::api::load_whole(f) {
             Ok(t) => traces.extend(t),
-            Err(e) => problems.push(e.to_string()),
+            Err(e) => problems.push(e),
         }
     }
     if !problems.is_empty() {

@@ -686,7 +686,7 @@ fn trajectory(raw: &RawExpect, here: &Here<'_>) -> Result<Trajectory, ExpectErro
         }
         (None, Some(r)) => {
             let file = here.base.join(r.get_ref());
-            let traces = crate::load_traces(&file).map_err(|e| {
+            let traces = crate::api::load_whole(&file).map_err(|e| {
                 here.err(
                     r.span(),
                     format!("cannot read the reference trace {}: {e}", file.display()),

@@ -62,32 +62,32 @@ pub const ATTR_INJECTION: &str = "injection";
 #[derive(Debug, Clone, Serialize)]
 pub struct Trace {
     /// The run's id (from the input, or derived from the file and position).
-    pub run_id: String,
+    pub(crate) run_id: String,
     /// The input file this trace was read from.
-    pub source: InputRef,
+    pub(crate) source: InputRef,
     /// The steps, in the order the agent took them.
-    pub steps: Vec<Step>,
+    pub(crate) steps: Vec<Step>,
     /// The agent's final answer, when the input records one.
     #[serde(rename = "final", skip_serializing_if = "Option::is_none")]
-    pub final_answer: Option<String>,
+    pub(crate) final_answer: Option<String>,
     /// True when part of the trace could not be read (a malformed line or element); the report
     /// says so, and the rest is still linted.
     #[serde(skip_serializing_if = "std::ops::Not::not")]
-    pub partial: bool,
+    pub(crate) partial: bool,
     /// Tool schemas the trace itself carries (an OpenAI request's `tools`, OpenInference
     /// `llm.tools.*`, …). Used only when the user gave no `--tools`.
     #[serde(skip_serializing_if = "Vec::is_empty")]
-    pub embedded_tools: Vec<ToolSpec>,
+    pub(crate) embedded_tools: Vec<ToolSpec>,
     /// Facts about the producer that adapters know and reports may show (e.g. a Claude Code
     /// `version`), as `(key, value)` pairs in a fixed order.
     #[serde(skip_serializing_if = "Vec::is_empty")]
-    pub attributes: Vec<(String, String)>,
+    pub(crate) attributes: Vec<(String, String)>,
     /// What the agent was told about its environment outside the steps (Claude Code's `cwd`
     /// and `gitBranch`, a Codex or Gemini session's working directory, a system prompt a
     /// format records beside the messages). R3 counts each item as observed from the start of
     /// the trace; a working directory is also the base of relative paths.
     #[serde(skip_serializing_if = "Vec::is_empty")]
-    pub context: Vec<Context>,
+    pub(crate) context: Vec<Context>,
 }
 
 /// One item of what the agent was given before its first step (`Trace::context`).
@@ -117,7 +117,7 @@ pub enum ContextKind {
 
 impl Trace {
     /// An empty trace read from `source`.
-    pub fn new(run_id: impl Into<String>, source: InputRef) -> Self {
+    pub(crate) fn new(run_id: impl Into<String>, source: InputRef) -> Self {
         Self {
             run_id: run_id.into(),
             source,
@@ -131,7 +131,7 @@ impl Trace {
     }
 
     /// Record an item of context once (a value repeated on every line is kept once).
-    pub fn add_context(&mut self, kind: ContextKind, value: impl Into<String>) {
+    pub(crate) fn add_context(&mut self, kind: ContextKind, value: impl Into<String>) {
         let value = value.into();
         if value.is_empty()
             || self
@@ -145,7 +145,7 @@ impl Trace {
     }
 
     /// Append a step, assigning its `index`.
-    pub fn push(&mut self, kind: StepKind, at: Location, meta: StepMeta) -> usize {
+    pub(crate) fn push(&mut self, kind: StepKind, at: Location, meta: StepMeta) -> usize {
         let index = self.steps.len();
         self.steps.push(Step {
             index,
@@ -162,7 +162,7 @@ impl Trace {
     }
 
     /// Record a fact about the run for its report (`ATTR_NOTE`), once.
-    pub fn add_note(&mut self, note: impl Into<String>) {
+    pub(crate) fn add_note(&mut self, note: impl Into<String>) {
         let note = note.into();
         if !self
             .attributes

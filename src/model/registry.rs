@@ -354,15 +354,15 @@ impl ToolSpec {
 pub struct ToolRegistry {
     tools: BTreeMap<String, ToolSpec>,
     /// When true, a call to an undeclared tool is a hard defect (R7).
-    pub closed: bool,
+    pub(crate) closed: bool,
     /// The registry is an agent's built-in toolset (`builtin:claude-code`, …): it cannot know
     /// the MCP servers a user configured, so a call to an `mcp__…` tool is not checked against it.
     #[serde(skip_serializing_if = "std::ops::Not::not")]
-    pub builtin: bool,
+    pub(crate) builtin: bool,
     /// The sources merged into this registry, in order.
-    pub sources: Vec<String>,
+    pub(crate) sources: Vec<String>,
     /// Sources the run must not reach (R13), merged over every tools source.
-    pub off_limits: Option<OffLimits>,
+    pub(crate) off_limits: Option<OffLimits>,
 }
 
 /// Two sources declared one tool differently.
@@ -384,7 +384,7 @@ impl ToolRegistry {
     }
 
     /// Add one spec. A later duplicate is an error unless it says the same thing.
-    pub fn insert(&mut self, spec: ToolSpec) -> Result<(), DuplicateTool> {
+    pub(crate) fn insert(&mut self, spec: ToolSpec) -> Result<(), DuplicateTool> {
         if let Some(existing) = self.tools.get(&spec.name) {
             if existing.same_contract(&spec) {
                 return Ok(());
@@ -400,7 +400,7 @@ impl ToolRegistry {
     }
 
     /// Merge another registry into this one (sources in order; `closed` if either is).
-    pub fn merge(&mut self, other: ToolRegistry) -> Result<(), DuplicateTool> {
+    pub(crate) fn merge(&mut self, other: ToolRegistry) -> Result<(), DuplicateTool> {
         self.closed |= other.closed;
         self.builtin |= other.builtin;
         if let Some(theirs) = other.off_limits {
@@ -419,7 +419,7 @@ impl ToolRegistry {
 
     /// Add off-limits sources (a second declaration adds its sources; the first reason stays,
     /// a later one joins it when it differs).
-    pub fn add_off_limits(&mut self, theirs: OffLimits) {
+    pub(crate) fn add_off_limits(&mut self, theirs: OffLimits) {
         let ours = self.off_limits.get_or_insert_with(OffLimits::default);
         for s in theirs.sources {
             if !ours.sources.contains(&s) {
@@ -433,17 +433,17 @@ impl ToolRegistry {
     }
 
     /// Add a spec, replacing any spec of the same name (an explicit source over a built-in one).
-    pub fn replace(&mut self, spec: ToolSpec) {
+    pub(crate) fn replace(&mut self, spec: ToolSpec) {
         self.tools.insert(spec.name.clone(), spec);
     }
 
     /// The spec for `name`.
-    pub fn get(&self, name: &str) -> Option<&ToolSpec> {
+    pub(crate) fn get(&self, name: &str) -> Option<&ToolSpec> {
         self.tools.get(name)
     }
 
     /// A mutable spec for `name` (config overrides).
-    pub fn get_mut(&mut self, name: &str) -> Option<&mut ToolSpec> {
+    pub(crate) fn get_mut(&mut self, name: &str) -> Option<&mut ToolSpec> {
         self.tools.get_mut(name)
     }
 
@@ -458,7 +458,7 @@ impl ToolRegistry {
     }
 
     /// All specs, sorted by name.
-    pub fn iter(&self) -> impl Iterator<Item = &ToolSpec> {
+    pub(crate) fn iter(&self) -> impl Iterator<Item = &ToolSpec> {
         self.tools.values()
     }
 

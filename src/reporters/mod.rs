@@ -181,35 +181,35 @@ pub struct Summary {
 #[derive(Debug, Clone, Default)]
 pub struct Report {
     /// The inputs, in the order given.
-    pub inputs: Vec<InputSummary>,
+    pub(crate) inputs: Vec<InputSummary>,
     /// All findings (active and ignored), sorted.
-    pub findings: Vec<Finding>,
+    pub(crate) findings: Vec<Finding>,
     /// Suppressions, sorted.
-    pub suppressions: Vec<Suppression>,
+    pub(crate) suppressions: Vec<Suppression>,
     /// Input errors, sorted.
-    pub issues: Vec<InputIssue>,
+    pub(crate) issues: Vec<InputIssue>,
     /// Per-rule coverage over the run, in rule order.
-    pub coverage: Vec<RuleCoverage>,
+    pub(crate) coverage: Vec<RuleCoverage>,
     /// Configured ignores that matched nothing (`rule` + description).
-    pub unmatched_ignores: Vec<String>,
+    pub(crate) unmatched_ignores: Vec<String>,
     /// Metadata of the rules that ran.
-    pub rules: Vec<&'static RuleMeta>,
+    pub(crate) rules: Vec<&'static RuleMeta>,
     /// Counts.
-    pub summary: Summary,
+    pub(crate) summary: Summary,
     /// The exit status.
-    pub exit: ExitStatus,
+    pub(crate) exit: ExitStatus,
     /// The tier at which the run fails.
-    pub fail_on: Option<Tier>,
+    pub(crate) fail_on: Option<Tier>,
     /// Outlines of the traces with findings (for the HTML timeline and JSON Lines), when the
     /// run asked for them.
-    pub outlines: Vec<Outline>,
+    pub(crate) outlines: Vec<Outline>,
     /// Findings did not raise the exit status (`--exit-zero`, `--fail-on never`).
-    pub report_only: bool,
+    pub(crate) report_only: bool,
     /// Per input (in `inputs` order): coverage by rule and tool, record quality. Empty unless
     /// the run asked for it (a baseline, `doctor`).
-    pub details: Vec<crate::record::InputDetail>,
+    pub(crate) details: Vec<crate::record::InputDetail>,
     /// What the baseline did, when one was in force.
-    pub baseline: Option<BaselineReport>,
+    pub(crate) baseline: Option<BaselineReport>,
 }
 
 /// What a baseline did in a run: plain text and counts for the reporters.
@@ -256,7 +256,7 @@ impl Report {
     /// hard defects, then hard events, then candidates, each tier by rule then location; ignored
     /// findings after every active one, in the same order. Wire formats (JSON, SARIF) keep the
     /// report's own order (file, line, column).
-    pub fn reading_order(&self) -> Vec<&Finding> {
+    pub(crate) fn reading_order(&self) -> Vec<&Finding> {
         let mut all: Vec<&Finding> = self.findings.iter().collect();
         all.sort_by(|a, b| reading_key(a).cmp(&reading_key(b)));
         all
@@ -264,7 +264,7 @@ impl Report {
 
     /// Counts by tier for every rule with a finding, in rule order (`report.rules` first, then any
     /// other rule a finding names).
-    pub fn rule_counts(&self) -> Vec<RuleCounts> {
+    pub(crate) fn rule_counts(&self) -> Vec<RuleCounts> {
         let mut rows: Vec<RuleCounts> = Vec::new();
         let row_of = |rule: RuleId, rows: &mut Vec<RuleCounts>| -> usize {
             match rows.iter().position(|r| r.rule == rule) {
@@ -304,7 +304,7 @@ impl Report {
     }
 
     /// The path of a finding's input.
-    pub fn path_of(&self, input: usize) -> &str {
+    pub(crate) fn path_of(&self, input: usize) -> &str {
         self.inputs.get(input).map_or("-", |i| i.path.as_str())
     }
 }

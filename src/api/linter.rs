@@ -1,0 +1,408 @@
+//! [`Linter`] and its [`LinterBuilder`]: what the binary's `check` does, as a library.
+
+use std::io::Read;
+use std::path::{Path, PathBuf};
+
+use super::Error;
+use crate::adapters::{self, InputFormat, Limits, ReadOptions};
+use crate::config::{self, Config};
+use crate::finding::{Finding, RuleId, Tier};
+use crate::lint::{ReportBuilder, Settle};
+use crate::model::{ToolRegistry, Trace};
+use crate::pipeline::{OtelHold, Run, Settings};
+use crate::reporters::{OutputFormat, Report, TextOptions};
+use crate::rules::Selection;
+use crate::sources::{LoadOptions, SourceSpec};
+
+/// Where a builder's configuration comes from.
+#[derive(Debug, Clone, Default)]
+enum ConfigFrom {
+    #[default]
+    None,
+    File(PathBuf),
+    Text(String),
+}
+
+/// Sets up a [`Linter`]: tools sources, rules, the failing tier, a configuration, threads.
+///
+/// Every setting is optional; what a builder is not told comes from its configuration (when
+/// given one), then from the same defaults `tracelint check` has. Settings given here win over
+/// the configuration's, as flags do on the command line.
+///
+/// ```
+/// use tracelint::{Linter, RuleId, Tier};
+///
+/// let linter = Linter::builder()
+///     .tools("fixtures/quickstart/tools.json")
+///     .select([RuleId::R1, RuleId::R6])
+///     .fail_on(Tier::HardEvent)
+///     .jobs(1)
+///     .build()
+///     .unwrap();
+/// let report = linter.lint_paths(["fixtures/quickstart/transcript.json"], |_| {}).unwrap();
+/// assert!(report.findings().iter().all(|f| matches!(f.rule(), RuleId::R1 | RuleId::R6)));
+/// ```
+#[derive(Debug, Clone, Default)]
+#[must_use]
+pub struct LinterBuilder {
+    tools: Vec<String>,
+    registry: Option<ToolRegistry>,
+    select: Vec<RuleId>,
+    ignore: Vec<RuleId>,
+    fail_on: Option<Tier>,
+    report_only: bool,
+    closed_toolset: Option<bool>,
+    config: ConfigFrom,
+    jobs: Option<usize>,
+    input_format: Option<InputFormat>,
+    max_findings: Option<usize>,
+    expect: Vec<PathBuf>,
+    max_record: Option<usize>,
+}
+
+impl LinterBuilder {
+    /// Add a tools source, as `--tools` takes it: a tools file (any shape: MCP `tools/list`,
+    /// OpenAI or Anthropic tool arrays, a native `tools` map), `mcp-stdio:COMMAND`,
+    /// `mcp-http:URL` or `builtin:AGENT`. Several sources merge. Without one, each trace is
+    /// checked against the tools it declares itself.
+    pub fn tools(mut self, source: impl Into<String>) -> Self {
+        self.tools.push(source.into());
+        self
+    }
+
+    /// Use a registry already loaded (with [`ToolRegistry::from_file`]) instead of loading
+    /// tools sources.
+    pub fn registry(mut self, registry: ToolRegistry) -> Self {
+        self.registry = Some(registry);
+        self
+    }
+
+    /// Run only these rules (`--select`). Called with nothing, every rule runs.
+    pub fn select(mut self, rules: impl IntoIterator<Item = RuleId>) -> Self {
+        self.select.extend(rules);
+        self
+    }
+
+    /// Leave these rules out (`--ignore`).
+    pub fn ignore(mut self, rules: impl IntoIterator<Item = RuleId>) -> Self {
+        self.ignore.extend(rules);
+        self
+    }
+
+    /// The lowest tier that fails a run (`--fail-on`): [`Tier::HardDefect`] by default.
+    pub fn fail_on(mut self, tier: Tier) -> Self {
+        self.fail_on = Some(tier);
+        self
+    }
+
+    /// Report only (`--exit-zero`): findings never raise the report's exit status; input
+    /// errors still do.
+    pub fn report_only(mut self, yes: bool) -> Self {
+        self.report_only = yes;
+        self
+    }
+
+    /// A call to a tool no source declares is a hard defect (R7, `--closed-toolset`).
+    pub fn closed_toolset(mut self, yes: bool) -> Self {
+        self.closed_toolset = Some(yes);
+        self
+    }
+
+    /// Read the configuration from a `tracelint.toml` file (`--config`). Its tools sources may
+    /// start processes and open URLs: give only a file you trust.
+    pub fn config_file(mut self, path: impl Into<PathBuf>) -> Self {
+        self.config = ConfigFrom::File(path.into());
+        self
+    }
+
+    /// Read the configuration from TOML text, as a `tracelint.toml` holds it. Relative paths in
+    /// it resolve against the working directory.
+    pub fn config_str(mut self, toml: impl Into<String>) -> Self {
+        self.config = ConfigFrom::Text(toml.into());
+        self
+    }
+
+    /// Threads that read and lint inputs (`--jobs`); by default one per core.
+    pub fn jobs(mut self, n: usize) -> Self {
+        self.jobs = Some(n);
+        self
+    }
+
+    /// Read every input as this format instead of detecting it from content.
+    pub fn input_format(mut self, format: InputFormat) -> Self {
+        self.input_format = Some(format);
+        self
+    }
+
+    /// List at most this many findings in a report from [`Linter::lint_paths`]; by default
+    /// every finding is listed. Counts and the exit status always cover every finding, and the
+    /// report says what it left out.
+    pub fn max_findings(mut self, n: usize) -> Self {
+        self.max_findings = Some(n);
+        self
+    }
+
+    /// Check the expectations in this file (rule E1), as `--expect` does.
+    pub fn expect(mut self, path: impl Into<PathBuf>) -> Self {
+        self.expect.push(path.into());
+        self
+    }
+
+    /// The largest record (one JSON line, or a whole JSON document) read, in bytes
+    /// (`--max-record-size`).
+    pub fn max_record_size(mut self, bytes: usize) -> Self {
+        self.max_record = Some(bytes);
+        self
+    }
+
+    /// Load the configuration and the tools sources and compile every schema.
+    ///
+    /// # Errors
+    /// A configuration, tools source or expectations file that cannot be read or is
+    /// malformed; a tool-definition rule (`T…`) given to [`select`](Self::select) or
+    /// [`ignore`](Self::ignore).
+    pub fn build(self) -> Result<Linter, Error> {
+        let config = match &self.config {
+            ConfigFrom::None => Config::default(),
+            ConfigFrom::File(path) => config::load(path)?,
+            ConfigFrom::Text(text) => config::parse(text, Path::new("tracelint.toml"))?,
+        };
+        if let Some(t) = self
+            .select
+            .iter()
+            .chain(&self.ignore)
+            .find(|r| r.is_tool_rule())
+        {
+            return Err(Error::Rules(format!(
+                "{t} is a tool-definition rule, not a trace rule: it checks tool schemas, not what an agent did"
+            )));
+        }
+        let trace_rules = |ids: &[RuleId]| -> Vec<RuleId> {
+            ids.iter().copied().filter(|r| !r.is_tool_rule()).collect()
+        };
+        let select = if self.select.is_empty() {
+            trace_rules(&config.select)
+        } else {
+            self.select.clone()
+        };
+        let ignore = if self.ignore.is_empty() {
+            trace_rules(&config.ignore_rules)
+        } else {
+            self.ignore.clone()
+        };
+        let fail_on = self
+            .fail_on
+            .or(config.fail_on)
+            .unwrap_or(Tier::HardDefect);
+        let tools = if self.tools.is_empty() {
+            &config.tools
+        } else {
+            &self.tools
+        };
+        let settings = Settings {
+            inputs: Vec::new(),
+            tools: if self.registry.is_some() {
+                Vec::new()
+            } else {
+                tools.iter().map(|s| SourceSpec::parse(s)).collect()
+            },
+            input_format: self.input_format.or(config.input_format),
+            output: OutputFormat::Json,
+            selection: Selection::new(&select, &ignore),
+            fail_on,
+            text: TextOptions::default(),
+            closed_toolset: self
+                .closed_toolset
+                .unwrap_or(config.closed_toolset.unwrap_or(false)),
+            jobs: self.jobs,
+            limits: Limits {
+                max_record: self.max_record.unwrap_or(Limits::default().max_record),
+            },
+            report_only: self.report_only || (self.fail_on.is_none() && config.fail_never),
+            config,
+            notices: Vec::new(),
+            mcp: LoadOptions::default(),
+            baseline: None,
+            expect: self.expect.clone(),
+        };
+        let (mut inner, notes) = crate::pipeline::linter(&settings, self.registry)
+            .map_err(Error::from_setup)?;
+        inner.outlines = true;
+        Ok(Linter {
+            settings,
+            inner,
+            notes,
+            max_findings: self.max_findings,
+        })
+    }
+}
+
+/// Lints traces: one in memory, bytes or a reader in any supported format, or whole paths
+/// (files, directories, globs) streamed trace by trace.
+///
+/// A linter is built once (it compiles every tool schema) and used for any number of inputs;
+/// it is `Send + Sync`, so threads may share one.
+///
+/// ```
+/// use tracelint::{InputFormat, Linter};
+///
+/// let linter = Linter::builder().build().unwrap();
+/// // OTLP spans held in memory (here read from a file, but any bytes do).
+/// let spans = std::fs::read("fixtures/otel/two-traces.otlp.json").unwrap();
+/// let report = linter.lint_bytes(&spans, "spans.json", Some(InputFormat::Otel));
+/// assert_eq!(report.summary().traces, 2);
+/// ```
+#[derive(Debug)]
+pub struct Linter {
+    settings: Settings,
+    inner: crate::lint::Linter,
+    notes: Vec<String>,
+    max_findings: Option<usize>,
+}
+
+/// One trace [`Linter::lint_paths`] finished: which input it came from, its run id, and its
+/// findings (settled: ignored ones are marked, see [`Finding::is_ignored`]).
+#[derive(Debug, Clone, Copy)]
+#[non_exhaustive]
+pub struct TraceResult<'a> {
+    /// The input it was read from, as given (or as found walking a directory).
+    pub path: &'a str,
+    /// The trace's run id (a session id, an OTel trace id, …).
+    pub run_id: &'a str,
+    /// Its findings, in reading order.
+    pub findings: &'a [Finding],
+}
+
+impl Linter {
+    /// A builder with every default: no tools sources, every rule, failing on hard defects.
+    pub fn builder() -> LinterBuilder {
+        LinterBuilder::default()
+    }
+
+    /// What loading the tools sources had to say (a server that listed no tools, a built-in
+    /// toolset matched by version, …), for the caller to show or drop.
+    pub fn notes(&self) -> &[String] {
+        &self.notes
+    }
+
+    /// Lint one trace.
+    pub fn lint_trace(&self, trace: &Trace) -> Report {
+        let mut builder = ReportBuilder::new();
+        let input = builder.input(&trace.source.path);
+        builder.format(input, &trace.source.format);
+        builder.trace(input, self.inner.lint(trace));
+        builder.finish_with(self.settle())
+    }
+
+    /// Lint everything in `bytes`, read as `format` (`None`: detected from content, never from
+    /// `name`). `name` is the path reports give for it. Problems in the bytes are input issues
+    /// in the report (its exit status is then [`ExitStatus::InputError`](crate::ExitStatus)),
+    /// and every trace that could be read is linted.
+    pub fn lint_bytes(&self, bytes: &[u8], name: &str, format: Option<InputFormat>) -> Report {
+        let format = format.or(self.settings.input_format);
+        let mut parsed = adapters::Parsed::default();
+        let opts = ReadOptions {
+            format,
+            limits: self.settings.limits,
+            skip_tools_files: false,
+        };
+        let outcome = adapters::parse_reader(bytes, name, &opts, &mut parsed);
+        let mut builder = ReportBuilder::new();
+        let input = builder.input(name);
+        if let adapters::ReadOutcome::Read(f) = outcome {
+            builder.format(input, f.name());
+        }
+        if parsed.issues.iter().any(|i| i.line > 0) {
+            builder.partial(input);
+        }
+        for issue in parsed.issues {
+            builder.issue(issue);
+        }
+        for note in parsed.notes {
+            builder.note(input, note);
+        }
+        for trace in &parsed.traces {
+            builder.trace(input, self.inner.lint(trace));
+        }
+        builder.finish_with(self.settle())
+    }
+
+    /// Lint everything `reader` holds, as [`lint_bytes`](Self::lint_bytes) does; at most the
+    /// largest record size is read.
+    ///
+    /// # Errors
+    /// [`Error::Io`] when the reader fails.
+    pub fn lint_reader(
+        &self,
+        reader: impl Read,
+        name: &str,
+        format: Option<InputFormat>,
+    ) -> Result<Report, Error> {
+        let mut bytes = Vec::new();
+        reader
+            .take(self.settings.limits.max_record as u64 + 1)
+            .read_to_end(&mut bytes)
+            .map_err(|source| Error::Io {
+                path: name.to_owned(),
+                source,
+            })?;
+        Ok(self.lint_bytes(&bytes, name, format))
+    }
+
+    /// Lint files, directories (walked for `.json`, `.jsonl`, `.ndjson`, `.eval` and `.traj`
+    /// files) and globs, as `tracelint check` does: inputs are read in parallel and each trace
+    /// is linted as soon as it is read, so memory follows the largest trace, not the corpus.
+    ///
+    /// `on_trace` is told each trace's findings as soon as they are settled, in a deterministic
+    /// order: inputs in the order given (a directory's files sorted), traces in reading order.
+    /// The report it returns holds every finding (or `max_findings` of them) and every input
+    /// issue: a path that does not exist, a file that holds no trace, a malformed line.
+    ///
+    /// # Errors
+    /// [`Error::Run`] when the worker threads cannot start.
+    pub fn lint_paths<P: AsRef<str>>(
+        &self,
+        paths: impl IntoIterator<Item = P>,
+        mut on_trace: impl FnMut(TraceResult<'_>),
+    ) -> Result<Report, Error> {
+        let given: Vec<String> = paths.into_iter().map(|p| p.as_ref().to_owned()).collect();
+        let (specs, expand_issues) = crate::inputs::expand(&given);
+        let (threads, _) = crate::cli::worker_threads(self.settings.jobs);
+        let pool = rayon::ThreadPoolBuilder::new()
+            .num_threads(threads)
+            .build()
+            .map_err(|e| Error::Run(format!("cannot start worker threads: {e}")))?;
+        let shared = crate::pipeline::shared_trace_ids(&specs, &self.settings, &pool);
+        let mut tell = |path: &str, run_id: &str, findings: &[Finding]| {
+            on_trace(TraceResult {
+                path,
+                run_id,
+                findings,
+            });
+        };
+        let run = Run {
+            settings: &self.settings,
+            linter: &self.inner,
+            pool: &pool,
+            specs: &specs,
+            defer_otel: OtelHold {
+                several: specs.len() > 1,
+                shared: shared.as_ref(),
+            },
+            parse_only: false,
+            full: true,
+            cap: self.max_findings,
+            on_trace: Some(&mut tell),
+        };
+        run.stream(expand_issues, None).map_err(Error::from_setup)
+    }
+
+    fn settle(&self) -> Settle<'_> {
+        Settle::new(
+            &self.settings.config.ignores,
+            self.settings.fail_on,
+            crate::lint::EXCERPT_BUDGET,
+        )
+        .report_only(self.settings.report_only)
+    }
+}

@@ -1,0 +1,388 @@
+//! The streaming run: readers in the pool, one writer settling findings input by input in the
+//! order the inputs were given, with the findings a report lists bounded by `--max-findings`.
+
+use std::collections::{BTreeMap, HashSet};
+
+use rayon::prelude::*;
+
+use super::Settings;
+use super::read::{
+    Event, InputResult, OtelHold, lint_one, merge_split_runs, nothing_linted, read_input,
+    record_outcome, unless_mirrored,
+};
+use crate::adapters::ReadOutcome;
+use crate::baseline::BaselineRun;
+use crate::exit::ExitStatus;
+use crate::finding::{Finding, InputIssue, Tier};
+use crate::inputs::InputSpec;
+use crate::lint::listing::Listing;
+use crate::lint::{Linter, ReportBuilder, Settle, TraceLint};
+use crate::reporters::Report;
+
+/// Read and lint every input into `builder`, keeping every finding (the whole-report path;
+/// `doctor` uses it too): inputs in parallel, OTel runs split across inputs merged, sub-agent
+/// mirrors dropped where the sub-agent has its own file.
+pub(crate) fn lint_all(
+    settings: &Settings,
+    linter: &Linter,
+    pool: &rayon::ThreadPool,
+    specs: &[InputSpec],
+    expand_issues: Vec<InputIssue>,
+    parse_only: bool,
+    builder: &mut ReportBuilder,
+) {
+    let defer_otel = OtelHold {
+        several: specs.len() > 1,
+        shared: None,
+    };
+    let mut results: Vec<InputResult> = pool.install(|| {
+        specs
+            .par_iter()
+            .enumerate()
+            .map(|(i, spec)| {
+                let last = i + 1 == specs.len();
+                read_input(spec, settings, linter, parse_only, defer_otel, None, last)
+            })
+            .collect()
+    });
+    let merged = merge_split_runs(&mut results);
+    let merged_lints: Vec<(usize, TraceLint)> = pool.install(|| {
+        merged
+            .par_iter()
+            .map(|(input, trace)| (*input, lint_one(linter, parse_only, trace)))
+            .collect()
+    });
+    // A sub-agent linted from its own file is not linted again from the `agent_progress`
+    // mirror lines of its main session file.
+    let originals: std::collections::HashSet<String> = results
+        .iter()
+        .flat_map(|r| &r.traces)
+        .filter(|t| !t.mirror)
+        .map(|t| t.run_id.clone())
+        .collect();
+    for issue in expand_issues {
+        builder.issue(issue);
+    }
+    for (spec, result) in specs.iter().zip(results) {
+        let input = builder.input(&spec.display);
+        let partial = result.issues.iter().any(|i| i.line > 0);
+        record_outcome(builder, input, (result.outcome, result.empty), partial);
+        for issue in result.issues {
+            builder.issue(issue);
+        }
+        for note in result.notes {
+            builder.note(input, note);
+        }
+        for t in result.traces {
+            if let Some(t) = unless_mirrored(builder, input, t, &originals) {
+                builder.trace(input, t);
+            }
+        }
+    }
+    for (input, lint) in merged_lints {
+        builder.trace(input, lint);
+    }
+    for issue in nothing_linted(builder) {
+        builder.issue(issue);
+    }
+}
+
+
+/// Finish the baseline (stale entries, lost coverage; `--update-baseline` writes the file) and
+/// put what it did in the report. Lost coverage fails the run (exit 1) unless report-only.
+pub(crate) fn settle_baseline(
+    report: &mut Report,
+    baseline: Option<BaselineRun>,
+    report_only: bool,
+) -> anyhow::Result<()> {
+    let Some(b) = baseline else { return Ok(()) };
+    let outcome = b.finish(report)?;
+    if !outcome.lost.is_empty() && !report_only {
+        report.exit = report.exit.max(ExitStatus::GateTripped);
+    }
+    report.baseline = Some(outcome);
+    Ok(())
+}
+
+
+/// A streaming run: traces are linted as they are read and freed at once, and their findings
+/// settled input by input as inputs finish — trace by trace for inputs whose traces follow one
+/// another (native) — so memory follows the largest input, not the corpus. For text on stdout
+/// alone only the findings the text shows are kept (hidden candidates are counted and dropped),
+/// since the text lists them in reading order (hard defects first) once all are in. The report
+/// is the same as the whole-report path's (`lint_all`).
+pub(crate) struct Run<'a> {
+    pub(crate) settings: &'a Settings,
+    pub(crate) linter: &'a Linter,
+    pub(crate) pool: &'a rayon::ThreadPool,
+    pub(crate) specs: &'a [InputSpec],
+    pub(crate) defer_otel: OtelHold<'a>,
+    /// Read and parse only, lint nothing (`--parse-only`).
+    pub(crate) parse_only: bool,
+    /// Whole reports (JSON, SARIF, HTML, GitHub, side outputs) rather than text on stdout alone.
+    pub(crate) full: bool,
+    /// `--max-findings`.
+    pub(crate) cap: Option<usize>,
+    /// Told each trace's settled findings as soon as they are, in report order of inputs and
+    /// in reading order within an input (the library's `Linter::lint_paths`).
+    pub(crate) on_trace: Option<&'a mut OnTrace<'a>>,
+}
+
+/// A callback for each linted trace: the input's path, the trace's run id, its settled findings.
+pub(crate) type OnTrace<'a> = dyn FnMut(&str, &str, &[Finding]) + 'a;
+
+/// What arrived for one input and is not written yet.
+#[derive(Default)]
+struct Pending {
+    /// Linted traces in the order the input holds them, not written yet.
+    traces: Vec<TraceLint>,
+    /// Traces linted ahead of an earlier one (by their place), waiting for it.
+    early: BTreeMap<usize, TraceLint>,
+    /// The place of the next trace `traces` takes.
+    next_seq: usize,
+    /// Some issue points into the input (it was read in part).
+    partial: bool,
+    done: Option<InputResult>,
+}
+
+/// The settling side of a streaming run.
+struct Writer<'w, 'c> {
+    builder: ReportBuilder,
+    settle: Settle<'w>,
+    /// Settled findings the report lists (at most `--max-findings`).
+    listing: Listing,
+    /// Keep candidates (text output hides them unless asked).
+    include_candidates: bool,
+    /// Run ids of traces that are not `agent_progress` mirrors, over every input so far.
+    originals: HashSet<String>,
+    /// `Run::on_trace`.
+    on_trace: Option<&'c mut OnTrace<'c>>,
+}
+
+impl Writer<'_, '_> {
+    /// Settle one batch of an input's findings (any order) in report order and keep those the
+    /// text shows.
+    fn write(&mut self, input: usize, run_id: &str, mut findings: Vec<Finding>) {
+        findings.sort_by(|a, b| a.sort_key().cmp(&b.sort_key()));
+        let path = self.builder.path_of(input).to_owned();
+        self.settle.batch(&mut findings, &path);
+        if let Some(tell) = self.on_trace.as_mut() {
+            tell(&path, run_id, &findings);
+        }
+        for f in findings {
+            if self.include_candidates || f.tier != Tier::Candidate {
+                self.listing.offer(f);
+            }
+        }
+        // Outlines of traces whose findings all went past the cap are dropped now and then, so
+        // they stay bounded by the cap too.
+        if let Some(cap) = self.listing.cap()
+            && self.listing.omitted() > 0
+            && self.builder.report().outlines.len() > 2 * cap + 1024
+        {
+            self.drop_unlisted_outlines();
+        }
+    }
+
+    fn drop_unlisted_outlines(&mut self) {
+        let kept = self.listing.kept_runs();
+        self.builder
+            .retain_outlines(|o| kept.contains(&(o.input, o.run_id.as_str())));
+    }
+
+    /// Everything left of a finished input: its outcome, its unwritten traces (plus `merged`
+    /// OTel runs reported under it) and input errors.
+    fn finish_input(
+        &mut self,
+        input: usize,
+        outcome: (ReadOutcome, bool),
+        mut pending: Pending,
+        merged: Vec<TraceLint>,
+    ) {
+        record_outcome(&mut self.builder, input, outcome, pending.partial);
+        if self.on_trace.is_some() {
+            // Trace by trace, so each is told its own findings (no baseline: see `stream`).
+            for t in pending.traces.drain(..) {
+                if let Some(t) = unless_mirrored(&mut self.builder, input, t, &self.originals) {
+                    let run_id = t.run_id.clone();
+                    let findings = self.builder.trace_streamed(input, t);
+                    self.write(input, &run_id, findings);
+                }
+            }
+            for t in merged {
+                let run_id = t.run_id.clone();
+                let findings = self.builder.trace_streamed(input, t);
+                self.write(input, &run_id, findings);
+            }
+            return;
+        }
+        let mut findings = Vec::new();
+        for t in pending.traces.drain(..) {
+            if let Some(t) = unless_mirrored(&mut self.builder, input, t, &self.originals) {
+                findings.extend(self.builder.trace_streamed(input, t));
+            }
+        }
+        for t in merged {
+            findings.extend(self.builder.trace_streamed(input, t));
+        }
+        self.write(input, "", findings);
+    }
+}
+
+impl Run<'_> {
+    /// Read, lint and settle every input; the report lists at most `cap` findings.
+    pub(crate) fn stream(
+        self,
+        expand_issues: Vec<InputIssue>,
+        mut baseline: Option<BaselineRun>,
+    ) -> anyhow::Result<Report> {
+        let mut builder = ReportBuilder::new();
+        if !self.full && !self.settings.text.show_suppressions {
+            builder.count_suppressions_only();
+        }
+        // A baseline matches counts over a whole input: its findings are settled in one batch.
+        let per_trace = baseline.is_none();
+        if baseline.is_some() {
+            builder.keep_details();
+        }
+        let settle = Settle::new(
+            &self.settings.config.ignores,
+            self.settings.fail_on,
+            builder.excerpt_budget(),
+        )
+        .report_only(self.settings.report_only)
+        .with_baseline(baseline.as_mut());
+        let mut w = Writer {
+            builder,
+            settle,
+            listing: Listing::new(self.cap),
+            include_candidates: self.full || self.settings.text.include_candidates,
+            originals: HashSet::new(),
+            on_trace: self.on_trace,
+        };
+        for issue in expand_issues {
+            w.builder.issue(issue);
+        }
+        for spec in self.specs {
+            w.builder.input(&spec.display);
+        }
+        let mut pending: Vec<Pending> = self.specs.iter().map(|_| Pending::default()).collect();
+        let mut next = 0;
+        let mut holding = false;
+        let (tx, rx) = std::sync::mpsc::channel::<Event>();
+        // The readers run in the pool; this thread writes (no extra thread, so no extra
+        // allocator arena either: the hostile suite holds the whole process to 512 MiB).
+        // Each worker takes the next input in order, so inputs finish roughly in the order they
+        // are written: little waits in the writer, and the writer never trails the workers.
+        let taken = std::sync::atomic::AtomicUsize::new(0);
+        self.pool.in_place_scope(|scope| -> anyhow::Result<()> {
+            for _ in 0..self.pool.current_num_threads() {
+                let tx = tx.clone();
+                let taken = &taken;
+                scope.spawn(move |_| {
+                    loop {
+                        let i = taken.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                        let Some(spec) = self.specs.get(i) else { break };
+                        let result = read_input(
+                            spec,
+                            self.settings,
+                            self.linter,
+                            self.parse_only,
+                            self.defer_otel,
+                            Some((i, &tx)),
+                            i + 1 == self.specs.len(),
+                        );
+                        drop(tx.send(Event::Done(i, result)));
+                    }
+                });
+            }
+            drop(tx);
+            for event in rx {
+                match event {
+                    Event::Trace(i, seq, t) => {
+                        if !t.mirror {
+                            w.originals.insert(t.run_id.clone());
+                        }
+                        let p = &mut pending[i];
+                        p.early.insert(seq, t);
+                        while let Some(t) = p.early.remove(&p.next_seq) {
+                            p.traces.push(t);
+                            p.next_seq += 1;
+                        }
+                    }
+                    Event::Issue(i, issue) => {
+                        pending[i].partial |= issue.line > 0;
+                        w.builder.issue(issue);
+                    }
+                    Event::Note(i, note) => w.builder.note(i, note),
+                    Event::Done(i, result) => pending[i].done = Some(result),
+                }
+                while !holding && next < pending.len() {
+                    let p = &mut pending[next];
+                    if per_trace && p.traces.iter().all(|t| t.ordered && !t.mirror) {
+                        for t in std::mem::take(&mut p.traces) {
+                            let run_id = t.run_id.clone();
+                            let findings = w.builder.trace_streamed(next, t);
+                            w.write(next, &run_id, findings);
+                        }
+                    }
+                    let Some(done) = &p.done else { break };
+                    // Held back: OTel runs that may continue in a later input, and sub-agent
+                    // mirrors whose own file may come later. This input and every later one
+                    // are written once all are read.
+                    if !done.deferred.is_empty() || p.traces.iter().any(|t| t.mirror) {
+                        holding = true;
+                        break;
+                    }
+                    let outcome = (done.outcome, done.empty);
+                    w.finish_input(next, outcome, std::mem::take(p), Vec::new());
+                    next += 1;
+                }
+            }
+            Ok(())
+        })?;
+        // The held inputs: merge OTel runs split across them, then write them in order.
+        let mut held: Vec<InputResult> = pending[next..]
+            .iter_mut()
+            .map(|p| p.done.take().unwrap_or_else(InputResult::empty))
+            .collect();
+        let merged = merge_split_runs(&mut held);
+        let mut merged_lints: Vec<Vec<TraceLint>> = held.iter().map(|_| Vec::new()).collect();
+        let linted: Vec<(usize, TraceLint)> = self.pool.install(|| {
+            merged
+                .par_iter()
+                .map(|(input, trace)| (*input, lint_one(self.linter, self.parse_only, trace)))
+                .collect()
+        });
+        for (input, lint) in linted {
+            merged_lints[input].push(lint);
+        }
+        for (offset, lints) in merged_lints.into_iter().enumerate() {
+            let input = next + offset;
+            let p = std::mem::take(&mut pending[input]);
+            let outcome = (held[offset].outcome, held[offset].empty);
+            w.finish_input(input, outcome, p, lints);
+        }
+        for issue in nothing_linted(&w.builder) {
+            w.builder.issue(issue);
+        }
+        if w.listing.omitted() > 0 {
+            w.drop_unlisted_outlines();
+        }
+        let Writer {
+            mut builder,
+            settle,
+            listing,
+            ..
+        } = w;
+        let cap = listing.cap().unwrap_or(usize::MAX);
+        let (listed, cut) = listing.finish();
+        for (input, offered, out) in cut {
+            builder.note(input, crate::lint::listing::note(cap, offered, out));
+        }
+        let mut report = builder.finish_settled(settle);
+        settle_baseline(&mut report, baseline, self.settings.report_only)?;
+        report.findings = listed;
+        Ok(report)
+    }
+}
