@@ -98,7 +98,7 @@ fn trace(steps: usize, note_words: u64) -> (Trace, ToolRegistry) {
     let mut known_ids: Vec<String> = vec!["4521".into()];
     let mut call = 0usize;
     let mut last: Option<(String, Value, Value)> = None;
-    while t.steps.len() + 2 <= steps {
+    while t.steps().len() + 2 <= steps {
         call += 1;
         let id = format!("c{call}");
         // A fifth of the calls repeat the previous call (loops, redundant calls).
@@ -203,7 +203,7 @@ fn time_once(rule: RuleId, cx: &TraceCx<'_>) -> Duration {
 fn walk(trace: &Trace) -> Duration {
     let start = Instant::now();
     let mut n = 0usize;
-    for s in &trace.steps {
+    for s in trace.steps() {
         n += match &s.kind {
             StepKind::ToolResult(r) => r.content.to_string().len(),
             StepKind::ToolCall(c) => c.name.len(),
@@ -259,7 +259,7 @@ fn main() {
     let rows: Vec<(usize, usize, Vec<Duration>)> = traces
         .iter()
         .zip(best)
-        .map(|((t, _), times)| (t.steps.len(), t.call_count(), times))
+        .map(|((t, _), times)| (t.steps().len(), t.call_count(), times))
         .collect();
     print!("{:>8} {:>8}", "steps", "calls");
     for r in RULES {

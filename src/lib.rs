@@ -39,41 +39,53 @@
 //! Reports render to every format `tracelint check` writes (text, JSON, JSON Lines, SARIF
 //! 2.1.0, HTML, GitHub annotations) with [`Report::render`]. Rules, tiers and formats are those
 //! of the binary: `tracelint rules` lists them and `tracelint explain RULE` explains one.
-#![cfg_attr(not(feature = "__fuzz"), deny(missing_docs))]
+#![deny(missing_docs)]
 
-/// `pub(crate) mod` each, or `#[doc(hidden)] pub mod` under the `__fuzz` feature (`fuzz/`).
-macro_rules! internal_for_fuzzing {
+/// `pub(crate) mod` each, or `#[doc(hidden)] pub mod` under the internal `__internal` feature,
+/// which only this crate's own tests, benchmarks and fuzz targets turn on (a dev-dependency on
+/// itself in `Cargo.toml`, and `fuzz/Cargo.toml`): not part of the API.
+macro_rules! internal_modules {
     ($($name:ident),*) => {$(
-        #[cfg(not(feature = "__fuzz"))]
+        #[cfg(not(feature = "__internal"))]
         pub(crate) mod $name;
-        #[cfg(feature = "__fuzz")]
+        #[cfg(feature = "__internal")]
         #[doc(hidden)]
         pub mod $name;
     )*};
 }
 
 mod api;
-// The modules the fuzz targets drive are public under the internal `__fuzz` feature alone.
-internal_for_fuzzing!(adapters, lint, reporters, rules, sources);
-pub(crate) mod baseline;
-pub(crate) mod cli;
-pub(crate) mod commands;
-pub(crate) mod config;
-pub(crate) mod demo;
-pub(crate) mod doctor;
-pub(crate) mod exit;
-pub(crate) mod expect;
-pub(crate) mod finding;
-pub(crate) mod infer;
-pub(crate) mod init;
-pub(crate) mod inputs;
-pub(crate) mod model;
-pub(crate) mod pipeline;
-pub(crate) mod proxy;
-pub(crate) mod record;
-pub(crate) mod scorecard;
-pub(crate) mod suggest;
+// Internal modules: `pub(crate)`, public to this crate's own tests under `__internal` alone.
+internal_modules!(
+    adapters,
+    baseline,
+    cli,
+    commands,
+    config,
+    demo,
+    doctor,
+    exit,
+    expect,
+    finding,
+    infer,
+    init,
+    inputs,
+    lint,
+    model,
+    pipeline,
+    proxy,
+    record,
+    reporters,
+    rules,
+    scorecard,
+    sources,
+    suggest
+);
 
+/// The fuzz targets' driver (`fuzz/`): not part of the API.
+#[cfg(feature = "__internal")]
+#[doc(hidden)]
+pub mod fuzzing;
 
 pub use api::{Error, Linter, LinterBuilder, Loaded, TraceResult, load_traces};
 pub use adapters::InputFormat;

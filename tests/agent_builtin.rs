@@ -84,7 +84,7 @@ fn check_agent(
             // The oracle: calls whose result is the CLI's own verdict on them.
             let mut refused_calls = BTreeSet::new();
             let mut unknown_calls = BTreeSet::new();
-            for s in &trace.steps {
+            for s in trace.steps() {
                 let Some(r) = s.as_result() else { continue };
                 let Some(call) = pairing.call_for(s.index) else {
                     continue;
@@ -94,7 +94,7 @@ fn check_agent(
                     (None, Some(t)) => t.to_owned(),
                     (None, None) => r.content.to_string(),
                 };
-                let tool = trace.steps[call].as_call().unwrap().name.as_str();
+                let tool = trace.steps()[call].as_call().unwrap().name.as_str();
                 if builtin.contains(tool) && refused(&text) {
                     refused_calls.insert(call);
                 }
@@ -107,8 +107,8 @@ fn check_agent(
                 lint.outcome
                     .findings
                     .iter()
-                    .filter(|f| f.rule == rule && tier.is_none_or(|t| f.tier == t))
-                    .map(|f| f.evidence[0].step)
+                    .filter(|f| f.rule() == rule && tier.is_none_or(|t| f.tier() == t))
+                    .map(|f| f.evidence()[0].step())
                     .collect()
             };
             // A malformed argument string is R6's, not R1's: R1 has no object to check.
@@ -132,9 +132,9 @@ fn check_agent(
                 .outcome
                 .findings
                 .iter()
-                .filter(|f| f.rule == RuleId::R7)
+                .filter(|f| f.rule() == RuleId::R7)
             {
-                let tool = f.tool.as_deref().unwrap_or_default();
+                let tool = f.tool().unwrap_or_default();
                 assert!(
                     !builtin.contains(tool),
                     "{name}: R7 on the CLI's own `{tool}`"
@@ -144,7 +144,7 @@ fn check_agent(
                 .outcome
                 .findings
                 .iter()
-                .filter(|f| f.rule == RuleId::R3)
+                .filter(|f| f.rule() == RuleId::R3)
                 .count();
             totals.refused += refused_calls.len();
             totals.calls += trace.call_count();
@@ -229,7 +229,7 @@ fn every_structured_failure_is_an_r2a_hard_event_and_nothing_else_is() {
         files += 1;
         for trace in &parsed.traces {
             let failed: BTreeSet<usize> = trace
-                .steps
+                .steps()
                 .iter()
                 .filter(|s| {
                     s.as_result()
@@ -242,8 +242,8 @@ fn every_structured_failure_is_an_r2a_hard_event_and_nothing_else_is() {
                 .outcome
                 .findings
                 .iter()
-                .filter(|f| f.rule == RuleId::R2a && f.tier == Tier::HardEvent)
-                .map(|f| f.evidence.last().unwrap().step)
+                .filter(|f| f.rule() == RuleId::R2a && f.tier() == Tier::HardEvent)
+                .map(|f| f.evidence().last().unwrap().step())
                 .collect();
             // SPEC §5: a search that found nothing exits 1 and is no failure (Codex records
             // `grep` with no match as exit code 1).
@@ -252,7 +252,7 @@ fn every_structured_failure_is_an_r2a_hard_event_and_nothing_else_is() {
                 .iter()
                 .copied()
                 .filter(|r| {
-                    let call = pairing.call_for(*r).and_then(|c| trace.steps[c].as_call());
+                    let call = pairing.call_for(*r).and_then(|c| trace.steps()[c].as_call());
                     call.is_some_and(|c| format!("{:?}", c.args).contains("grep "))
                 })
                 .collect();
@@ -260,7 +260,7 @@ fn every_structured_failure_is_an_r2a_hard_event_and_nothing_else_is() {
             assert_eq!(
                 events, expected,
                 "{name} ({}): R2a hard events (left) vs results recorded as failed (right)",
-                trace.run_id
+                trace.run_id()
             );
             failures += expected.len();
         }

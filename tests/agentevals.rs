@@ -238,7 +238,7 @@ fn trace(calls: &Calls) -> Trace {
         StepMeta::default(),
     );
     for (i, (tool, args)) in calls.iter().enumerate() {
-        let n = t.steps.len();
+        let n = t.steps().len();
         t.push(
             StepKind::ToolCall(ToolCall {
                 call_id: Some(format!("c{i}")),
@@ -250,7 +250,7 @@ fn trace(calls: &Calls) -> Trace {
             at(n),
             StepMeta::default(),
         );
-        let n = t.steps.len();
+        let n = t.steps().len();
         t.push(
             StepKind::ToolResult(ToolResult::new(
                 Some(format!("c{i}")),

@@ -35,7 +35,7 @@ fn input_validation_errors_are_exactly_the_r1_hard_defects() {
             let pairing = tracelint::model::Pairing::new(trace);
             // The oracle: calls whose result is Claude Code's own validation error.
             let oracle: BTreeSet<usize> = trace
-                .steps
+                .steps()
                 .iter()
                 .filter_map(|s| {
                     let r = s.as_result()?;
@@ -50,13 +50,13 @@ fn input_validation_errors_are_exactly_the_r1_hard_defects() {
                 .outcome
                 .findings
                 .iter()
-                .filter(|f| f.rule == RuleId::R1 && f.tier == Tier::HardDefect)
-                .map(|f| f.evidence[0].step)
+                .filter(|f| f.rule() == RuleId::R1 && f.tier() == Tier::HardDefect)
+                .map(|f| f.evidence()[0].step())
                 .collect();
             assert_eq!(
                 defects, oracle,
                 "{name} ({}): R1 hard defects (left) differ from the calls Claude Code rejected (right)",
-                trace.run_id
+                trace.run_id()
             );
             oracle_total += oracle.len();
             // Every call was checked against a built-in schema.
@@ -69,7 +69,7 @@ fn input_validation_errors_are_exactly_the_r1_hard_defects() {
             assert_eq!(
                 r1.decided, r1.total,
                 "{name} ({}): R1 coverage {r1:?}",
-                trace.run_id
+                trace.run_id()
             );
         }
     }

@@ -220,6 +220,12 @@ impl Trace {
     pub fn step_count(&self) -> usize {
         self.steps.len()
     }
+
+    /// The steps themselves, for this crate's own tests: not part of the API.
+    #[doc(hidden)]
+    pub fn steps(&self) -> &[crate::model::Step] {
+        &self.steps
+    }
 }
 
 impl ToolRegistry {

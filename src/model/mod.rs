@@ -117,7 +117,8 @@ pub enum ContextKind {
 
 impl Trace {
     /// An empty trace read from `source`.
-    pub(crate) fn new(run_id: impl Into<String>, source: InputRef) -> Self {
+    #[doc(hidden)] // For this crate's own tests and benchmarks: not part of the API.
+    pub fn new(run_id: impl Into<String>, source: InputRef) -> Self {
         Self {
             run_id: run_id.into(),
             source,
@@ -145,7 +146,8 @@ impl Trace {
     }
 
     /// Append a step, assigning its `index`.
-    pub(crate) fn push(&mut self, kind: StepKind, at: Location, meta: StepMeta) -> usize {
+    #[doc(hidden)] // For this crate's own tests and benchmarks: not part of the API.
+    pub fn push(&mut self, kind: StepKind, at: Location, meta: StepMeta) -> usize {
         let index = self.steps.len();
         self.steps.push(Step {
             index,

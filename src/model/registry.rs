@@ -400,7 +400,8 @@ impl ToolRegistry {
     }
 
     /// Merge another registry into this one (sources in order; `closed` if either is).
-    pub(crate) fn merge(&mut self, other: ToolRegistry) -> Result<(), DuplicateTool> {
+    #[doc(hidden)] // For this crate's own tests and benchmarks: not part of the API.
+    pub fn merge(&mut self, other: ToolRegistry) -> Result<(), DuplicateTool> {
         self.closed |= other.closed;
         self.builtin |= other.builtin;
         if let Some(theirs) = other.off_limits {
@@ -438,7 +439,8 @@ impl ToolRegistry {
     }
 
     /// The spec for `name`.
-    pub(crate) fn get(&self, name: &str) -> Option<&ToolSpec> {
+    #[doc(hidden)] // For this crate's own tests and benchmarks: not part of the API.
+    pub fn get(&self, name: &str) -> Option<&ToolSpec> {
         self.tools.get(name)
     }
 
@@ -458,7 +460,8 @@ impl ToolRegistry {
     }
 
     /// All specs, sorted by name.
-    pub(crate) fn iter(&self) -> impl Iterator<Item = &ToolSpec> {
+    #[doc(hidden)] // For this crate's own tests and benchmarks: not part of the API.
+    pub fn iter(&self) -> impl Iterator<Item = &ToolSpec> {
         self.tools.values()
     }
 
