@@ -1,6 +1,12 @@
 //! The exit-code contract (seed 002): one `Ord` enum, so "highest wins" is `max`.
 
 /// How a run ended. The numeric value is the process exit code.
+///
+/// ```
+/// use tracelint::ExitStatus;
+/// assert_eq!(ExitStatus::HardDefect.code(), 2);
+/// assert!(ExitStatus::InputError > ExitStatus::HardDefect); // the highest wins
+/// ```
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, PartialOrd, Ord, serde::Serialize)]
 pub enum ExitStatus {
     /// 0: no finding at or above the `--fail-on` tier.

@@ -10,6 +10,14 @@ use serde::Serialize;
 use crate::model::Location;
 
 /// A rule's id.
+///
+/// ```
+/// use tracelint::RuleId;
+/// assert_eq!(RuleId::parse("R2a"), Some(RuleId::R2a));
+/// assert_eq!(RuleId::R2a.as_str(), "R2a");
+/// assert!(RuleId::ALL.contains(&RuleId::R13));
+/// assert!(RuleId::parse("T1").is_some_and(RuleId::is_tool_rule));
+/// ```
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
 pub enum RuleId {
     /// Schema violation.
@@ -257,6 +265,13 @@ impl FindingType {
 }
 
 /// How sure a finding is. The order is the gate order: `Candidate < HardEvent < HardDefect`.
+///
+/// ```
+/// use tracelint::Tier;
+/// assert!(Tier::Candidate < Tier::HardEvent && Tier::HardEvent < Tier::HardDefect);
+/// assert_eq!(Tier::parse("hard_event"), Some(Tier::HardEvent));
+/// assert_eq!(Tier::HardDefect.to_string(), "hard_defect");
+/// ```
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Tier {
@@ -296,6 +311,16 @@ impl fmt::Display for Tier {
 }
 
 /// One step a finding points at. The first evidence of a finding is its primary location.
+///
+/// ```
+/// let linter = tracelint::Linter::builder().tools("fixtures/quickstart/tools.json").build()?;
+/// let report = linter.lint_paths(["fixtures/quickstart/transcript.json"], |_| {})?;
+/// let e = &report.findings()[0].evidence()[0];
+/// assert!(e.line_column().0 >= 1);
+/// assert!(e.pointer().starts_with('/') || e.pointer().is_empty());
+/// assert!(!e.note().is_empty());
+/// # Ok::<(), tracelint::Error>(())
+/// ```
 #[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Serialize)]
 pub struct Evidence {
     /// Step index in the trace.
@@ -309,6 +334,21 @@ pub struct Evidence {
 }
 
 /// One problem found in one trace.
+///
+/// ```
+/// use tracelint::{RuleId, Tier};
+///
+/// let linter = tracelint::Linter::builder().tools("fixtures/quickstart/tools.json").build()?;
+/// let report = linter.lint_paths(["fixtures/quickstart/transcript.json"], |_| {})?;
+/// let r1 = report.findings().iter().find(|f| f.rule() == RuleId::R1).unwrap();
+/// assert_eq!(r1.tier(), Tier::HardDefect);
+/// assert!(r1.tool().is_some());
+/// assert!(!r1.message().is_empty());
+/// assert!(!r1.is_ignored());
+/// let (line, _column) = r1.line_column();
+/// assert!(line >= 1);
+/// # Ok::<(), tracelint::Error>(())
+/// ```
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct Finding {
     /// The rule.
@@ -402,6 +442,14 @@ impl Finding {
 }
 
 /// A rule could not run (whole trace) or could not decide one step: disclosed, never silent.
+///
+/// ```
+/// // Without tools sources, R1 has no schema for the quick start's tools: it says so.
+/// let linter = tracelint::Linter::builder().build()?;
+/// let report = linter.lint_paths(["fixtures/quickstart/transcript.json"], |_| {})?;
+/// assert!(report.suppressions().iter().all(|s| !s.reason().is_empty()));
+/// # Ok::<(), tracelint::Error>(())
+/// ```
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct Suppression {
     /// The rule.
@@ -439,6 +487,17 @@ impl Coverage {
 
 /// A problem with the input itself (unreadable file, malformed line): exit 3, reported like a
 /// finding, and the rest of the input is still linted.
+///
+/// ```
+/// let report = tracelint::Linter::builder()
+///     .build()?
+///     .lint_bytes(b"{\"not\": json", "broken.json", None);
+/// let issue = &report.issues()[0];
+/// assert_eq!((issue.path.as_str(), issue.line), ("broken.json", 1));
+/// assert!(issue.to_string().starts_with("broken.json:1:"));
+/// assert_eq!(report.exit(), tracelint::ExitStatus::InputError);
+/// # Ok::<(), tracelint::Error>(())
+/// ```
 #[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Serialize)]
 pub struct InputIssue {
     /// Index into the report's inputs (or the path when the input never opened).

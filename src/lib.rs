@@ -97,6 +97,14 @@ pub use reporters::{OutputFormat, Report, Summary};
 /// Lint one trace against a registry with every rule and default settings; the report's
 /// [`exit`](Report::exit) says what `tracelint check` would exit with. For rule selection, a
 /// configuration or a failing tier, build a [`Linter`].
+///
+/// ```
+/// let loaded = tracelint::load_traces("fixtures/quickstart/transcript.json")?;
+/// let registry = tracelint::ToolRegistry::from_file("fixtures/quickstart/tools.json")?;
+/// let report = tracelint::lint_trace(&loaded.traces[0], &registry);
+/// assert_eq!(report.exit().code(), 2);
+/// # Ok::<(), tracelint::Error>(())
+/// ```
 pub fn lint_trace(trace: &Trace, registry: &ToolRegistry) -> Report {
     let linter = lint::Linter::new(
         Some(registry.clone()),

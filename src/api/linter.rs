@@ -262,6 +262,17 @@ pub struct Linter {
 
 /// One trace [`Linter::lint_paths`] finished: which input it came from, its run id, and its
 /// findings (settled: ignored ones are marked, see [`Finding::is_ignored`]).
+///
+/// ```
+/// let linter = tracelint::Linter::builder().build()?;
+/// let mut seen = Vec::new();
+/// linter.lint_paths(["fixtures/otel/two-traces.otlp.json"], |t| {
+///     seen.push((t.path.to_owned(), t.run_id.to_owned(), t.findings.len()));
+/// })?;
+/// assert_eq!(seen.len(), 2);
+/// assert!(seen.iter().all(|(path, _, _)| path.ends_with("two-traces.otlp.json")));
+/// # Ok::<(), tracelint::Error>(())
+/// ```
 #[derive(Debug, Clone, Copy)]
 #[non_exhaustive]
 pub struct TraceResult<'a> {

@@ -59,6 +59,15 @@ pub const ATTR_TOOLS_ONLY: &str = "tools_only";
 pub const ATTR_INJECTION: &str = "injection";
 
 /// One agent run: the steps it took, in order.
+///
+/// ```
+/// let loaded = tracelint::load_traces("fixtures/quickstart/transcript.json")?;
+/// let trace = &loaded.traces[0];
+/// assert_eq!(trace.format(), "native");
+/// assert!(trace.call_count() > 0 && trace.step_count() >= trace.call_count());
+/// assert!(!trace.run_id().is_empty() && !trace.is_partial());
+/// # Ok::<(), tracelint::Error>(())
+/// ```
 #[derive(Debug, Clone, Serialize)]
 pub struct Trace {
     /// The run's id (from the input, or derived from the file and position).

@@ -350,6 +350,13 @@ impl ToolSpec {
 }
 
 /// The tools a run declares: the ground truth rules check against.
+///
+/// ```
+/// let registry = tracelint::ToolRegistry::from_file("fixtures/quickstart/tools.json")?;
+/// assert!(!registry.is_empty());
+/// assert_eq!(registry.names().count(), registry.len());
+/// # Ok::<(), tracelint::Error>(())
+/// ```
 #[derive(Debug, Clone, Default, Serialize)]
 pub struct ToolRegistry {
     tools: BTreeMap<String, ToolSpec>,

@@ -149,6 +149,15 @@ pub struct RuleCoverage {
 }
 
 /// Counts for the footer and the JSON `summary`.
+///
+/// ```
+/// let linter = tracelint::Linter::builder().tools("fixtures/quickstart/tools.json").build()?;
+/// let report = linter.lint_paths(["fixtures/quickstart/"], |_| {})?;
+/// let s = report.summary();
+/// // The folder holds the trace and its tools file (skipped: not a trace).
+/// assert_eq!((s.inputs, s.traces, s.hard_defect, s.input_errors), (2, 1, 2, 0));
+/// # Ok::<(), tracelint::Error>(())
+/// ```
 #[derive(Debug, Clone, Default, Serialize)]
 pub struct Summary {
     /// Inputs named.
@@ -178,6 +187,18 @@ pub struct Summary {
 }
 
 /// The finished result of a run, ready to render.
+///
+/// ```
+/// let linter = tracelint::Linter::builder().tools("fixtures/quickstart/tools.json").build()?;
+/// let report = linter.lint_paths(["fixtures/quickstart/transcript.json"], |_| {})?;
+/// assert_eq!(report.summary().inputs, 1);
+/// for f in report.findings() {
+///     assert_eq!(report.path_of_finding(f), "fixtures/quickstart/transcript.json");
+/// }
+/// assert!(report.issues().is_empty());
+/// assert_eq!(report.exit(), tracelint::ExitStatus::HardDefect);
+/// # Ok::<(), tracelint::Error>(())
+/// ```
 #[derive(Debug, Clone, Default)]
 pub struct Report {
     /// The inputs, in the order given.
@@ -342,6 +363,13 @@ pub struct RuleCounts {
 }
 
 /// What goes to stdout.
+///
+/// ```
+/// use tracelint::OutputFormat;
+/// assert_eq!(OutputFormat::parse("sarif"), Some(OutputFormat::Sarif));
+/// assert_eq!(OutputFormat::parse("jsonl"), Some(OutputFormat::JsonLines));
+/// assert_eq!(OutputFormat::parse("pdf"), None);
+/// ```
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum OutputFormat {
     /// Human text.
