@@ -23,3 +23,67 @@ fn a_program_outside_the_crate_uses_the_public_api() {
     assert!(out.status.success(), "{stdout}\n{stderr}");
     insta::assert_snapshot!(stdout);
 }
+
+/// `lint_paths` is `check` as a library: its report, rendered, is what the binary prints for the
+/// same inputs and settings, in every output format; and each trace is told once, in input order,
+/// the same order on every run whatever the threads.
+#[test]
+fn lint_paths_is_check_and_tells_every_trace_in_order() {
+    use tracelint::{Linter, OutputFormat, RuleId, Tier};
+    let inputs = ["fixtures/rules", "fixtures/otel", "fixtures/claude", "fixtures/quickstart"];
+    let tools = "fixtures/quickstart/tools.json";
+    let linter = |jobs| {
+        Linter::builder()
+            .tools(tools)
+            .ignore([RuleId::R5])
+            .fail_on(Tier::HardEvent)
+            .jobs(jobs)
+            .build()
+            .unwrap()
+    };
+    let mut told = Vec::new();
+    let report = linter(2)
+        .lint_paths(inputs, |t| {
+            told.push((t.path.to_owned(), t.run_id.to_owned(), t.findings.to_vec()));
+        })
+        .unwrap();
+    assert!(told.len() > 10, "{} traces", told.len());
+    let mut again = Vec::new();
+    linter(1)
+        .lint_paths(inputs, |t| {
+            again.push((t.path.to_owned(), t.run_id.to_owned(), t.findings.to_vec()));
+        })
+        .unwrap();
+    assert_eq!(told, again, "the same traces in the same order with 1 or 2 threads");
+    // Inputs in the order given.
+    let first_of = |dir: &str| told.iter().position(|(p, _, _)| p.starts_with(dir));
+    let order: Vec<_> = inputs.iter().map(|d| first_of(d)).collect();
+    assert!(order.iter().all(Option::is_some) && order.is_sorted(), "{order:?}");
+    // Every finding listed was told with its trace, and nothing else was.
+    let mut all: Vec<_> = told.iter().flat_map(|(_, _, f)| f.clone()).collect();
+    let mut listed = report.findings().to_vec();
+    let key = |f: &tracelint::Finding| (f.run_id().to_owned(), f.line_column(), f.rule(), f.message().to_owned());
+    all.sort_by_key(key);
+    listed.sort_by_key(key);
+    assert_eq!(all, listed);
+    for format in ["json", "sarif", "text", "github", "json-lines"] {
+        let out = Command::new(env!("CARGO_BIN_EXE_tracelint"))
+            .args(["check", "--no-config", "--tools", tools, "--ignore", "R5"])
+            .args(["--fail-on", "hard-event", "--output-format", format])
+            .args(inputs)
+            .current_dir(env!("CARGO_MANIFEST_DIR"))
+            .env("NO_COLOR", "1")
+            .output()
+            .unwrap();
+        let mut ours = Vec::new();
+        report
+            .render(OutputFormat::parse(format).unwrap(), &mut ours)
+            .unwrap();
+        assert_eq!(
+            String::from_utf8_lossy(&ours),
+            String::from_utf8_lossy(&out.stdout),
+            "{format}"
+        );
+        assert_eq!(i32::from(report.exit().code()), out.status.code().unwrap(), "{format}");
+    }
+}

@@ -417,3 +417,10 @@ impl Linter {
         .report_only(self.settings.report_only)
     }
 }
+
+// A linter is shared across threads (the docs say so): checked at compile time.
+const _: () = {
+    const fn shared<T: Send + Sync>() {}
+    shared::<Linter>();
+    shared::<crate::Report>();
+};
