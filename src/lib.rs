@@ -18,6 +18,7 @@
 //! stability promise.
 
 pub mod adapters;
+pub(crate) mod analysis;
 pub mod baseline;
 pub mod cli;
 pub mod commands;

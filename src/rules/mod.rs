@@ -2,19 +2,8 @@
 //! registry `RULES`, rule selection, and `run`, which applies the selected rules to one trace.
 //! Rules produce data (findings, suppressions, coverage); they never print.
 
-mod automaton;
-mod bitmap;
-mod calls;
 pub mod context;
-mod contract;
 mod e1_expectation_not_met;
-mod effects;
-mod heads;
-mod normalize;
-mod outcome;
-mod parameters;
-mod paths;
-mod provenance;
 mod r10_result_contract;
 mod r11_contract_drift;
 mod r12_unresolved_side_effect;
@@ -29,9 +18,7 @@ mod r6_malformed_arguments;
 mod r7_unknown_tool;
 mod r8_duplicate_side_effect;
 mod r9_unmet_precondition;
-mod schema_errors;
 pub mod tools;
-mod urls;
 
 use crate::finding::{Coverage, Evidence, Finding, RuleId, RuleMeta, Suppression, Tier};
 use crate::model::Step;

@@ -9,7 +9,8 @@ use crate::finding::{FindingType, RuleId, RuleMeta, Tier};
 use crate::model::Args;
 
 use super::context::Compiled;
-use super::{Rule, Sink, TraceCx, schema_errors};
+use super::{Rule, Sink, TraceCx};
+use crate::analysis::schema_errors;
 
 pub(crate) static META: RuleMeta = RuleMeta {
     id: RuleId::R1,

@@ -13,9 +13,9 @@ use serde_json::Value;
 use crate::finding::{FindingType, RuleId, RuleMeta, Tier};
 use crate::model::{JsonEvent, Step, ToolCall, ToolResult, ToolSpec};
 
-use super::normalize::normalize_text;
-use super::outcome::{Outcome, is_search, results_recorded, top_level_members};
 use super::{Rule, Sink, TraceCx};
+use crate::analysis::normalize::normalize_text;
+use crate::analysis::outcome::{Outcome, is_search, results_recorded, top_level_members};
 
 pub(crate) static META: RuleMeta = RuleMeta {
     id: RuleId::R2a,
@@ -388,7 +388,7 @@ fn error_line(content: &Value) -> Option<String> {
 fn error_line_in(text: &str, structured: bool) -> Option<String> {
     // An ASCII whitespace byte says so at once; only a text without one is read char by char.
     if structured
-        && !text.bytes().any(super::normalize::is_ascii_space)
+        && !text.bytes().any(crate::analysis::normalize::is_ascii_space)
         && (text.is_ascii() || !text.contains(char::is_whitespace))
     {
         return None;
@@ -450,7 +450,7 @@ fn body_status(content: &Value) -> Option<String> {
 }
 
 fn is_empty_result(content: &Value) -> bool {
-    if super::normalize::is_empty(content) {
+    if crate::analysis::normalize::is_empty(content) {
         return true;
     }
     match content {

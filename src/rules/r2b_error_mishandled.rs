@@ -14,10 +14,10 @@ use serde_json::Value;
 use crate::finding::{FindingType, RuleId, RuleMeta, Tier};
 use crate::model::{Args, Role, Step, StepKind, ToolCall};
 
-use super::normalize::{canonical_json_number, canonical_number, parse_number_str};
-use super::outcome::{Outcome, results_recorded};
-use super::provenance::{Derivation, Provenance};
 use super::{Rule, Sink, TraceCx, evidence};
+use crate::analysis::normalize::{canonical_json_number, canonical_number, parse_number_str};
+use crate::analysis::outcome::{Outcome, results_recorded};
+use crate::analysis::provenance::{Derivation, Provenance};
 
 pub(crate) static META: RuleMeta = RuleMeta {
     id: RuleId::R2b,

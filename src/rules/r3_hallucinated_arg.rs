@@ -11,11 +11,11 @@ use serde_json::Value;
 use crate::finding::{FindingType, RuleId, RuleMeta, Tier};
 use crate::model::{Args, ContextKind, Role, StepKind, ToolSpec, ValueOrigin};
 
-use super::normalize::normalize_text;
-use super::outcome::Outcome;
-use super::paths;
-use super::provenance::{Derivation, Provenance, SOURCE_CAP, WORD_CAP};
 use super::{Rule, Sink, TraceCx};
+use crate::analysis::normalize::normalize_text;
+use crate::analysis::outcome::Outcome;
+use crate::analysis::paths;
+use crate::analysis::provenance::{Derivation, Provenance, SOURCE_CAP, WORD_CAP};
 
 pub(crate) static META: RuleMeta = RuleMeta {
     id: RuleId::R3,
@@ -259,7 +259,7 @@ fn signal(value: &Value, home: Option<&str>) -> &'static str {
             let norm = normalize_text(s);
             if paths::path_form(&norm, home).is_some() {
                 "not_derivable_as_path"
-            } else if super::normalize::canonical_number_str(s).is_some() {
+            } else if crate::analysis::normalize::canonical_number_str(s).is_some() {
                 "not_derivable_as_number"
             } else {
                 "not_derivable_as_text"
@@ -276,7 +276,7 @@ fn judged<'a>(
     spec: Option<&'a ToolSpec>,
     args: &'a serde_json::Map<String, Value>,
 ) -> impl Iterator<Item = (&'a String, &'a Value, Option<ValueOrigin>)> {
-    let creating = super::effects::creates(args);
+    let creating = crate::analysis::effects::creates(args);
     args.iter().filter_map(move |(field, value)| {
         let origin = spec
             .and_then(|s| s.value_origins.get(field))
@@ -311,15 +311,16 @@ fn skipped(
     if prop.is_some_and(|p| p.get("enum").is_some() || p.get("const").is_some()) {
         return true;
     }
-    if origin != Some(ValueOrigin::Provided) && super::parameters::is_parameter(field, prop, value)
+    if origin != Some(ValueOrigin::Provided)
+        && crate::analysis::parameters::is_parameter(field, prop, value)
     {
         return true;
     }
     // What to do, not what to do it to: a mode (`str_replace_editor`'s `command: view`) is a
     // choice the tool offers, a one-word shell command (`ls`, `./run.sh`) text the agent writes.
     if origin != Some(ValueOrigin::Provided)
-        && (super::effects::MODE_KEYS.contains(&field)
-            || super::effects::SHELL_KEYS.contains(&field))
+        && (crate::analysis::effects::MODE_KEYS.contains(&field)
+            || crate::analysis::effects::SHELL_KEYS.contains(&field))
     {
         return true;
     }

@@ -9,7 +9,7 @@ use crate::model::{
     Args, FailureOutcome, JsonEvent, JsonEvents, ResultStatus, Step, ToolCall, ToolResult, ToolSpec,
 };
 
-use super::TraceCx;
+use crate::rules::TraceCx;
 
 /// What a result says about its call.
 #[derive(Debug, Clone, PartialEq, Eq)]
