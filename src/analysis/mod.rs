@@ -3,7 +3,8 @@
 //! them (`calls`), what the contract rules share (`contract`), value normalisation
 //! (`normalize`), what an agent had observed (`provenance`, searched through `automaton`,
 //! `heads`, `bitmap` and `paths`), which numbers R3 judges (`parameters`), what a call does by
-//! its arguments (`effects`), schema error listings (`schema_errors`) and URLs in text (`urls`).
+//! its arguments (`effects`), schema error listings (`schema_errors`), URLs in text (`urls`) and
+//! the one-line excerpt of a step that evidence carries (`excerpt`).
 //! No findings are made here. Modules that read a whole trace take the rules' per-trace context
 //! (`crate::rules::TraceCx`), which caches their results once per trace.
 
@@ -12,6 +13,7 @@ pub(crate) mod bitmap;
 pub(crate) mod calls;
 pub(crate) mod contract;
 pub(crate) mod effects;
+pub(crate) mod excerpt;
 pub(crate) mod heads;
 pub(crate) mod normalize;
 pub(crate) mod outcome;

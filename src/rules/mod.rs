@@ -23,6 +23,7 @@ pub mod tools;
 use crate::finding::{Coverage, Evidence, Finding, RuleId, RuleMeta, Suppression, Tier};
 use crate::model::Step;
 
+pub use crate::analysis::excerpt::excerpt;
 pub use context::{RuleSettings, RunCx, SchemaCache, TraceCx};
 
 /// A lint rule.
@@ -177,6 +178,31 @@ impl Sink {
             c.decided += usize::from(decided);
         }
     }
+    /// The arguments of a call, when they were recorded. Otherwise the call is counted as not
+    /// checked and `None` comes back: malformed arguments are R6's to report (one broken call
+    /// never yields two defects), unrecorded ones are a suppression at this step.
+    pub(crate) fn known_args<'c>(
+        &mut self,
+        step: &Step,
+        call: &'c crate::model::ToolCall,
+    ) -> Option<&'c serde_json::Value> {
+        match &call.args {
+            crate::model::Args::Known(v) => Some(v),
+            crate::model::Args::Malformed(_) => {
+                self.count_tool(Some(&call.name), false);
+                None
+            }
+            crate::model::Args::Unknown(reason) => {
+                self.count_tool(Some(&call.name), false);
+                self.suppress(
+                    step,
+                    Some(&call.name),
+                    format!("arguments not recorded ({reason})"),
+                );
+                None
+            }
+        }
+    }
 }
 
 /// Evidence pointing at a step.
@@ -186,118 +212,6 @@ pub fn evidence(step: &Step, note: &'static str) -> Evidence {
         at: step.at.clone(),
         note: note.into(),
         excerpt: excerpt(step),
-    }
-}
-
-/// Longest step excerpt kept in evidence, in characters.
-const EXCERPT_CHARS: usize = 160;
-
-/// A one-line excerpt of a step: `name {args}`, `[status] content`, or `role: text`, its
-/// whitespace runs folded to one space, cut at `EXCERPT_CHARS` (then ending in `…`). Only as
-/// much of the step as the excerpt shows is written out (a result of megabytes costs what its
-/// first line does).
-pub fn excerpt(step: &Step) -> String {
-    use crate::model::{Args, StepKind};
-    use std::fmt::Write;
-    let mut out = Excerpt::default();
-    // `Err` only means the excerpt is full.
-    let _ = match &step.kind {
-        StepKind::ToolCall(c) => match (&c.args, &c.raw_args) {
-            (Args::Known(v), _) => write!(out, "{} {}", c.name, v),
-            (_, Some(raw)) => write!(out, "{} {}", c.name, raw),
-            (Args::Unknown(why), None) => write!(out, "{} (arguments {why})", c.name),
-            (Args::Malformed(_), None) => out.write_str(&c.name),
-        },
-        StepKind::ToolResult(r) => {
-            let status = match r.status {
-                crate::model::ResultStatus::Ok => "ok",
-                crate::model::ResultStatus::Error => "error",
-                crate::model::ResultStatus::Unknown => "result",
-            };
-            match &r.content {
-                serde_json::Value::String(s) => write!(out, "[{status}] {s}"),
-                other => write!(out, "[{status}] {other}"),
-            }
-        }
-        StepKind::Message(m) => {
-            let role = match m.role {
-                crate::model::Role::User => "user",
-                crate::model::Role::Assistant => "assistant",
-                crate::model::Role::System => "system",
-                crate::model::Role::Tool => "tool",
-            };
-            write!(out, "{role}: {}", m.content)
-        }
-    };
-    out.finish()
-}
-
-/// An excerpt being written: whitespace folded, leading and trailing whitespace dropped, and
-/// writing refused once it holds one char more than `EXCERPT_CHARS` (so it is known to be cut).
-#[derive(Default)]
-struct Excerpt {
-    text: String,
-    chars: usize,
-    /// Whitespace seen since the last char kept (written only if another char follows).
-    space: bool,
-}
-
-impl Excerpt {
-    fn push(&mut self, c: char) -> std::fmt::Result {
-        if self.chars > EXCERPT_CHARS {
-            return Err(std::fmt::Error);
-        }
-        self.text.push(c);
-        self.chars += 1;
-        Ok(())
-    }
-
-    /// Whitespace seen before what comes next is one space (none at the start).
-    fn separate(&mut self) -> std::fmt::Result {
-        if std::mem::take(&mut self.space) && self.chars > 0 {
-            self.push(' ')?;
-        }
-        Ok(())
-    }
-
-    fn finish(mut self) -> String {
-        if self.chars > EXCERPT_CHARS {
-            // One char past the limit: drop it and say the text goes on.
-            self.text.pop();
-            self.text.push('…');
-        }
-        self.text
-    }
-}
-
-impl std::fmt::Write for Excerpt {
-    fn write_str(&mut self, s: &str) -> std::fmt::Result {
-        let mut rest = s;
-        loop {
-            // Printable ASCII (most of any text) is copied a run at a time, as `push` would
-            // copy it char by char up to the limit.
-            let run = rest.bytes().take_while(u8::is_ascii_graphic).count();
-            if run > 0 {
-                self.separate()?;
-                let n = run.min((EXCERPT_CHARS + 1).saturating_sub(self.chars));
-                self.text.push_str(&rest[..n]);
-                self.chars += n;
-                if n < run {
-                    return Err(std::fmt::Error);
-                }
-                rest = &rest[run..];
-            }
-            let Some(c) = rest.chars().next() else {
-                return Ok(());
-            };
-            rest = &rest[c.len_utf8()..];
-            if c.is_whitespace() {
-                self.space = true;
-                continue;
-            }
-            self.separate()?;
-            self.push(c)?;
-        }
     }
 }
 
@@ -455,6 +369,3 @@ pub(crate) mod testing;
 
 #[cfg(test)]
 mod fixture_tests;
-
-#[cfg(test)]
-mod excerpt_tests;

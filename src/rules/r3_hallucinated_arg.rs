@@ -102,31 +102,17 @@ impl Rule for HallucinatedArg {
                 unjudged += 1;
                 continue;
             }
-            let args = match &call.args {
-                Args::Known(Value::Object(m)) => m,
-                Args::Known(_) => {
-                    out.count_tool(Some(&call.name), false);
-                    out.suppress(
-                        step,
-                        Some(&call.name),
-                        "the arguments are not an object: no named fields to check",
-                    );
-                    continue;
-                }
-                Args::Malformed(_) => {
-                    // R6 reports it.
-                    out.count_tool(Some(&call.name), false);
-                    continue;
-                }
-                Args::Unknown(reason) => {
-                    out.count_tool(Some(&call.name), false);
-                    out.suppress(
-                        step,
-                        Some(&call.name),
-                        format!("arguments not recorded ({reason})"),
-                    );
-                    continue;
-                }
+            let Some(args) = out.known_args(step, call) else {
+                continue;
+            };
+            let Value::Object(args) = args else {
+                out.count_tool(Some(&call.name), false);
+                out.suppress(
+                    step,
+                    Some(&call.name),
+                    "the arguments are not an object: no named fields to check",
+                );
+                continue;
             };
             out.count_tool(Some(&call.name), true);
             for (field, value, origin) in judged(cx.spec(&call.name), args) {

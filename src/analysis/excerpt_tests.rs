@@ -23,7 +23,7 @@ fn step(kind: StepKind) -> Step {
 
 #[test]
 fn excerpts_fold_whitespace_and_cut_as_the_whole_text_would() {
-    let mut next = testing::xorshift(0xA5A5_1234_5678_9ABC);
+    let mut next = crate::rules::testing::xorshift(0xA5A5_1234_5678_9ABC);
     // Pieces: words, ASCII and Unicode whitespace, multi-byte chars.
     let pieces = [
         "a", "bc", "é", "漢字", " ", "  ", "\n", "\t", "\u{3000}", "\u{a0}", "x",
