@@ -231,7 +231,7 @@ impl Confirmations {
                 .call_for(i)
                 .and_then(|c| cx.trace.steps[c].as_call());
             cx.trace.steps[i].as_result().is_some_and(|r| {
-                r.content_recorded && !super::r2a_tool_error_event::suspected(r, call)
+                r.content_recorded && !crate::analysis::suspicion::suspected(r, call)
             })
         })
     }
