@@ -58,6 +58,7 @@ mod api;
 // Internal modules: `pub(crate)`, public to this crate's own tests under `__internal` alone.
 internal_modules!(
     adapters,
+    analysis,
     baseline,
     cli,
     commands,

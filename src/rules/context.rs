@@ -224,9 +224,9 @@ pub struct TraceCx<'a> {
     /// The run.
     pub run: &'a RunCx,
     /// What each result says about its call, classified once for R2a and R2b.
-    outcomes: std::sync::OnceLock<Vec<Option<super::outcome::Outcome>>>,
+    outcomes: std::sync::OnceLock<Vec<Option<crate::analysis::outcome::Outcome>>>,
     /// Every call with its key and result, built once for R4 and R5.
-    calls: std::sync::OnceLock<Vec<super::calls::CallRecord<'a>>>,
+    calls: std::sync::OnceLock<Vec<crate::analysis::calls::CallRecord<'a>>>,
     /// The spec of every tool the trace calls, by name: rules ask it for each call, and a hash
     /// probe is cheaper than the registry's ordered search.
     specs: std::sync::OnceLock<HashMap<&'a str, Option<&'a ToolSpec>, foldhash::fast::RandomState>>,
@@ -270,16 +270,17 @@ impl<'a> TraceCx<'a> {
 
     /// True when an undeclared tool is a hard defect.
     /// The outcome of the result at step `index` (`None` when it is not a result).
-    pub(crate) fn outcome(&self, index: usize) -> Option<&super::outcome::Outcome> {
+    pub(crate) fn outcome(&self, index: usize) -> Option<&crate::analysis::outcome::Outcome> {
         self.outcomes
-            .get_or_init(|| super::outcome::classify_all(self))
+            .get_or_init(|| crate::analysis::outcome::classify_all(self))
             .get(index)?
             .as_ref()
     }
 
     /// Every tool call of the trace, in order, with its key and recorded result.
-    pub(crate) fn calls(&self) -> &[super::calls::CallRecord<'a>] {
-        self.calls.get_or_init(|| super::calls::records(self))
+    pub(crate) fn calls(&self) -> &[crate::analysis::calls::CallRecord<'a>] {
+        self.calls
+            .get_or_init(|| crate::analysis::calls::records(self))
     }
 
     pub fn closed(&self) -> bool {

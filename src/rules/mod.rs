@@ -2,19 +2,8 @@
 //! registry `RULES`, rule selection, and `run`, which applies the selected rules to one trace.
 //! Rules produce data (findings, suppressions, coverage); they never print.
 
-mod automaton;
-mod bitmap;
-mod calls;
 pub mod context;
-mod contract;
 mod e1_expectation_not_met;
-mod effects;
-mod heads;
-mod normalize;
-mod outcome;
-mod parameters;
-mod paths;
-mod provenance;
 mod r10_result_contract;
 mod r11_contract_drift;
 mod r12_unresolved_side_effect;
@@ -29,13 +18,12 @@ mod r6_malformed_arguments;
 mod r7_unknown_tool;
 mod r8_duplicate_side_effect;
 mod r9_unmet_precondition;
-mod schema_errors;
 pub mod tools;
-mod urls;
 
 use crate::finding::{Coverage, Evidence, Finding, RuleId, RuleMeta, Suppression, Tier};
 use crate::model::Step;
 
+pub use crate::analysis::excerpt::excerpt;
 pub use context::{RuleSettings, RunCx, SchemaCache, TraceCx};
 
 /// A lint rule.
@@ -190,6 +178,31 @@ impl Sink {
             c.decided += usize::from(decided);
         }
     }
+    /// The arguments of a call, when they were recorded. Otherwise the call is counted as not
+    /// checked and `None` comes back: malformed arguments are R6's to report (one broken call
+    /// never yields two defects), unrecorded ones are a suppression at this step.
+    pub(crate) fn known_args<'c>(
+        &mut self,
+        step: &Step,
+        call: &'c crate::model::ToolCall,
+    ) -> Option<&'c serde_json::Value> {
+        match &call.args {
+            crate::model::Args::Known(v) => Some(v),
+            crate::model::Args::Malformed(_) => {
+                self.count_tool(Some(&call.name), false);
+                None
+            }
+            crate::model::Args::Unknown(reason) => {
+                self.count_tool(Some(&call.name), false);
+                self.suppress(
+                    step,
+                    Some(&call.name),
+                    format!("arguments not recorded ({reason})"),
+                );
+                None
+            }
+        }
+    }
 }
 
 /// Evidence pointing at a step.
@@ -199,118 +212,6 @@ pub fn evidence(step: &Step, note: &'static str) -> Evidence {
         at: step.at.clone(),
         note: note.into(),
         excerpt: excerpt(step),
-    }
-}
-
-/// Longest step excerpt kept in evidence, in characters.
-const EXCERPT_CHARS: usize = 160;
-
-/// A one-line excerpt of a step: `name {args}`, `[status] content`, or `role: text`, its
-/// whitespace runs folded to one space, cut at `EXCERPT_CHARS` (then ending in `…`). Only as
-/// much of the step as the excerpt shows is written out (a result of megabytes costs what its
-/// first line does).
-pub fn excerpt(step: &Step) -> String {
-    use crate::model::{Args, StepKind};
-    use std::fmt::Write;
-    let mut out = Excerpt::default();
-    // `Err` only means the excerpt is full.
-    let _ = match &step.kind {
-        StepKind::ToolCall(c) => match (&c.args, &c.raw_args) {
-            (Args::Known(v), _) => write!(out, "{} {}", c.name, v),
-            (_, Some(raw)) => write!(out, "{} {}", c.name, raw),
-            (Args::Unknown(why), None) => write!(out, "{} (arguments {why})", c.name),
-            (Args::Malformed(_), None) => out.write_str(&c.name),
-        },
-        StepKind::ToolResult(r) => {
-            let status = match r.status {
-                crate::model::ResultStatus::Ok => "ok",
-                crate::model::ResultStatus::Error => "error",
-                crate::model::ResultStatus::Unknown => "result",
-            };
-            match &r.content {
-                serde_json::Value::String(s) => write!(out, "[{status}] {s}"),
-                other => write!(out, "[{status}] {other}"),
-            }
-        }
-        StepKind::Message(m) => {
-            let role = match m.role {
-                crate::model::Role::User => "user",
-                crate::model::Role::Assistant => "assistant",
-                crate::model::Role::System => "system",
-                crate::model::Role::Tool => "tool",
-            };
-            write!(out, "{role}: {}", m.content)
-        }
-    };
-    out.finish()
-}
-
-/// An excerpt being written: whitespace folded, leading and trailing whitespace dropped, and
-/// writing refused once it holds one char more than `EXCERPT_CHARS` (so it is known to be cut).
-#[derive(Default)]
-struct Excerpt {
-    text: String,
-    chars: usize,
-    /// Whitespace seen since the last char kept (written only if another char follows).
-    space: bool,
-}
-
-impl Excerpt {
-    fn push(&mut self, c: char) -> std::fmt::Result {
-        if self.chars > EXCERPT_CHARS {
-            return Err(std::fmt::Error);
-        }
-        self.text.push(c);
-        self.chars += 1;
-        Ok(())
-    }
-
-    /// Whitespace seen before what comes next is one space (none at the start).
-    fn separate(&mut self) -> std::fmt::Result {
-        if std::mem::take(&mut self.space) && self.chars > 0 {
-            self.push(' ')?;
-        }
-        Ok(())
-    }
-
-    fn finish(mut self) -> String {
-        if self.chars > EXCERPT_CHARS {
-            // One char past the limit: drop it and say the text goes on.
-            self.text.pop();
-            self.text.push('…');
-        }
-        self.text
-    }
-}
-
-impl std::fmt::Write for Excerpt {
-    fn write_str(&mut self, s: &str) -> std::fmt::Result {
-        let mut rest = s;
-        loop {
-            // Printable ASCII (most of any text) is copied a run at a time, as `push` would
-            // copy it char by char up to the limit.
-            let run = rest.bytes().take_while(u8::is_ascii_graphic).count();
-            if run > 0 {
-                self.separate()?;
-                let n = run.min((EXCERPT_CHARS + 1).saturating_sub(self.chars));
-                self.text.push_str(&rest[..n]);
-                self.chars += n;
-                if n < run {
-                    return Err(std::fmt::Error);
-                }
-                rest = &rest[run..];
-            }
-            let Some(c) = rest.chars().next() else {
-                return Ok(());
-            };
-            rest = &rest[c.len_utf8()..];
-            if c.is_whitespace() {
-                self.space = true;
-                continue;
-            }
-            self.separate()?;
-            self.push(c)?;
-        }
     }
 }
 
@@ -464,264 +365,7 @@ fn unit_count(cx: &TraceCx<'_>, unit: &str) -> usize {
 }
 
 #[cfg(test)]
-pub(crate) mod testing {
-    //! Helpers for rule tests: build a trace from native JSON text and render findings the way
-    //! the text reporter's first line does.
-    use super::*;
-    use crate::model::ToolRegistry;
-
-    /// A deterministic xorshift generator for randomised tests.
-    pub(crate) fn xorshift(mut seed: u64) -> impl FnMut() -> u64 {
-        move || {
-            seed ^= seed << 13;
-            seed ^= seed >> 7;
-            seed ^= seed << 17;
-            seed
-        }
-    }
-
-    /// The findings of native trace text against a tools-file text (default settings).
-    pub(crate) fn findings(trace: &str, tools: &str) -> Vec<Finding> {
-        let parsed = crate::adapters::native::parse_str(trace, "trace.json");
-        assert!(parsed.issues.is_empty(), "{:?}", parsed.issues);
-        let registry = crate::sources::file::parse_tools_str(tools, "tools.json").expect("tools");
-        let run = RunCx::default();
-        let mut out = Vec::new();
-        for trace in &parsed.traces {
-            let cx = TraceCx::new(trace, &registry, &run);
-            out.extend(super::run(&cx, &Selection::default()).findings);
-        }
-        out
-    }
-
-    /// Lint native trace text against a tools-file text with the given settings.
-    pub(crate) fn lint(trace: &str, tools: Option<&str>, settings: RuleSettings) -> String {
-        lint_in(trace, tools, settings, &[])
-    }
-
-    /// The outcomes of linting native trace text whose traces were given `context` (what an
-    /// adapter records outside the steps, such as a working directory).
-    pub(crate) fn outcomes(
-        trace: &str,
-        tools: Option<&str>,
-        settings: RuleSettings,
-        context: &[(crate::model::ContextKind, &str)],
-    ) -> Vec<TraceOutcome> {
-        let mut parsed = crate::adapters::native::parse_str(trace, "trace.json");
-        assert!(parsed.issues.is_empty(), "{:?}", parsed.issues);
-        let registry = match tools {
-            Some(t) => crate::sources::file::parse_tools_str(t, "tools.json").expect("tools"),
-            None => ToolRegistry::new(),
-        };
-        let run = RunCx {
-            settings,
-            ..RunCx::default()
-        };
-        for t in &mut parsed.traces {
-            for (kind, value) in context {
-                t.add_context(*kind, *value);
-            }
-        }
-        parsed
-            .traces
-            .iter()
-            .map(|trace| super::run(&TraceCx::new(trace, &registry, &run), &Selection::default()))
-            .collect()
-    }
-
-    /// `lint`, with `context` given to every trace (see `outcomes`).
-    pub(crate) fn lint_in(
-        trace: &str,
-        tools: Option<&str>,
-        settings: RuleSettings,
-        context: &[(crate::model::ContextKind, &str)],
-    ) -> String {
-        let mut out = String::new();
-        for o in outcomes(trace, tools, settings, context) {
-            for f in &o.findings {
-                let at = f.at();
-                out.push_str(&format!(
-                    "{}:{}: {} {} {}: {}\n",
-                    at.line,
-                    at.column,
-                    f.tier,
-                    f.rule,
-                    f.tool.as_deref().unwrap_or("-"),
-                    f.message
-                ));
-                if let Some(h) = &f.help {
-                    out.push_str(&format!("  help: {h}\n"));
-                }
-            }
-            for s in &o.suppressions {
-                out.push_str(&format!(
-                    "suppressed {} {}: {}\n",
-                    s.rule,
-                    s.at.as_ref()
-                        .map_or("-".into(), |a| format!("{}:{}", a.line, a.column)),
-                    s.reason
-                ));
-            }
-            for (id, unit, c) in &o.coverage {
-                out.push_str(&format!("coverage {id} {}/{} {unit}\n", c.decided, c.total));
-            }
-        }
-        out
-    }
-}
+pub(crate) mod testing;
 
 #[cfg(test)]
-mod fixture_tests {
-    //! Every rule has a doc and a fixture folder `fixtures/rules/<id>/` holding `tools.json` and
-    //! `fail*` / `pass*` / `suppressed*` traces; each file behaves as its name says, and the
-    //! findings of every file are snapshotted.
-    use super::*;
-    use crate::lint::{Linter, ReportBuilder};
-    use std::path::Path;
-
-    fn folder(id: RuleId) -> std::path::PathBuf {
-        Path::new(env!("CARGO_MANIFEST_DIR"))
-            .join("fixtures/rules")
-            .join(id.as_str().to_lowercase())
-    }
-
-    #[test]
-    fn every_rule_has_a_fixture_folder_with_fail_and_pass_cases() {
-        for rule in RULES {
-            let dir = folder(rule.meta().id);
-            let names: Vec<String> = std::fs::read_dir(&dir)
-                .unwrap_or_else(|_| panic!("missing {}", dir.display()))
-                .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
-                .collect();
-            assert!(
-                names.iter().any(|n| n.starts_with("fail")),
-                "{}: no fail case",
-                dir.display()
-            );
-            assert!(
-                names.iter().any(|n| n.starts_with("pass")),
-                "{}: no pass case",
-                dir.display()
-            );
-        }
-    }
-
-    #[test]
-    fn rule_fixtures_behave_as_named() {
-        insta::glob!("../../fixtures/rules", "*/[fps]*.json*", |path| {
-            let dir = path.parent().unwrap();
-            let id = RuleId::parse(&dir.file_name().unwrap().to_string_lossy()).unwrap();
-            let name = path.file_name().unwrap().to_string_lossy().into_owned();
-            let tools = crate::sources::load_file(&dir.join("tools.json"), "tools.json").unwrap();
-            let text = std::fs::read(path).unwrap();
-            let (_, parsed) = crate::adapters::parse_bytes(&text, &name, None);
-            assert!(parsed.issues.is_empty(), "{name}: {:?}", parsed.issues);
-            // A folder may carry the expectations its traces are checked against (E1).
-            let expect = dir.join("expect.toml");
-            let settings = RuleSettings {
-                expectations: expect.is_file().then(|| {
-                    let text = std::fs::read_to_string(&expect).unwrap();
-                    let file =
-                        crate::expect::ExpectFile::from_text_at(&text, "expect.toml", dir).unwrap();
-                    std::sync::Arc::new(file)
-                }),
-                ..RuleSettings::default()
-            };
-            let linter = Linter::new(Some(tools), Selection::default(), settings);
-            let mut builder = ReportBuilder::new();
-            let input = builder.input(&name);
-            for t in &parsed.traces {
-                builder.trace(input, linter.lint(t));
-            }
-            let report = builder.finish(Tier::HardDefect, &[]);
-            let of_rule = report.findings.iter().filter(|f| f.rule == id).count();
-            let suppressed = report.suppressions.iter().filter(|s| s.rule == id).count();
-            match name.chars().next() {
-                Some('f') => assert!(of_rule > 0, "{name}: expected a {id} finding"),
-                Some('p') => assert_eq!(of_rule, 0, "{name}: expected no {id} finding"),
-                _ => assert!(
-                    of_rule == 0 && suppressed > 0,
-                    "{name}: expected a {id} suppression and no finding"
-                ),
-            }
-            let mut out = Vec::new();
-            let opts = crate::reporters::TextOptions {
-                include_candidates: true,
-                show_suppressions: true,
-                ..Default::default()
-            };
-            crate::reporters::text::render(&report, opts, &mut out).unwrap();
-            insta::assert_snapshot!(String::from_utf8(out).unwrap());
-        });
-    }
-}
-
-#[cfg(test)]
-mod excerpt_tests {
-    use super::*;
-    use crate::model::{Message, ResultStatus, Role, StepKind, StepMeta, ToolResult};
-    use serde_json::json;
-
-    /// What an excerpt is, written the plain way: the whole text, whitespace runs folded, cut.
-    fn folded(text: &str) -> String {
-        let flat = text.split_whitespace().collect::<Vec<_>>().join(" ");
-        match flat.char_indices().nth(EXCERPT_CHARS) {
-            None => flat,
-            Some((i, _)) => format!("{}…", &flat[..i]),
-        }
-    }
-
-    fn step(kind: StepKind) -> Step {
-        Step {
-            index: 0,
-            at: Default::default(),
-            meta: StepMeta::default(),
-            kind,
-        }
-    }
-
-    #[test]
-    fn excerpts_fold_whitespace_and_cut_as_the_whole_text_would() {
-        let mut next = testing::xorshift(0xA5A5_1234_5678_9ABC);
-        // Pieces: words, ASCII and Unicode whitespace, multi-byte chars.
-        let pieces = [
-            "a", "bc", "é", "漢字", " ", "  ", "\n", "\t", "\u{3000}", "\u{a0}", "x",
-        ];
-        for _ in 0..3_000 {
-            let n = (next() % 400) as usize;
-            let text: String = (0..n)
-                .map(|_| pieces[(next() % pieces.len() as u64) as usize])
-                .collect();
-            let msg = step(StepKind::Message(Message {
-                role: Role::User,
-                content: text.clone(),
-            }));
-            assert_eq!(excerpt(&msg), folded(&format!("user: {text}")), "{text:?}");
-            let result = step(StepKind::ToolResult(ToolResult::new(
-                None,
-                serde_json::Value::String(text.clone()),
-                ResultStatus::Error,
-            )));
-            assert_eq!(excerpt(&result), folded(&format!("[error] {text}")));
-            let structured = json!({ "k": text, "n": [1, 2] });
-            let result = step(StepKind::ToolResult(ToolResult::new(
-                None,
-                structured.clone(),
-                ResultStatus::Ok,
-            )));
-            assert_eq!(excerpt(&result), folded(&format!("[ok] {structured}")));
-            // A tool's name is untrusted too: empty, or whitespace only.
-            let name: String = (0..next() % 3)
-                .map(|_| pieces[(next() % pieces.len() as u64) as usize])
-                .collect();
-            let call = step(StepKind::ToolCall(crate::model::ToolCall {
-                call_id: None,
-                name: name.clone(),
-                args: crate::model::Args::Known(structured.clone()),
-                raw_args: None,
-                origin: crate::model::CallOrigin::Model,
-            }));
-            assert_eq!(excerpt(&call), folded(&format!("{name} {structured}")));
-        }
-    }
-}
+mod fixture_tests;

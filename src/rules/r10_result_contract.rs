@@ -14,8 +14,9 @@ use crate::finding::{FindingType, RuleId, RuleMeta, Tier};
 use crate::model::{Step, ToolResult};
 
 use super::context::Compiled;
-use super::contract::verdict;
-use super::{Rule, Sink, TraceCx, schema_errors};
+use super::{Rule, Sink, TraceCx};
+use crate::analysis::contract::verdict;
+use crate::analysis::schema_errors;
 
 pub(crate) static META: RuleMeta = RuleMeta {
     id: RuleId::R10,

@@ -11,8 +11,8 @@ use crate::finding::{FindingType, RuleId, RuleMeta, Tier};
 
 use crate::model::Step;
 
-use super::contract::{Verdict, side_effecting, verdict};
 use super::{Rule, Sink, TraceCx, evidence};
+use crate::analysis::contract::{Verdict, side_effecting, verdict};
 
 pub(crate) static META: RuleMeta = RuleMeta {
     id: RuleId::R12,

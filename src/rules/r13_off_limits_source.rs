@@ -14,9 +14,9 @@ use serde_json::Value;
 use crate::finding::{FindingType, RuleId, RuleMeta, Tier};
 use crate::model::{Args, Role, Step, ToolCall};
 
-use super::contract::{Verdict, quoted, verdict};
-use super::urls::{decoded, names, normalized, urls};
 use super::{Rule, Sink, TraceCx, evidence};
+use crate::analysis::contract::{Verdict, quoted, verdict};
+use crate::analysis::urls::{decoded, names, normalized, urls};
 
 pub(crate) static META: RuleMeta = RuleMeta {
     id: RuleId::R13,
@@ -272,7 +272,7 @@ fn exposure(
     let mut found: Vec<String> = Vec::new();
     let mut named: BTreeSet<&str> = BTreeSet::new();
     let mut total = 0usize;
-    super::outcome::visit_strings(Some(&result.content), 0, &mut |text| {
+    crate::analysis::outcome::visit_strings(Some(&result.content), 0, &mut |text| {
         for url in urls(text) {
             let norm = normalized(&decoded(url));
             let hit: Vec<&str> = sources

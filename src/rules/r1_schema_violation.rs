@@ -6,10 +6,10 @@ use std::collections::HashMap;
 use std::sync::Arc;
 
 use crate::finding::{FindingType, RuleId, RuleMeta, Tier};
-use crate::model::Args;
 
 use super::context::Compiled;
-use super::{Rule, Sink, TraceCx, schema_errors};
+use super::{Rule, Sink, TraceCx};
+use crate::analysis::schema_errors;
 
 pub(crate) static META: RuleMeta = RuleMeta {
     id: RuleId::R1,
@@ -53,22 +53,8 @@ impl Rule for SchemaViolation {
                 );
                 continue;
             };
-            let args = match &call.args {
-                Args::Known(v) => v,
-                Args::Malformed(_) => {
-                    // R6 reports it; one broken call never yields two defects.
-                    out.count_tool(Some(&call.name), false);
-                    continue;
-                }
-                Args::Unknown(reason) => {
-                    out.count_tool(Some(&call.name), false);
-                    out.suppress(
-                        step,
-                        Some(&call.name),
-                        format!("arguments not recorded ({reason})"),
-                    );
-                    continue;
-                }
+            let Some(args) = out.known_args(step, call) else {
+                continue;
             };
             let validator = compiled
                 .entry(call.name.as_str())

@@ -14,10 +14,14 @@ use serde_json::Value;
 use crate::finding::{FindingType, RuleId, RuleMeta, Tier};
 use crate::model::{Args, Role, Step, StepKind, ToolCall};
 
-use super::normalize::{canonical_json_number, canonical_number, parse_number_str};
-use super::outcome::{Outcome, results_recorded};
-use super::provenance::{Derivation, Provenance};
 use super::{Rule, Sink, TraceCx, evidence};
+use crate::analysis::outcome::{Outcome, results_recorded};
+use crate::analysis::provenance::{Derivation, Provenance};
+
+mod report;
+mod values;
+
+use values::{keys_of, leaves, shown, speaks_of_failure};
 
 pub(crate) static META: RuleMeta = RuleMeta {
     id: RuleId::R2b,
@@ -30,54 +34,6 @@ pub(crate) static META: RuleMeta = RuleMeta {
 
 /// Values followed per failed result; past this, a suppression says so.
 const VALUES_PER_FAILURE: usize = 1024;
-/// Words with which an agent's text speaks of a failure (lower case; matched as a word start).
-const FAILURE_WORDS: &[&str] = &[
-    "fail",
-    "error",
-    "exit code",
-    "could not",
-    "couldn't",
-    "cannot",
-    "can't",
-    "unable",
-    "not found",
-    "does not exist",
-    "doesn't exist",
-    "no such",
-    "denied",
-    "timed out",
-    "timeout",
-    "broken",
-    "refused",
-    "rejected",
-    "invalid",
-    "missing",
-    "didn't work",
-    "did not work",
-    "not work",
-    "wrong",
-    "problem",
-    "issue",
-];
-
-/// Does an agent's text speak of a failure (a word from `FAILURE_WORDS` at a word start)? The
-/// agent's words are never evidence of what happened, only of what it noticed: enough to say it
-/// did not carry on as if nothing failed.
-fn speaks_of_failure(text: &str) -> bool {
-    let lower = text.to_lowercase();
-    FAILURE_WORDS.iter().any(|w| {
-        lower.match_indices(w).any(|(i, _)| {
-            i == 0
-                || !lower[..i]
-                    .chars()
-                    .next_back()
-                    .is_some_and(char::is_alphanumeric)
-        })
-    })
-}
-
-/// Deepest nesting walked for values.
-const MAX_DEPTH: usize = 32;
 
 pub(crate) struct ErrorMishandled;
 
@@ -414,106 +370,6 @@ impl Walk<'_, '_> {
             self.failures[f].uses.push(u);
         }
     }
-
-    fn report(self, out: &mut Sink) {
-        let steps = &self.cx.trace.steps;
-        for f in &self.failures {
-            let Some(failed_step) = steps.get(f.step) else {
-                continue;
-            };
-            let failed_tool = f
-                .tool
-                .as_deref()
-                .map_or("tool".to_owned(), |t| format!("`{t}`"));
-            // The worst use: highest tier, then a side-effecting consumer, then the earliest.
-            let Some(worst) = f
-                .uses
-                .iter()
-                .max_by_key(|u| (u.tier, u.side_effecting, std::cmp::Reverse(u.call)))
-            else {
-                if f.tool.is_some() && !f.retried && !f.used && !f.acknowledged {
-                    let finding = out.finding(
-                        Tier::Candidate,
-                        failed_step,
-                        f.tool.as_deref(),
-                        format!(
-                            "the failed {failed_tool} result was neither used nor retried: nothing shows the agent handled it"
-                        ),
-                        "the failed result",
-                    );
-                    finding.possible_false_positive = true;
-                    finding.help = Some(
-                        "retry the call, or make the agent acknowledge the failure before going on"
-                            .into(),
-                    );
-                    finding.signal = Some("not_retried");
-                }
-                continue;
-            };
-            let Some(call_step) = steps.get(worst.call) else {
-                continue;
-            };
-            let values = worst
-                .values
-                .iter()
-                .map(|v| format!("`{v}`"))
-                .collect::<Vec<_>>()
-                .join(", ");
-            let message = match (worst.tier, worst.via.and_then(|i| steps.get(i))) {
-                (Tier::HardDefect, _) => format!(
-                    "side-effecting `{}` uses {values}, which only the failed {failed_tool} result supplied",
-                    worst.tool
-                ),
-                (_, Some(via)) => format!(
-                    "`{}` uses {values} from the failed {failed_tool} result after `{}` handed it back (which may have confirmed it)",
-                    worst.tool,
-                    via.as_call().map_or("a call", |c| c.name.as_str())
-                ),
-                _ => format!(
-                    "`{}` uses {values}, which only the failed {failed_tool} result supplied",
-                    worst.tool
-                ),
-            };
-            let finding = out.finding(
-                worst.tier,
-                call_step,
-                Some(&worst.tool),
-                message,
-                "the call using the value",
-            );
-            finding.field = worst.field.clone();
-            finding.possible_false_positive = worst.tier == Tier::Candidate;
-            finding.signal = Some("used_after_failure");
-            finding
-                .evidence
-                .push(evidence(failed_step, "the failed result"));
-            if let Some(via) = worst.via.and_then(|i| steps.get(i)) {
-                finding
-                    .evidence
-                    .push(evidence(via, "the call that handed the value back"));
-            }
-            for u in &f.uses {
-                if u.call != worst.call
-                    && Some(u.call) != worst.via
-                    && let Some(s) = steps.get(u.call)
-                {
-                    finding
-                        .evidence
-                        .push(evidence(s, "another call using the value"));
-                }
-                finding.details.push(format!(
-                    "step {} `{}` ({}): {}",
-                    u.call,
-                    u.tool,
-                    u.tier,
-                    u.values.join(", ")
-                ));
-            }
-            finding.help = Some(format!(
-                "gate the call on {failed_tool} succeeding, and do not feed a failed result's data forward"
-            ));
-        }
-    }
 }
 
 /// Index the clean sources observed since the last catch-up, in trace order.
@@ -525,76 +381,6 @@ fn catch_up(clean: &mut Provenance, pending: &mut Vec<usize>, trace: &crate::mod
             _ => {}
         }
     }
-}
-
-/// Visit every scalar leaf with the top-level field it sits under.
-fn leaves<'v>(v: Option<&'v Value>, depth: usize, f: &mut dyn FnMut(Option<&'v str>, &'v Value)) {
-    fn walk<'v>(
-        v: &'v Value,
-        field: Option<&'v str>,
-        depth: usize,
-        f: &mut dyn FnMut(Option<&'v str>, &'v Value),
-    ) {
-        if depth > MAX_DEPTH {
-            return;
-        }
-        match v {
-            Value::Object(m) => {
-                for (k, x) in m {
-                    walk(x, field.or(Some(k.as_str())), depth + 1, f);
-                }
-            }
-            Value::Array(items) => items.iter().for_each(|x| walk(x, field, depth + 1, f)),
-            Value::String(_) | Value::Number(_) => f(field, v),
-            _ => {}
-        }
-    }
-    if let Some(v) = v {
-        walk(v, None, depth, f);
-    }
-}
-
-/// The keys a significant value is known by, handed to `f` (built in `buf`, reused): a string
-/// of ≥ 4 chars (trimmed) by its text, a number with |x| ≥ 100 (or a string that is one) by its
-/// canonical value.
-fn keys_of(v: &Value, buf: &mut String, mut f: impl FnMut(&str)) {
-    let number = match v {
-        Value::String(s) => {
-            let t = s.trim();
-            if t.chars().nth(3).is_some() {
-                buf.clear();
-                buf.push_str("s:");
-                buf.push_str(t);
-                f(buf);
-            }
-            parse_number_str(t)
-                .filter(|x| x.abs() >= 100.0)
-                .and_then(canonical_number)
-        }
-        Value::Number(n) => n
-            .as_f64()
-            .filter(|x| x.abs() >= 100.0)
-            .and_then(|_| canonical_json_number(n)),
-        _ => None,
-    };
-    if let Some(n) = number {
-        buf.clear();
-        buf.push_str("n:");
-        buf.push_str(&n);
-        f(buf);
-    }
-}
-
-fn shown(v: &Value) -> String {
-    let s = match v {
-        Value::String(s) => s.trim().to_owned(),
-        other => other.to_string(),
-    };
-    let mut t: String = s.chars().take(60).collect();
-    if s.chars().count() > 60 {
-        t.push('…');
-    }
-    t.replace('`', "'")
 }
 
 #[cfg(test)]

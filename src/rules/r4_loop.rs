@@ -14,10 +14,10 @@ use serde_json::Value;
 use crate::finding::{FindingType, RuleId, RuleMeta, Tier};
 use crate::model::{Args, ToolCall};
 
-use super::automaton::SymbolHasher;
-use super::calls::{CallKey, CallRecord};
-use super::normalize::{result_class, same_result};
 use super::{Rule, Sink, TraceCx, evidence};
+use crate::analysis::automaton::SymbolHasher;
+use crate::analysis::calls::{CallKey, CallRecord};
+use crate::analysis::normalize::{result_class, same_result};
 
 pub(crate) static META: RuleMeta = RuleMeta {
     id: RuleId::R4,
@@ -157,7 +157,7 @@ fn waits(call: &ToolCall) -> bool {
     let Args::Known(Value::Object(args)) = &call.args else {
         return false;
     };
-    if !args.is_empty() && args.values().all(super::normalize::is_empty) {
+    if !args.is_empty() && args.values().all(crate::analysis::normalize::is_empty) {
         return true;
     }
     args.values().filter_map(Value::as_str).any(|cmd| {

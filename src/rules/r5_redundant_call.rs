@@ -11,10 +11,10 @@ use std::hash::BuildHasherDefault;
 
 use crate::finding::{FindingType, RuleId, RuleMeta, Tier};
 
-use super::automaton::SymbolHasher;
-use super::calls::{CallKey, CallRecord};
-use super::normalize::same_result;
 use super::{Rule, Sink, TraceCx, evidence};
+use crate::analysis::automaton::SymbolHasher;
+use crate::analysis::calls::{CallKey, CallRecord};
+use crate::analysis::normalize::same_result;
 
 pub(crate) static META: RuleMeta = RuleMeta {
     id: RuleId::R5,
@@ -52,7 +52,7 @@ impl Rule for RedundantCall {
             // check that the change left this alone, not a wasted call.
             let writes = match declared {
                 Some(d) => d,
-                None => super::effects::looks_like_a_write(r.call),
+                None => crate::analysis::effects::looks_like_a_write(r.call),
             };
             side_effects[i + 1] = side_effects[i] + usize::from(writes);
         }

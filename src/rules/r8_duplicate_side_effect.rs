@@ -12,9 +12,9 @@ use serde_json::Value;
 use crate::finding::{FindingType, RuleId, RuleMeta, Tier};
 use crate::model::{Args, ToolSpec};
 
-use super::calls::CallKey;
-use super::contract::{Verdict, verdict};
 use super::{Rule, Sink, TraceCx, evidence};
+use crate::analysis::calls::CallKey;
+use crate::analysis::contract::{Verdict, verdict};
 
 pub(crate) static META: RuleMeta = RuleMeta {
     id: RuleId::R8,
@@ -91,7 +91,7 @@ impl Rule for DuplicateSideEffect {
 
 fn report(
     cx: &TraceCx<'_>,
-    recs: &[super::calls::CallRecord<'_>],
+    recs: &[crate::analysis::calls::CallRecord<'_>],
     p: usize,
     i: usize,
     out: &mut Sink,

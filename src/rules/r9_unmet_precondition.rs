@@ -12,8 +12,8 @@ use serde_json::Value;
 use crate::finding::{FindingType, RuleId, RuleMeta, Tier};
 use crate::model::{Requirement, Step, ToolCall};
 
-use super::contract::{Verdict, comparable, quoted, verdict};
 use super::{Rule, Sink, TraceCx, evidence};
+use crate::analysis::contract::{Verdict, comparable, quoted, verdict};
 
 pub(crate) static META: RuleMeta = RuleMeta {
     id: RuleId::R9,
@@ -80,7 +80,7 @@ impl Rule for UnmetPrecondition {
         // tool's calls feed.
         let mut kinds: Vec<&Requirement> = Vec::new();
         let mut feeds: HashMap<&str, Vec<usize>> = HashMap::new();
-        for (_, call) in super::contract::calls(cx) {
+        for (_, call) in crate::analysis::contract::calls(cx) {
             let Some(spec) = cx.spec(&call.name) else {
                 continue;
             };

@@ -8,6 +8,8 @@ mod t_descriptions;
 mod t_names;
 mod t_poisoning;
 mod t_schema;
+mod t_schema_fields;
+mod t_schema_keywords;
 
 use serde_json::{Map, Value};
 
@@ -60,10 +62,10 @@ pub trait ToolRule: Sync {
 pub static TOOL_RULES: &[&dyn ToolRule] = &[
     &t_schema::InvalidSchema,
     &t_schema::UnresolvableRef,
-    &t_schema::RequiredNotDeclared,
-    &t_schema::ValueFailsOwnSchema,
-    &t_schema::Contradictory,
-    &t_schema::Unconstrained,
+    &t_schema_fields::RequiredNotDeclared,
+    &t_schema_fields::ValueFailsOwnSchema,
+    &t_schema_keywords::Contradictory,
+    &t_schema_keywords::Unconstrained,
     &t_names::ProviderRejectsName,
     &t_names::DuplicateName,
     &t_names::ConfusableNames,

@@ -6,8 +6,8 @@ use serde_json::Value;
 
 use crate::model::{Step, ToolCall};
 
-use super::TraceCx;
 use super::outcome::Outcome;
+use crate::rules::TraceCx;
 
 /// How a call ended, as the trace records it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -7,8 +7,8 @@ use std::hash::{DefaultHasher, Hash, Hasher};
 
 use crate::model::{Args, Step, ToolCall, ToolResult};
 
-use super::TraceCx;
 use super::normalize::canonical_args_into;
+use crate::rules::TraceCx;
 
 /// A call's identity for repeats: tool name and canonical arguments, with its hash computed
 /// once (comparisons and maps look at the hash first).

@@ -1,0 +1,379 @@
+//! Tests of `r3_hallucinated_arg` (kept apart to keep the module short).
+use crate::rules::testing::lint;
+
+fn r3(out: &str) -> Vec<&str> {
+    out.lines()
+        .filter(|l| {
+            !l.starts_with("coverage") && (l.contains(" R3 ") || l.starts_with("suppressed R3"))
+        })
+        .collect()
+}
+
+#[test]
+fn sources_are_user_system_and_tool_output_before_the_call() {
+    let trace = r#"{"run_id": "r", "steps": [
+          {"type": "message", "role": "system", "content": "Tenant acme-eu-2."},
+          {"type": "message", "role": "assistant", "content": "I will use order ZX-9911."},
+          {"type": "tool_call", "call_id": "1", "name": "t", "args": {"id": "ZX-9911", "tenant": "ACME-EU-2"}},
+          {"type": "tool_result", "call_id": "1", "content": "ok ZX-9911", "status": "ok"},
+          {"type": "tool_call", "call_id": "2", "name": "t", "args": {"id": "ZX-9911"}},
+          {"type": "message", "role": "tool", "content": "ticket TK-4410 opened"},
+          {"type": "tool_call", "call_id": "3", "name": "t", "args": {"id": "TK-4410", "q": "two words"}}
+        ]}"#;
+    let out = lint(trace, None, Default::default());
+    // Assistant text is never a source; the call's own result comes after it. The second
+    // call can use what the first one's result showed, the third a tool message.
+    assert_eq!(
+        r3(&out),
+        [
+            "4:11: candidate R3 t: `id` = `\"ZX-9911\"` is not derivable from anything the agent observed before the call"
+        ],
+        "{out}"
+    );
+}
+
+#[test]
+fn earlier_arguments_are_not_a_source() {
+    let trace = r#"{"run_id": "r", "steps": [
+          {"type": "message", "role": "user", "content": "look it up"},
+          {"type": "tool_call", "call_id": "1", "name": "t", "args": {"id": "QQ-123"}},
+          {"type": "tool_call", "call_id": "2", "name": "t", "args": {"id": "QQ-123"}}
+        ]}"#;
+    assert_eq!(r3(&lint(trace, None, Default::default())).len(), 2);
+}
+
+#[test]
+fn a_value_only_past_the_index_limit_is_suppressed_not_reported() {
+    let filler = "lorem ipsum ".repeat(100_000);
+    let trace = format!(
+        r#"{{"run_id": "r", "steps": [
+          {{"type": "tool_result", "call_id": "0", "content": "{filler} token tk_far_away_77"}},
+          {{"type": "tool_call", "call_id": "1", "name": "t", "args": {{"a": "tk_far_away_77", "b": "lorem", "c": "zz_made_up_value"}}}}
+        ]}}"#
+    );
+    let out = lint(&trace, None, Default::default());
+    assert_eq!(
+        r3(&out),
+        [
+            // `zz_made_up_value` cannot be in the cut text (its 4-grams are not there).
+            "3:11: candidate R3 t: `c` = `\"zz_made_up_value\"` is not derivable from anything the agent observed before the call",
+            "suppressed R3 3:11: `a` is not derivable from the observed text that was indexed, and could be in text past the index's limits (1 MiB per source; 1048576 words per trace for values of several words)"
+        ],
+        "{out}"
+    );
+}
+
+use crate::model::ContextKind;
+use crate::rules::testing::{lint_in, outcomes};
+
+/// The R3 findings of a trace with a working directory: (tool, field, signal).
+fn r3_signals(trace: &str, tools: Option<&str>, cwd: &str) -> Vec<(String, String, String)> {
+    let ctx = [(ContextKind::WorkingDirectory, cwd)];
+    outcomes(trace, tools, Default::default(), &ctx)
+        .iter()
+        .flat_map(|o| o.findings.iter())
+        .filter(|f| f.rule == crate::finding::RuleId::R3)
+        .map(|f| {
+            (
+                f.tool.clone().unwrap_or_default(),
+                f.field.clone().unwrap_or_default(),
+                f.signal.unwrap_or_default().to_owned(),
+            )
+        })
+        .collect()
+}
+
+fn call(id: u32, name: &str, args: &str) -> String {
+    format!(r#"{{"type": "tool_call", "call_id": "{id}", "name": "{name}", "args": {args}}}"#)
+}
+
+fn result(id: u32, content: &str) -> String {
+    format!(
+        r#"{{"type": "tool_result", "call_id": "{id}", "content": {}, "status": "ok"}}"#,
+        serde_json::Value::String(content.into())
+    )
+}
+
+fn trace(steps: &[String]) -> String {
+    format!(
+        r#"{{"run_id": "r", "steps": [{{"type": "message", "role": "user", "content": "fix the failing test"}}, {}]}}"#,
+        steps.join(", ")
+    )
+}
+
+#[test]
+fn paths_are_derived_from_the_working_directory_and_listings() {
+    let t = trace(&[
+        call(1, "Grep", r#"{"pattern": "def load"}"#),
+        result(
+            1,
+            "src/pkg/mod.py:12:def load(path):\ntests/test_conf.py:3:from pkg.mod import load",
+        ),
+        // The working directory + a relative path the search listed.
+        call(2, "Read", r#"{"file_path": "/repo/src/pkg/mod.py"}"#),
+        // A listed directory + a name: `src/pkg` was listed, `util.py` was not.
+        call(3, "Read", r#"{"file_path": "/repo/src/pkg/util.py"}"#),
+        call(4, "Bash", r#"{"command": "ls src/pkg"}"#),
+        result(4, "__init__.py  mod.py  util.py"),
+        call(5, "Read", r#"{"file_path": "/repo/src/pkg/util.py"}"#),
+        // Normalised before it is judged: `./`, `..` and a trailing separator.
+        call(6, "Grep", r#"{"path": "/repo/./src/../src/pkg/"}"#),
+        // An observed directory and an observed name make a path (`tests` and `mod.py`
+        // were both listed), but a name inside a longer one does not count: `conf.py` is
+        // only part of `test_conf.py`.
+        call(7, "Read", r#"{"file_path": "/repo/tests/mod.py"}"#),
+        call(8, "Read", r#"{"file_path": "/repo/tests/conf.py"}"#),
+    ]);
+    assert_eq!(
+        r3_signals(&t, None, "/repo"),
+        [
+            (
+                "Read".into(),
+                "file_path".into(),
+                "not_derivable_as_path".into()
+            ),
+            (
+                "Read".into(),
+                "file_path".into(),
+                "not_derivable_as_path".into()
+            ),
+        ]
+    );
+    let out = lint_in(
+        &t,
+        None,
+        Default::default(),
+        &[(ContextKind::WorkingDirectory, "/repo")],
+    );
+    let lines: Vec<&str> = r3(&out);
+    assert!(lines[0].contains("/repo/src/pkg/util.py"), "{out}");
+    assert!(lines[1].contains("/repo/tests/conf.py"), "{out}");
+    // Without the working directory, the absolute paths have nothing to start from.
+    assert_eq!(r3_signals(&t, None, "/elsewhere").len(), 6);
+}
+
+#[test]
+fn a_module_name_derives_its_source_file() {
+    let t = trace(&[
+        call(1, "Bash", r#"{"command": "ls -a"}"#),
+        result(1, "README.md  src  tests"),
+        call(2, "Read", r#"{"file_path": "/repo/tests/test_mod.py"}"#),
+        result(2, "from pkg.mod import load\nimport pkg.helpers as h"),
+        call(3, "Read", r#"{"file_path": "/repo/src/pkg/mod.py"}"#),
+        call(
+            4,
+            "Read",
+            r#"{"file_path": "/repo/src/pkg/helpers/__init__.py"}"#,
+        ),
+        // `pkg.other` was never imported.
+        call(5, "Read", r#"{"file_path": "/repo/src/pkg/other.py"}"#),
+    ]);
+    let out = lint_in(
+        &t,
+        None,
+        Default::default(),
+        &[(ContextKind::WorkingDirectory, "/repo")],
+    );
+    // `tests/test_mod.py`: `tests` was listed, `test_mod.py` was not (a guess).
+    assert_eq!(r3(&out).len(), 2, "{out}");
+    assert!(
+        out.contains("/repo/tests/test_mod.py") && out.contains("/repo/src/pkg/other.py"),
+        "{out}"
+    );
+}
+
+#[test]
+fn origins_numbers_and_created_paths() {
+    let tools = r#"[{"name": "Write", "inputSchema": {"type": "object", "properties": {
+                          "file_path": {"type": "string", "x-value-origin": "created"}}}},
+                        {"name": "Task", "inputSchema": {"type": "object", "properties": {
+                          "subagent_type": {"type": "string", "x-value-origin": "choice"}}}},
+                        {"name": "cancel_order", "inputSchema": {"type": "object", "properties": {
+                          "order_id": {"type": "integer"}, "timeout": {"type": "integer"},
+                          "amount": {"type": "integer"}, "retries": {"type": "integer", "maximum": 5}}}}]"#;
+    let t = trace(&[
+        call(1, "Bash", r#"{"command": "ls -a"}"#),
+        result(1, "src"),
+        // A new file in an observed directory; a new file in a directory nobody saw.
+        call(2, "Write", r#"{"file_path": "/repo/src/new_module.py"}"#),
+        call(
+            3,
+            "Write",
+            r#"{"file_path": "/repo/nowhere/new_module.py"}"#,
+        ),
+        // A choice the definition offers is never judged against observed text.
+        call(4, "Task", r#"{"subagent_type": "Explore"}"#),
+        // A timeout is a parameter; an order id and an amount are judged.
+        call(
+            5,
+            "cancel_order",
+            r#"{"order_id": 4512, "timeout": 30000, "amount": 250, "retries": 40}"#,
+        ),
+    ]);
+    assert_eq!(
+        r3_signals(&t, Some(tools), "/repo"),
+        [
+            (
+                "Write".into(),
+                "file_path".into(),
+                "not_derivable_as_path".into()
+            ),
+            (
+                "cancel_order".into(),
+                "amount".into(),
+                "not_derivable_as_number".into()
+            ),
+            (
+                "cancel_order".into(),
+                "order_id".into(),
+                "not_derivable_as_number".into()
+            ),
+        ]
+    );
+}
+
+#[test]
+fn what_a_call_does_is_not_judged_what_it_acts_on_is() {
+    // SWE-agent's editor mode and a one-word shell command are the agent's to choose; the
+    // path the mode acts on is judged; `provided` still makes a command judged.
+    let tools = r#"[{"name": "run", "inputSchema": {"type": "object", "properties": {
+                          "command": {"type": "string", "x-value-origin": "provided"}}}}]"#;
+    let t = trace(&[
+        call(
+            1,
+            "str_replace_editor",
+            r#"{"command": "view", "path": "/repo/a.py"}"#,
+        ),
+        call(2, "bash", r#"{"command": "ls"}"#),
+        call(3, "shell", r#"{"cmd": "pwd", "mode": "strict"}"#),
+        call(4, "run", r#"{"command": "deploy"}"#),
+    ]);
+    assert_eq!(
+        r3_signals(&t, Some(tools), "/elsewhere"),
+        [
+            (
+                "str_replace_editor".into(),
+                "path".into(),
+                "not_derivable_as_path".into()
+            ),
+            (
+                "run".into(),
+                "command".into(),
+                "not_derivable_as_text".into()
+            ),
+        ]
+    );
+}
+
+#[test]
+fn a_call_that_says_it_creates_makes_its_path_new() {
+    let t = trace(&[
+        call(
+            1,
+            "str_replace_editor",
+            r#"{"command": "view", "path": "/repo"}"#,
+        ),
+        result(1, "src/\nsetup.py"),
+        // `create`: the file is new, its directory was listed.
+        call(
+            2,
+            "str_replace_editor",
+            r#"{"command": "create", "path": "/repo/src/reproduce.py", "file_text": "x"}"#,
+        ),
+        // `view` of a file nobody listed: judged whole.
+        call(
+            3,
+            "str_replace_editor",
+            r#"{"command": "view", "path": "/repo/src/guessed.py"}"#,
+        ),
+        // Created in a directory nobody saw.
+        call(
+            4,
+            "str_replace_editor",
+            r#"{"command": "create", "path": "/repo/nowhere/x.py", "file_text": "x"}"#,
+        ),
+    ]);
+    let tools = r#"[{"name": "str_replace_editor", "inputSchema": {"type": "object", "properties": {
+                          "command": {"enum": ["view", "create", "str_replace"]}, "path": {"type": "string"}}}}]"#;
+    let paths: Vec<String> = r3(&lint_in(
+        &t,
+        Some(tools),
+        Default::default(),
+        &[(ContextKind::WorkingDirectory, "/repo")],
+    ))
+    .iter()
+    .map(|l| l.split('`').nth(3).unwrap_or_default().to_owned())
+    .collect();
+    assert_eq!(
+        paths,
+        ["\"/repo/src/guessed.py\"", "\"/repo/nowhere/x.py\""]
+    );
+}
+
+#[test]
+fn a_successful_call_confirms_the_values_it_used() {
+    let unknown = |id: u32, content: &str| {
+        format!(
+            r#"{{"type": "tool_result", "call_id": "{id}", "content": {}}}"#,
+            serde_json::Value::String(content.into())
+        )
+    };
+    let error = |id: u32| {
+        format!(
+            r#"{{"type": "tool_result", "call_id": "{id}", "content": "no such file", "status": "error"}}"#
+        )
+    };
+    let t = trace(&[
+        // Guessed, then read successfully: judged once.
+        call(1, "Read", r#"{"file_path": "/repo/guessed_a.py"}"#),
+        result(1, "print(1)"),
+        call(2, "Edit", r#"{"file_path": "/repo/guessed_a.py"}"#),
+        // A result that does not say (no status) but reads as output confirms too.
+        call(3, "Read", r#"{"file_path": "/repo/guessed_b.py"}"#),
+        unknown(3, "     1\tprint(2)"),
+        call(4, "Edit", r#"{"file_path": "/repo/guessed_b.py"}"#),
+        // One that reads as an error does not; a failure never does.
+        call(5, "Read", r#"{"file_path": "/repo/guessed_c.py"}"#),
+        unknown(5, "Error: file not found"),
+        call(6, "Edit", r#"{"file_path": "/repo/guessed_c.py"}"#),
+        call(7, "Read", r#"{"file_path": "/repo/guessed_d.py"}"#),
+        error(7),
+        call(8, "Edit", r#"{"file_path": "/repo/guessed_d.py"}"#),
+    ]);
+    let got: Vec<String> = r3_signals(&t, None, "/")
+        .into_iter()
+        .map(|(tool, _, _)| tool)
+        .collect();
+    assert_eq!(got, ["Read", "Read", "Read", "Edit", "Read", "Edit"]);
+}
+
+#[test]
+fn calls_before_anything_observed_are_not_judged() {
+    let t = r#"{"run_id": "r", "steps": [
+          {"type": "tool_call", "call_id": "1", "name": "t", "args": {"id": "QQ-123"}},
+          {"type": "tool_result", "call_id": "1", "content": "ok", "status": "ok"},
+          {"type": "tool_call", "call_id": "2", "name": "t", "args": {"id": "ZZ-999"}}
+        ]}"#;
+    let out = lint(t, None, Default::default());
+    assert_eq!(
+        r3(&out),
+        [
+            "4:11: candidate R3 t: `id` = `\"ZZ-999\"` is not derivable from anything the agent observed before the call",
+            "suppressed R3 -: 1 call(s) made before anything the agent observed was recorded (no user, system or tool text before them): their arguments are not judged"
+        ],
+        "{out}"
+    );
+}
+
+#[test]
+fn arguments_that_are_not_an_object_are_disclosed() {
+    let trace = r#"{"run_id": "r", "steps": [
+          {"type": "tool_call", "call_id": "1", "name": "t", "args": ["a", 1]}
+        ]}"#;
+    let out = lint(trace, None, Default::default());
+    assert!(
+        out.contains("suppressed R3 2:11: arguments not recorded (recorded positionally"),
+        "{out}"
+    );
+    assert!(out.contains("coverage R3 0/1"), "{out}");
+}
