@@ -1,4 +1,6 @@
-//! [`Linter`] and its [`LinterBuilder`]: what the binary's `check` does, as a library.
+//! [`Linter`] and its [`LinterBuilder`]: what the binary's `check` does, as a library. One
+//! cohesive thing over 400 lines: the builder's options and the linter they make, each method
+//! short and documented with the flag it matches.
 
 use std::io::Read;
 use std::path::{Path, PathBuf};

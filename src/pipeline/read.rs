@@ -1,6 +1,7 @@
 //! Reading inputs: each input through its adapter into a sink that lints every trace as it is
 //! emitted (in the pool when streaming), OTel runs split across files held and merged, sub-agent
-//! mirrors told apart from the sub-agent's own file.
+//! mirrors told apart from the sub-agent's own file. One cohesive thing over 400 lines: the sink
+//! and the reader share the hold, the in-flight bound and the order traces are put back in.
 
 use std::collections::{BTreeMap, HashSet};
 use std::sync::mpsc::Sender;

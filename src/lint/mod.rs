@@ -1,0 +1,328 @@
+//! The linting engine behind `check` and the library API: pick the registry in force for a
+//! trace (the given one, or the schemas the trace carries), run the selected rules, and gather
+//! per-input results into a sorted `Report` with ignores applied and the exit status decided.
+
+use std::collections::{BTreeMap, HashMap};
+use std::sync::{Arc, Mutex};
+
+use crate::model::{
+    ATTR_AGENT, ATTR_CLAUDE_CODE_VERSION, SchemaSource, ToolRegistry, ToolSpec, Trace,
+};
+use crate::reporters::Outline;
+use crate::rules::{self, RuleSettings, RunCx, Selection, TraceCx, TraceOutcome};
+use crate::sources::builtin::codex::{Choice, CodexTools};
+use crate::sources::builtin::gemini::GeminiTools;
+use crate::sources::builtin::{Agent, ClaudeCodeTools};
+
+pub(crate) mod listing;
+mod outline;
+
+/// A built-in registry built once per run: the agent's capture it was built from.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+enum BuiltinKey {
+    ClaudeCode(usize),
+    Codex(Choice),
+    GeminiCli(usize),
+}
+
+/// What to lint with: the given registry (if any), rule selection and settings.
+#[derive(Debug, Default)]
+pub struct Linter {
+    /// The registry from `--tools`; `None` means "use what each trace carries" (and, for a
+    /// coding agent's own session, that agent's built-in schemas).
+    pub given: Option<ToolRegistry>,
+    /// `--tools builtin:AGENT` (unpinned): for every trace, that agent's capture matched to the
+    /// session, merged under the other given sources (which win on a name both declare).
+    pub follow: Vec<Agent>,
+    /// Which rules run.
+    pub selection: Selection,
+    /// Compiled schemas and rule settings, shared across traces.
+    pub run: RunCx,
+    /// Built-in registries by capture, built once per run.
+    builtin_cache: Mutex<HashMap<BuiltinKey, Arc<ToolRegistry>>>,
+    /// Measure each trace's record against the registry in force (`doctor`).
+    pub measure_record: bool,
+    /// Outline each trace with findings (the HTML timeline, JSON Lines).
+    pub outlines: bool,
+}
+
+/// One linted trace.
+#[derive(Debug, Default)]
+pub struct TraceLint {
+    /// What the rules found.
+    pub outcome: TraceOutcome,
+    /// Where the schemas in force came from.
+    pub schemas: Vec<String>,
+    /// Tool calls in the trace.
+    pub calls: usize,
+    /// Notes for the report (which built-in schema version was used, …).
+    pub notes: Vec<String>,
+    /// The trace was partial.
+    pub partial: bool,
+    /// The trace's run id.
+    pub run_id: String,
+    /// The trace is a copy of one that has its own file (a Claude Code sub-agent read from
+    /// `agent_progress` mirror lines): dropped when that file is linted in the same run.
+    pub mirror: bool,
+    /// The trace's adapter emits traces one after another, each past the last one's lines
+    /// (native traces): its findings can be written as soon as it is linted.
+    pub ordered: bool,
+    /// The trace's record quality (when `Linter::measure_record`).
+    pub record: Option<Box<crate::record::RecordStats>>,
+    /// The trace's outline, when asked for and it has findings.
+    pub outline: Option<Outline>,
+}
+
+impl TraceLint {
+    /// The facts about `trace` that do not need linting (for `--parse-only` and mirrors).
+    pub fn of(trace: &Trace) -> Self {
+        Self {
+            calls: trace.call_count(),
+            partial: trace.partial,
+            run_id: trace.run_id.clone(),
+            mirror: trace.attribute(crate::model::ATTR_MIRROR).is_some(),
+            ordered: trace.source.format == "native",
+            ..Self::default()
+        }
+    }
+}
+
+impl Linter {
+    /// A linter with the given registry (or none) and default rules.
+    pub fn new(given: Option<ToolRegistry>, selection: Selection, settings: RuleSettings) -> Self {
+        Self {
+            given,
+            follow: Vec::new(),
+            selection,
+            run: RunCx {
+                settings,
+                ..RunCx::default()
+            },
+            builtin_cache: Mutex::default(),
+            measure_record: false,
+            outlines: false,
+        }
+    }
+
+    /// `agent`'s built-in registry matched to a trace's session, and the note saying which
+    /// capture was used.
+    fn builtin_for(&self, agent: Agent, trace: &Trace) -> (Arc<ToolRegistry>, String) {
+        let own = Agent::of(trace.attribute(ATTR_AGENT)) == Some(agent);
+        let attr = |k: &str| if own { trace.attribute(k) } else { None };
+        let (key, matched) = match agent {
+            Agent::ClaudeCode => {
+                let (idx, m) =
+                    ClaudeCodeTools::get().choose(trace.attribute(ATTR_CLAUDE_CODE_VERSION));
+                (BuiltinKey::ClaudeCode(idx), m)
+            }
+            Agent::Codex => {
+                let (c, m) = CodexTools::get().choose(
+                    attr(crate::model::ATTR_AGENT_VERSION),
+                    attr(crate::model::ATTR_MODEL),
+                );
+                (BuiltinKey::Codex(c), m)
+            }
+            Agent::GeminiCli => {
+                let (idx, m) = if own {
+                    let mut used: Vec<&str> = trace
+                        .steps
+                        .iter()
+                        .filter_map(|s| Some(s.as_call()?.name.as_str()))
+                        .collect();
+                    used.sort_unstable();
+                    used.dedup();
+                    GeminiTools::get().choose(
+                        trace.attribute(crate::adapters::gemini::ATTR_STARTED),
+                        &used,
+                    )
+                } else {
+                    GeminiTools::get().pinned(None)
+                };
+                (BuiltinKey::GeminiCli(idx), m)
+            }
+        };
+        let registry = {
+            let mut cache = self
+                .builtin_cache
+                .lock()
+                .unwrap_or_else(std::sync::PoisonError::into_inner);
+            Arc::clone(cache.entry(key.clone()).or_insert_with(|| {
+                Arc::new(match &key {
+                    BuiltinKey::ClaudeCode(idx) => ClaudeCodeTools::get().registry(*idx),
+                    BuiltinKey::Codex(c) => CodexTools::get().registry(c),
+                    BuiltinKey::GeminiCli(idx) => GeminiTools::get().registry(*idx),
+                })
+            }))
+        };
+        let name = agent.display();
+        let note = match matched.note {
+            Some(n) => format!(
+                "{name}'s built-in schemas, version {}: {n}",
+                matched.version
+            ),
+            None => format!(
+                "{name}'s built-in schemas, version {} (the session's own)",
+                matched.version
+            ),
+        };
+        (registry, note)
+    }
+
+    /// Lint one trace.
+    pub fn lint(&self, trace: &Trace) -> TraceLint {
+        self.with_registry(trace, |registry, schemas, notes| {
+            let cx = TraceCx::new(trace, registry, &self.run);
+            let outcome = rules::run(&cx, &self.selection);
+            let outline = if self.outlines {
+                outline::outline(trace, &outcome.findings)
+            } else {
+                None
+            };
+            TraceLint {
+                outcome,
+                schemas,
+                notes,
+                outline,
+                record: self
+                    .measure_record
+                    .then(|| Box::new(crate::record::measure(trace, registry))),
+                ..TraceLint::of(trace)
+            }
+        })
+    }
+
+    /// Run `f` with the registry in force for `trace` (the given one, the schemas the trace
+    /// carries, Claude Code's built-in ones), where its schemas came from, and notes for the
+    /// report.
+    pub fn with_registry<R>(
+        &self,
+        trace: &Trace,
+        f: impl FnOnce(&ToolRegistry, Vec<String>, Vec<String>) -> R,
+    ) -> R {
+        let owned: Arc<ToolRegistry>;
+        let mut notes = Vec::new();
+        // Only a coding agent's own session gets its built-in schemas: a trace of anything else
+        // (seed 000's flat tool events, a chat log) gets none.
+        let zero_config = Agent::of(trace.attribute(ATTR_AGENT))
+            .filter(|_| trace.embedded_tools.iter().all(|t| t.schema.is_none()));
+        let registry: &ToolRegistry = match (&self.given, zero_config) {
+            (Some(given), _) if !self.follow.is_empty() => {
+                let mut merged = ToolRegistry::new();
+                for a in &self.follow {
+                    let (builtin, note) = self.builtin_for(*a, trace);
+                    notes.push(note);
+                    for spec in builtin.iter() {
+                        if merged.get(&spec.name).is_none() {
+                            merged.replace(spec.clone());
+                        }
+                    }
+                    merged.sources.extend(builtin.sources.iter().cloned());
+                    merged.builtin |= builtin.builtin;
+                }
+                merged.closed |= given.closed;
+                for spec in given.iter() {
+                    merged.replace(spec.clone());
+                }
+                for s in &given.sources {
+                    merged.sources.push(s.clone());
+                }
+                owned = Arc::new(merged);
+                &owned
+            }
+            (Some(given), _) => given,
+            (None, Some(agent)) => {
+                let (builtin, note) = self.builtin_for(agent, trace);
+                notes.push(format!("no `--tools` given: using {note}"));
+                // Server tools the session called (the model's API ran them) come on top of
+                // whatever else the registry holds.
+                let (server, listed): (Vec<&ToolSpec>, Vec<&ToolSpec>) = trace
+                    .embedded_tools
+                    .iter()
+                    .partition(|t| t.source.0 == crate::adapters::claude::SERVER_TOOLS_SOURCE);
+                owned = if listed.is_empty() && server.is_empty() {
+                    builtin
+                } else {
+                    let mut r = if listed.is_empty() {
+                        (*builtin).clone()
+                    } else {
+                        // The session names the tools it had (stream-json `system/init`): judge
+                        // names against that list, with built-in schemas where Claude Code has
+                        // them.
+                        let mut r = ToolRegistry::new();
+                        for spec in listed {
+                            if r.get(&spec.name).is_none() {
+                                let _ = r.insert(spec.clone());
+                            }
+                        }
+                        for spec in builtin.iter() {
+                            if r.get(&spec.name).is_some() {
+                                r.replace(spec.clone());
+                            }
+                        }
+                        r.sources = builtin.sources.clone();
+                        r
+                    };
+                    for spec in server {
+                        if r.get(&spec.name).is_none() {
+                            r.replace(spec.clone());
+                        }
+                    }
+                    Arc::new(r)
+                };
+                &owned
+            }
+            (None, None) => {
+                owned = Arc::new(embedded_registry(trace));
+                &owned
+            }
+        };
+        let schemas =
+            if self.given.is_none() && notes.is_empty() && !trace.embedded_tools.is_empty() {
+                embedded_sources(registry)
+            } else {
+                registry.sources.clone()
+            };
+        // The adapter's facts about the run (after `schemas`, which reads whether notes exist).
+        notes.extend(
+            trace
+                .attributes
+                .iter()
+                .filter(|(k, _)| k == crate::model::ATTR_NOTE)
+                .map(|(_, v)| v.clone()),
+        );
+        f(registry, schemas, notes)
+    }
+}
+
+/// The registry of schemas a trace carries. The first declaration of a tool wins: a trace that
+/// re-sends its tools with every request repeats them.
+pub fn embedded_registry(trace: &Trace) -> ToolRegistry {
+    let mut r = ToolRegistry::new();
+    for spec in &trace.embedded_tools {
+        if r.get(&spec.name).is_none() {
+            // Cannot fail: the name is new.
+            let _ = r.insert(spec.clone());
+        }
+    }
+    r
+}
+
+fn embedded_sources(r: &ToolRegistry) -> Vec<String> {
+    let mut by_source: BTreeMap<&SchemaSource, usize> = BTreeMap::new();
+    for spec in r.iter() {
+        *by_source.entry(&spec.source).or_default() += 1;
+    }
+    by_source
+        .into_iter()
+        .map(|(s, n)| format!("{s} ({n} tool{})", if n == 1 { "" } else { "s" }))
+        .collect()
+}
+
+mod report;
+mod settle;
+
+pub use report::{EXCERPT_BUDGET, ReportBuilder, exit_status};
+pub use settle::Settle;
+
+#[cfg(test)]
+mod tests;
