@@ -16,7 +16,12 @@ fn main() -> Result<(), tracelint::Error> {
     }
     let linter = builder.build()?;
     let report = linter.lint_paths([&dir], |trace| {
-        println!("{} {}: {} findings", trace.path, trace.run_id, trace.findings.len());
+        println!(
+            "{} {}: {} findings",
+            trace.path,
+            trace.run_id,
+            trace.findings.len()
+        );
     })?;
     let s = report.summary();
     println!(

@@ -6,8 +6,12 @@ use tracelint::Linter;
 
 fn main() -> Result<(), tracelint::Error> {
     let mut args = std::env::args().skip(1);
-    let trace = args.next().unwrap_or_else(|| "fixtures/quickstart/transcript.json".into());
-    let tools = args.next().unwrap_or_else(|| "fixtures/quickstart/tools.json".into());
+    let trace = args
+        .next()
+        .unwrap_or_else(|| "fixtures/quickstart/transcript.json".into());
+    let tools = args
+        .next()
+        .unwrap_or_else(|| "fixtures/quickstart/tools.json".into());
     let linter = Linter::builder().tools(tools).build()?;
     let report = linter.lint_paths([&trace], |_| {})?;
     for f in report.findings() {

@@ -4,8 +4,8 @@
 
 use std::io::Cursor;
 
-use crate::finding::Tier;
 use crate::adapters::{self, InputFormat, Limits, Parsed, ReadOptions};
+use crate::finding::Tier;
 use crate::lint::{Linter, ReportBuilder};
 use crate::reporters::paths::PathBase;
 use crate::reporters::{self, OutputFormat, RenderOptions, TextOptions};
@@ -60,7 +60,12 @@ fn lint_and_render(parsed: Parsed, render: bool) {
         report.findings.iter().any(|f| f.rule == id)
             || report.suppressions.iter().any(|s| s.rule == id)
     };
-    let kept: Vec<_> = report.rules.iter().filter(|m| used(m.id)).cloned().collect();
+    let kept: Vec<_> = report
+        .rules
+        .iter()
+        .filter(|m| used(m.id))
+        .cloned()
+        .collect();
     report.rules = kept;
     let opts = RenderOptions {
         text: TextOptions {

@@ -57,30 +57,9 @@ macro_rules! internal_modules {
 mod api;
 // Internal modules: `pub(crate)`, public to this crate's own tests under `__internal` alone.
 internal_modules!(
-    adapters,
-    analysis,
-    baseline,
-    cli,
-    commands,
-    config,
-    demo,
-    doctor,
-    exit,
-    expect,
-    finding,
-    infer,
-    init,
-    inputs,
-    lint,
-    model,
-    pipeline,
-    proxy,
-    record,
-    reporters,
-    rules,
-    scorecard,
-    sources,
-    suggest
+    adapters, analysis, baseline, cli, commands, config, demo, doctor, exit, expect, finding,
+    infer, init, inputs, lint, model, pipeline, proxy, record, reporters, rules, scorecard,
+    sources, suggest
 );
 
 /// The fuzz targets' driver (`fuzz/`): not part of the API.
@@ -88,8 +67,8 @@ internal_modules!(
 #[doc(hidden)]
 pub mod fuzzing;
 
-pub use api::{Error, Linter, LinterBuilder, Loaded, TraceResult, load_traces};
 pub use adapters::InputFormat;
+pub use api::{Error, Linter, LinterBuilder, Loaded, TraceResult, load_traces};
 pub use exit::ExitStatus;
 pub use finding::{Evidence, Finding, InputIssue, RuleId, Suppression, Tier};
 pub use model::{ToolRegistry, Trace};

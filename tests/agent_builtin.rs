@@ -252,13 +252,16 @@ fn every_structured_failure_is_an_r2a_hard_event_and_nothing_else_is() {
                 .iter()
                 .copied()
                 .filter(|r| {
-                    let call = pairing.call_for(*r).and_then(|c| trace.steps()[c].as_call());
+                    let call = pairing
+                        .call_for(*r)
+                        .and_then(|c| trace.steps()[c].as_call());
                     call.is_some_and(|c| format!("{:?}", c.args).contains("grep "))
                 })
                 .collect();
             let expected: BTreeSet<usize> = failed.difference(&convention).copied().collect();
             assert_eq!(
-                events, expected,
+                events,
+                expected,
                 "{name} ({}): R2a hard events (left) vs results recorded as failed (right)",
                 trace.run_id()
             );

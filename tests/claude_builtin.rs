@@ -54,7 +54,8 @@ fn input_validation_errors_are_exactly_the_r1_hard_defects() {
                 .map(|f| f.evidence()[0].step())
                 .collect();
             assert_eq!(
-                defects, oracle,
+                defects,
+                oracle,
                 "{name} ({}): R1 hard defects (left) differ from the calls Claude Code rejected (right)",
                 trace.run_id()
             );
@@ -67,7 +68,8 @@ fn input_validation_errors_are_exactly_the_r1_hard_defects() {
                 .find(|(r, _, _)| *r == RuleId::R1)
                 .unwrap();
             assert_eq!(
-                r1.decided, r1.total,
+                r1.decided,
+                r1.total,
                 "{name} ({}): R1 coverage {r1:?}",
                 trace.run_id()
             );

@@ -10,7 +10,14 @@ fn a_program_outside_the_crate_uses_the_public_api() {
     let root = env!("CARGO_MANIFEST_DIR");
     let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
     let out = Command::new(cargo)
-        .args(["run", "--quiet", "--offline", "-p", "tracelint-outside", "--target-dir"])
+        .args([
+            "run",
+            "--quiet",
+            "--offline",
+            "-p",
+            "tracelint-outside",
+            "--target-dir",
+        ])
         .arg(format!("{root}/target/outside"))
         .arg("--")
         .arg(root)
@@ -30,7 +37,12 @@ fn a_program_outside_the_crate_uses_the_public_api() {
 #[test]
 fn lint_paths_is_check_and_tells_every_trace_in_order() {
     use tracelint::{Linter, OutputFormat, RuleId, Tier};
-    let inputs = ["fixtures/rules", "fixtures/otel", "fixtures/claude", "fixtures/quickstart"];
+    let inputs = [
+        "fixtures/rules",
+        "fixtures/otel",
+        "fixtures/claude",
+        "fixtures/quickstart",
+    ];
     let tools = "fixtures/quickstart/tools.json";
     let linter = |jobs| {
         Linter::builder()
@@ -54,15 +66,28 @@ fn lint_paths_is_check_and_tells_every_trace_in_order() {
             again.push((t.path.to_owned(), t.run_id.to_owned(), t.findings.to_vec()));
         })
         .unwrap();
-    assert_eq!(told, again, "the same traces in the same order with 1 or 2 threads");
+    assert_eq!(
+        told, again,
+        "the same traces in the same order with 1 or 2 threads"
+    );
     // Inputs in the order given.
     let first_of = |dir: &str| told.iter().position(|(p, _, _)| p.starts_with(dir));
     let order: Vec<_> = inputs.iter().map(|d| first_of(d)).collect();
-    assert!(order.iter().all(Option::is_some) && order.is_sorted(), "{order:?}");
+    assert!(
+        order.iter().all(Option::is_some) && order.is_sorted(),
+        "{order:?}"
+    );
     // Every finding listed was told with its trace, and nothing else was.
     let mut all: Vec<_> = told.iter().flat_map(|(_, _, f)| f.clone()).collect();
     let mut listed = report.findings().to_vec();
-    let key = |f: &tracelint::Finding| (f.run_id().to_owned(), f.line_column(), f.rule(), f.message().to_owned());
+    let key = |f: &tracelint::Finding| {
+        (
+            f.run_id().to_owned(),
+            f.line_column(),
+            f.rule(),
+            f.message().to_owned(),
+        )
+    };
     all.sort_by_key(key);
     listed.sort_by_key(key);
     assert_eq!(all, listed);
@@ -84,6 +109,10 @@ fn lint_paths_is_check_and_tells_every_trace_in_order() {
             String::from_utf8_lossy(&out.stdout),
             "{format}"
         );
-        assert_eq!(i32::from(report.exit().code()), out.status.code().unwrap(), "{format}");
+        assert_eq!(
+            i32::from(report.exit().code()),
+            out.status.code().unwrap(),
+            "{format}"
+        );
     }
 }

@@ -237,7 +237,9 @@ impl ToolRegistry {
     /// tool list.
     pub fn from_file(path: impl AsRef<std::path::Path>) -> Result<ToolRegistry, crate::Error> {
         let path = path.as_ref();
-        Ok(crate::sources::load_file(path, &path.display().to_string())?)
+        Ok(crate::sources::load_file(
+            path,
+            &path.display().to_string(),
+        )?)
     }
-
 }

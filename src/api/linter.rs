@@ -192,10 +192,7 @@ impl LinterBuilder {
         } else {
             self.ignore.clone()
         };
-        let fail_on = self
-            .fail_on
-            .or(config.fail_on)
-            .unwrap_or(Tier::HardDefect);
+        let fail_on = self.fail_on.or(config.fail_on).unwrap_or(Tier::HardDefect);
         let tools = if self.tools.is_empty() {
             &config.tools
         } else {
@@ -227,8 +224,8 @@ impl LinterBuilder {
             baseline: None,
             expect: self.expect.clone(),
         };
-        let (mut inner, notes) = crate::pipeline::linter(&settings, self.registry)
-            .map_err(Error::from_setup)?;
+        let (mut inner, notes) =
+            crate::pipeline::linter(&settings, self.registry).map_err(Error::from_setup)?;
         inner.outlines = true;
         Ok(Linter {
             settings,

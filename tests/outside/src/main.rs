@@ -6,7 +6,9 @@
 use tracelint::{InputFormat, Linter, OutputFormat, RuleId, Tier};
 
 fn main() {
-    let root = std::env::args().nth(1).expect("usage: tracelint-outside REPO_ROOT");
+    let root = std::env::args()
+        .nth(1)
+        .expect("usage: tracelint-outside REPO_ROOT");
     let root = std::path::Path::new(&root);
     let at = |p: &str| root.join(p).display().to_string();
 
@@ -33,9 +35,17 @@ fn main() {
             .all(|f| matches!(f.rule(), RuleId::R1 | RuleId::R2a)),
         "only the selected rules report"
     );
-    assert_eq!(told[0].2, report.findings().len(), "the callback saw every finding");
+    assert_eq!(
+        told[0].2,
+        report.findings().len(),
+        "the callback saw every finding"
+    );
     assert_eq!(report.exit().code(), 2, "an R1 hard defect: exit 2");
-    println!("directory: {} findings, exit {}", report.findings().len(), report.exit().code());
+    println!(
+        "directory: {} findings, exit {}",
+        report.findings().len(),
+        report.exit().code()
+    );
 
     // 2. OTel spans held in memory.
     let spans = std::fs::read(at("fixtures/otel/two-traces.otlp.json")).expect("fixture");
@@ -54,7 +64,8 @@ fn main() {
     );
 
     // 3. A half-broken file: its traces and its issues, together.
-    let good = std::fs::read_to_string(at("fixtures/claude/session/sess-1.jsonl")).expect("fixture");
+    let good =
+        std::fs::read_to_string(at("fixtures/claude/session/sess-1.jsonl")).expect("fixture");
     let mut lines: Vec<&str> = good.lines().collect();
     lines.insert(3, r#"{"type": "user", broken"#);
     let dir = std::env::temp_dir().join(format!("tracelint-outside-{}", std::process::id()));
@@ -66,8 +77,8 @@ fn main() {
     assert_eq!(loaded.issues[0].line, 4, "the broken line is line 4");
     assert!(!loaded.traces.is_empty(), "the rest of the file is read");
     assert!(loaded.traces.iter().all(|t| t.is_partial()));
-    let registry = tracelint::ToolRegistry::from_file(at("fixtures/quickstart/tools.json"))
-        .expect("tools");
+    let registry =
+        tracelint::ToolRegistry::from_file(at("fixtures/quickstart/tools.json")).expect("tools");
     let report = tracelint::lint_trace(&loaded.traces[0], &registry);
     println!(
         "half-broken: {} traces, {} issue at line {}, {} findings in the first trace",
@@ -79,17 +90,29 @@ fn main() {
     std::fs::remove_dir_all(&dir).ok();
 
     // 4. Errors speak library, not flags.
-    let err = Linter::builder().tools(at("no/such.json")).build().unwrap_err();
+    let err = Linter::builder()
+        .tools(at("no/such.json"))
+        .build()
+        .unwrap_err();
     assert!(matches!(err, tracelint::Error::Tools { .. }), "{err}");
     assert!(!err.to_string().contains("--tools"), "{err}");
-    println!("error: {}", err.to_string().replace(&root.display().to_string(), "ROOT"));
+    println!(
+        "error: {}",
+        err.to_string().replace(&root.display().to_string(), "ROOT")
+    );
 
     // 5. One call renders any format.
     let mut sarif = Vec::new();
     let report = linter
         .lint_paths([at("fixtures/quickstart/transcript.json")], |_| {})
         .expect("lint");
-    report.render(OutputFormat::Sarif, &mut sarif).expect("render");
-    assert!(String::from_utf8(sarif).expect("utf-8").contains("\"version\": \"2.1.0\""));
+    report
+        .render(OutputFormat::Sarif, &mut sarif)
+        .expect("render");
+    assert!(
+        String::from_utf8(sarif)
+            .expect("utf-8")
+            .contains("\"version\": \"2.1.0\"")
+    );
     println!("sarif: rendered");
 }
