@@ -25,47 +25,14 @@ const SMOKE_SIZES: [usize; 3] = [50, 100, 200];
 const ROUNDS: usize = 20;
 const RULES: [RuleId; 5] = [RuleId::R2a, RuleId::R2b, RuleId::R3, RuleId::R4, RuleId::R5];
 
-/// A small deterministic generator (xorshift), so every run lints the same trace.
-struct Rng(u64);
+/// The corpus generator's xorshift and words (`examples/gen_corpus/rng.rs`), so every run lints
+/// the same trace.
+#[path = "../examples/gen_corpus/rng.rs"]
+mod rng;
+use rng::Rng;
 
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 ^= self.0 << 13;
-        self.0 ^= self.0 >> 7;
-        self.0 ^= self.0 << 17;
-        self.0
-    }
-    fn below(&mut self, n: u64) -> u64 {
-        self.next() % n
-    }
-}
-
-const WORDS: &[&str] = &[
-    "order",
-    "shipped",
-    "processing",
-    "customer",
-    "refund",
-    "warehouse",
-    "invoice",
-    "carrier",
-    "delayed",
-    "payment",
-    "address",
-    "street",
-    "parcel",
-    "return",
-    "label",
-    "status",
-    "note",
-    "priority",
-    "express",
-    "standard",
-    "region",
-    "north",
-    "south",
-    "tracking",
-];
+/// The order desk's words: the first 24 of the generator's.
+const WORDS: &[&str] = rng::WORDS.split_at(24).0;
 
 /// One agent run: a user request, then call/result pairs over a handful of tools, with ids
 /// carried from results into later arguments, some made up, some failures, and some repeats.

@@ -20,6 +20,7 @@
 #![allow(clippy::print_stdout, clippy::print_stderr)]
 
 mod formats;
+mod rng;
 mod runs;
 
 use std::fs::{self, File};

@@ -4,28 +4,7 @@
 
 use serde_json::{Map, Value, json};
 
-/// xorshift64: small, fast and the same everywhere, so a seed always gives the same corpus.
-pub(crate) struct Rng(u64);
-
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 ^= self.0 << 13;
-        self.0 ^= self.0 >> 7;
-        self.0 ^= self.0 << 17;
-        self.0
-    }
-    /// A number in `0..n`.
-    pub(crate) fn below(&mut self, n: u64) -> u64 {
-        self.next() % n.max(1)
-    }
-    /// True with probability `per_mille / 1000`.
-    fn chance(&mut self, per_mille: u64) -> bool {
-        self.below(1000) < per_mille
-    }
-    fn pick<'a, T>(&mut self, items: &'a [T]) -> &'a T {
-        &items[self.below(items.len() as u64) as usize]
-    }
-}
+use crate::rng::{Rng, WORDS};
 
 /// One tool call and what came back.
 #[derive(Clone)]
@@ -69,43 +48,6 @@ impl Run {
     }
 }
 
-const WORDS: &[&str] = &[
-    "order",
-    "shipped",
-    "processing",
-    "customer",
-    "refund",
-    "warehouse",
-    "invoice",
-    "carrier",
-    "delayed",
-    "payment",
-    "address",
-    "street",
-    "parcel",
-    "return",
-    "label",
-    "status",
-    "note",
-    "priority",
-    "express",
-    "standard",
-    "region",
-    "north",
-    "south",
-    "tracking",
-    "error",
-    "retry",
-    "build",
-    "test",
-    "passed",
-    "failed",
-    "module",
-    "function",
-    "config",
-    "value",
-    "request",
-];
 const CITIES: &[&str] = &["Paris", "Oslo", "Lima", "Kyoto", "Accra", "Denver", "Porto"];
 const COUNTRIES: &[&str] = &["FR", "NO", "PE", "JP", "GH", "US", "PT"];
 const FILES: &[&str] = &[
