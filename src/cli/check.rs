@@ -4,7 +4,9 @@ use std::path::PathBuf;
 
 use clap::Args;
 
-use super::{ColorArg, FailOn, InputFormatArg, Listed, parse_record_size, parse_seconds};
+use super::{
+    DisplayArgs, FailOn, InputFormatArg, Listed, OutputFiles, parse_record_size, parse_seconds,
+};
 
 pub(super) const CHECK_AFTER_HELP: &str = "\
 Examples:
@@ -70,17 +72,8 @@ pub struct CheckArgs {
     #[arg(long, alias = "format", value_name = "FORMAT", help_heading = "Output", value_parser = Listed::output_formats(true), hide_possible_values = true)]
     pub output_format: Option<String>,
 
-    /// Also write the JSON report to FILE.
-    #[arg(long, value_name = "FILE", help_heading = "Output")]
-    pub json: Option<PathBuf>,
-
-    /// Also write a SARIF 2.1.0 log to FILE (GitHub code scanning).
-    #[arg(long, value_name = "FILE", help_heading = "Output")]
-    pub sarif: Option<PathBuf>,
-
-    /// Also write a self-contained HTML report to FILE.
-    #[arg(long, value_name = "FILE", help_heading = "Output")]
-    pub html: Option<PathBuf>,
+    #[command(flatten)]
+    pub files: OutputFiles,
 
     /// Also write the text report (no colour) to FILE.
     #[arg(long, value_name = "FILE", help_heading = "Output")]
@@ -98,21 +91,8 @@ pub struct CheckArgs {
     #[arg(long, value_name = "N", help_heading = "Output")]
     pub max_findings: Option<usize>,
 
-    /// Show candidates in text output (JSON always carries them).
-    #[arg(long, help_heading = "Output")]
-    pub include_candidates: bool,
-
-    /// List every suppression with its reason.
-    #[arg(long, help_heading = "Output")]
-    pub show_suppressions: bool,
-
-    /// Print findings and input errors only, no footer.
-    #[arg(long, short = 'q', help_heading = "Output")]
-    pub quiet: bool,
-
-    /// When to use colour (honours NO_COLOR; never colours a pipe in `auto`).
-    #[arg(long, value_enum, default_value_t = ColorArg::Auto, value_name = "WHEN", help_heading = "Output")]
-    pub color: ColorArg,
+    #[command(flatten)]
+    pub display: DisplayArgs,
 
     /// Run only these rules (comma-separated or repeated; `R2` = R2a and R2b).
     #[arg(

@@ -4,7 +4,7 @@ use std::path::PathBuf;
 
 use clap::Args;
 
-use super::{ColorArg, FailOn, Listed};
+use super::{DisplayArgs, FailOn, Listed, OutputFiles, reword};
 
 pub(super) const REPORT_AFTER_HELP: &str = "\
 Examples:
@@ -22,6 +22,7 @@ error in a shard's run, or a shard that cannot be read)";
 
 /// `report` arguments.
 #[derive(Debug, Args, Clone)]
+#[command(mut_args(reword(&[("include_candidates", "Show candidates in text output")])))]
 pub struct ReportArgs {
     /// JSON Lines shards written by `check --output-format json-lines`, or `-` for stdin; their inputs are reported in this order.
     #[arg(required = true, value_name = "SHARD")]
@@ -31,17 +32,8 @@ pub struct ReportArgs {
     #[arg(long, alias = "format", value_name = "FORMAT", default_value = "text", help_heading = "Output", value_parser = Listed::output_formats(false), hide_possible_values = true)]
     pub output_format: String,
 
-    /// Also write the JSON report to FILE.
-    #[arg(long, value_name = "FILE", help_heading = "Output")]
-    pub json: Option<PathBuf>,
-
-    /// Also write a SARIF 2.1.0 log to FILE (GitHub code scanning).
-    #[arg(long, value_name = "FILE", help_heading = "Output")]
-    pub sarif: Option<PathBuf>,
-
-    /// Also write a self-contained HTML report to FILE.
-    #[arg(long, value_name = "FILE", help_heading = "Output")]
-    pub html: Option<PathBuf>,
+    #[command(flatten)]
+    pub files: OutputFiles,
 
     /// The directory SARIF URIs and GitHub annotation paths are relative to (default: the git top level, else the working directory).
     #[arg(long, value_name = "DIR", help_heading = "Output")]
@@ -51,21 +43,8 @@ pub struct ReportArgs {
     #[arg(long, value_name = "N", help_heading = "Output")]
     pub sarif_max_results: Option<usize>,
 
-    /// Show candidates in text output.
-    #[arg(long, help_heading = "Output")]
-    pub include_candidates: bool,
-
-    /// List every suppression with its reason.
-    #[arg(long, help_heading = "Output")]
-    pub show_suppressions: bool,
-
-    /// Print findings and input errors only, no footer.
-    #[arg(long, short = 'q', help_heading = "Output")]
-    pub quiet: bool,
-
-    /// When to use colour (honours NO_COLOR; never colours a pipe in `auto`).
-    #[arg(long, value_enum, default_value_t = ColorArg::Auto, value_name = "WHEN", help_heading = "Output")]
-    pub color: ColorArg,
+    #[command(flatten)]
+    pub display: DisplayArgs,
 
     /// The lowest tier that fails the run (default: the one the shards were checked with).
     #[arg(long, value_enum, value_name = "TIER")]

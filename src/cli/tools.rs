@@ -4,7 +4,7 @@ use std::path::PathBuf;
 
 use clap::{Args, Subcommand};
 
-use super::{ColorArg, FailOn, Listed, parse_seconds};
+use super::{DisplayArgs, FailOn, Listed, OutputFiles, parse_seconds, reword};
 
 /// `tools` subcommands.
 #[derive(Debug, Subcommand)]
@@ -29,8 +29,28 @@ Examples:
   tracelint tools lint 'mcp-stdio:npx -y @modelcontextprotocol/server-filesystem .' --format sarif
   tracelint tools lint a.json b.json --select T7,T8,T12 --include-candidates";
 
+/// `tools lint`'s wording of the shared output options (they render findings on tool definitions).
+const TOOLS_LINT_WORDING: &[(&str, &str)] = &[
+    ("sarif", "Also write a SARIF 2.1.0 log to FILE"),
+    ("html", "Also write the HTML report to FILE"),
+    (
+        "include_candidates",
+        "Show candidates in text output (JSON, SARIF and HTML always carry them)",
+    ),
+    (
+        "show_suppressions",
+        "List the suppressions (rule checks that could not decide) with their reasons",
+    ),
+    ("quiet", "Print findings only: no notes on stderr"),
+    (
+        "color",
+        "Colour: auto (default; honours NO_COLOR, never colours a pipe), always, never",
+    ),
+];
+
 /// `tools lint` arguments.
 #[derive(Debug, Args, Clone, Default)]
+#[command(mut_args(reword(TOOLS_LINT_WORDING)))]
 pub struct ToolsLintArgs {
     /// Tool definitions to lint: tools files, `mcp-stdio:<command>`, `mcp-http:<url>`, `builtin:AGENT[@VERSION]`, or trace files (their embedded schemas).
     #[arg(required = true, value_name = "SOURCE")]
@@ -56,37 +76,15 @@ pub struct ToolsLintArgs {
     #[arg(long, alias = "format", value_name = "FORMAT", help_heading = "Output", value_parser = Listed::output_formats(false), hide_possible_values = true)]
     pub output_format: Option<String>,
 
-    /// Also write the JSON report to FILE.
-    #[arg(long, value_name = "FILE", help_heading = "Output")]
-    pub json: Option<PathBuf>,
-
-    /// Also write a SARIF 2.1.0 log to FILE.
-    #[arg(long, value_name = "FILE", help_heading = "Output")]
-    pub sarif: Option<PathBuf>,
-
-    /// Also write the HTML report to FILE.
-    #[arg(long, value_name = "FILE", help_heading = "Output")]
-    pub html: Option<PathBuf>,
+    #[command(flatten)]
+    pub files: OutputFiles,
 
     /// SARIF `artifactLocation.uri`s relative to DIR (default: the repository root).
     #[arg(long, value_name = "DIR", help_heading = "Output")]
     pub sarif_root: Option<PathBuf>,
 
-    /// Show candidates in text output (JSON, SARIF and HTML always carry them).
-    #[arg(long, help_heading = "Output")]
-    pub include_candidates: bool,
-
-    /// List the suppressions (rule checks that could not decide) with their reasons.
-    #[arg(long, help_heading = "Output")]
-    pub show_suppressions: bool,
-
-    /// Print findings only: no notes on stderr.
-    #[arg(long, short = 'q', help_heading = "Output")]
-    pub quiet: bool,
-
-    /// Colour: auto (default; honours NO_COLOR, never colours a pipe), always, never.
-    #[arg(long, value_enum, default_value_t = ColorArg::Auto, value_name = "WHEN", help_heading = "Output")]
-    pub color: ColorArg,
+    #[command(flatten)]
+    pub display: DisplayArgs,
 
     /// Run only these tool rules (comma-separated or repeated: `T7,T12`).
     #[arg(

@@ -210,7 +210,7 @@ pub fn resolve(args: &CheckArgs) -> anyhow::Result<Settings> {
         headers,
         ..LoadOptions::default()
     };
-    let color = color_on(args.color);
+    let color = color_on(args.display.color);
     Ok(Settings {
         inputs: args.inputs.clone(),
         tools,
@@ -219,10 +219,10 @@ pub fn resolve(args: &CheckArgs) -> anyhow::Result<Settings> {
         selection: Selection::new(&select, &ignore),
         fail_on,
         text: TextOptions {
-            include_candidates: args.include_candidates
+            include_candidates: args.display.include_candidates
                 || config.include_candidates.unwrap_or(false),
-            show_suppressions: args.show_suppressions,
-            quiet: args.quiet,
+            show_suppressions: args.display.show_suppressions,
+            quiet: args.display.quiet,
             color,
         },
         closed_toolset: args.closed_toolset || config.closed_toolset.unwrap_or(false),
@@ -730,12 +730,12 @@ pub fn run(args: &CheckArgs) -> anyhow::Result<ExitStatus> {
     linter.outlines = matches!(
         settings.output,
         OutputFormat::Html | OutputFormat::JsonLines
-    ) || args.html.is_some();
+    ) || args.files.html.is_some();
     let (specs, expand_issues) = inputs::expand(&settings.inputs);
     let outputs: Vec<(&str, &Path)> = [
-        ("--json", &args.json),
-        ("--sarif", &args.sarif),
-        ("--html", &args.html),
+        ("--json", &args.files.json),
+        ("--sarif", &args.files.sarif),
+        ("--html", &args.files.html),
         ("--text", &args.text),
     ]
     .into_iter()
@@ -761,9 +761,9 @@ pub fn run(args: &CheckArgs) -> anyhow::Result<ExitStatus> {
         shared: shared_ids.as_ref(),
     };
     let full = settings.output != OutputFormat::Text
-        || args.json.is_some()
-        || args.sarif.is_some()
-        || args.html.is_some()
+        || args.files.json.is_some()
+        || args.files.sarif.is_some()
+        || args.files.html.is_some()
         || args.text.is_some();
     let cap = match args.max_findings {
         Some(0) => None,
@@ -960,9 +960,9 @@ fn render_all(
         sarif_max_results: sarif_cap(args.sarif_max_results),
     };
     let side = Side {
-        json: args.json.as_deref(),
-        sarif: args.sarif.as_deref(),
-        html: args.html.as_deref(),
+        json: args.files.json.as_deref(),
+        sarif: args.files.sarif.as_deref(),
+        html: args.files.html.as_deref(),
         text: args.text.as_deref(),
     };
     write_reports(report, &opts, settings.output, &side)

@@ -4,7 +4,7 @@
 
 use anyhow::Context;
 
-use crate::cli::{CheckArgs, DoctorArgs, GroupBy};
+use crate::cli::{CheckArgs, DisplayArgs, DoctorArgs, GroupBy};
 use crate::commands::check;
 use crate::exit::ExitStatus;
 use crate::inputs;
@@ -34,7 +34,10 @@ pub fn run(args: &DoctorArgs) -> anyhow::Result<ExitStatus> {
         config: args.config.clone(),
         no_config: args.no_config,
         jobs: args.jobs,
-        quiet: args.json,
+        display: DisplayArgs {
+            quiet: args.json,
+            ..DisplayArgs::default()
+        },
         ..CheckArgs::default()
     };
     let settings = check::resolve(&check_args)?;
