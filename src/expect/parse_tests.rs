@@ -1,4 +1,3 @@
-
 use super::*;
 
 fn err(text: &str) -> String {

@@ -1,4 +1,3 @@
-
 use super::*;
 use crate::model::json_in_string;
 use crate::rules::testing::xorshift;
