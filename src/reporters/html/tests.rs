@@ -1,3 +1,6 @@
+use std::collections::BTreeSet;
+
+use super::build::segments;
 use super::*;
 use crate::reporters::sample;
 
