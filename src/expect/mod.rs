@@ -8,9 +8,11 @@
 //! or undecidable with the reason). Rule E1 turns verdicts into findings and suppressions; the
 //! scorecard uses the same verdicts as its oracle. No printing, no exit codes here.
 
+mod assertion;
 pub mod assign;
 mod eval;
 mod parse;
+mod trajectory;
 mod values;
 
 use std::collections::BTreeMap;
