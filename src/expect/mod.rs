@@ -11,7 +11,9 @@
 mod assertion;
 pub mod assign;
 mod eval;
+mod expectation;
 mod parse;
+mod raw;
 mod trajectory;
 mod values;
 

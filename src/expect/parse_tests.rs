@@ -1,4 +1,6 @@
 use super::*;
+use crate::expect::{Check, MatchMode};
+use crate::finding::Tier;
 
 fn err(text: &str) -> String {
     ExpectFile::from_str(text, "expect.toml")
