@@ -18,7 +18,9 @@ use ureq::Agent;
 use ureq::http;
 
 use super::record::Recorder;
-use super::{Options, Shared, answer, key, observe_msg};
+use super::reply::answer;
+use super::traffic::observe_msg;
+use super::{Options, Shared, key};
 use crate::sources::stdio::{LineEnd, read_line_bounded};
 
 /// Longest request head (request line and headers), in bytes.
