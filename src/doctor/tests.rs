@@ -1,3 +1,4 @@
+use super::diagnose::template;
 use super::*;
 
 #[test]
