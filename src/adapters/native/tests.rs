@@ -1,4 +1,5 @@
 use super::*;
+use crate::model::ResultStatus;
 
 #[test]
 fn steps_are_located_in_arrays_and_objects() {
