@@ -3,6 +3,9 @@
 //! that must stay below a verdict — embedded from `fixtures/demo/` so the binary runs them from
 //! any folder. `cases.json` is the data: each case's file, its kind, and the findings (rule and
 //! tier, as a multiset) and exit code it must give.
+//!
+//! One cohesive suite: the embedded cases, their runner and the PASS/FAIL table are one command's
+//! data and logic.
 
 use std::collections::BTreeMap;
 

@@ -3,6 +3,9 @@
 //! escapes, numbers are JSON numbers, containers are an open and a close. Rules that walk a
 //! result's leaves read it this way (one allocation per result instead of one per node), and
 //! fall back to `ToolResult::structured` when they need the tree itself.
+//!
+//! One cohesive reader: the serde visitor and the flat event list it fills are two halves of one
+//! representation.
 
 use std::fmt;
 

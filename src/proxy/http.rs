@@ -5,6 +5,9 @@
 //! body whole, an SSE stream event by event, flushed as each arrives. One trace per MCP
 //! session (per `Mcp-Session-Id`; one for a sessionless server). Listens on loopback unless
 //! told otherwise.
+//!
+//! One cohesive transport: the HTTP/1.1 listener, the forwarding and the per-session recording
+//! share one connection loop.
 
 use std::collections::HashMap;
 use std::io::{self, BufRead, BufReader, Read, Write};

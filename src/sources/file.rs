@@ -3,6 +3,9 @@
 //! `{"tools": {name: {schema, metadata, value_origins}}}`, and an object of named tool arrays
 //! (tau-bench's `{"airline": [...], "retail": [...]}`). Per-tool `metadata` is honoured in every
 //! shape; a malformed `metadata` (including `failure_when`) is an error, never a looser gate.
+//!
+//! One cohesive parser: every shape funnels into the same tool and metadata readers, so the shapes
+//! stay beside them.
 
 use serde_json::{Map, Value};
 
