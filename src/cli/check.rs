@@ -5,7 +5,8 @@ use std::path::PathBuf;
 use clap::Args;
 
 use super::{
-    DisplayArgs, FailOn, InputFormatArg, Listed, OutputFiles, parse_record_size, parse_seconds,
+    DisplayArgs, FailGate, InputFormatArg, Listed, OutputFiles, RuleSelection, parse_record_size,
+    parse_seconds,
 };
 
 pub(super) const CHECK_AFTER_HELP: &str = "\
@@ -94,31 +95,11 @@ pub struct CheckArgs {
     #[command(flatten)]
     pub display: DisplayArgs,
 
-    /// Run only these rules (comma-separated or repeated; `R2` = R2a and R2b).
-    #[arg(
-        long,
-        value_delimiter = ',',
-        value_name = "RULES",
-        help_heading = "Rules"
-    )]
-    pub select: Vec<String>,
+    #[command(flatten)]
+    pub rules: RuleSelection,
 
-    /// Skip these rules.
-    #[arg(
-        long,
-        value_delimiter = ',',
-        value_name = "RULES",
-        help_heading = "Rules"
-    )]
-    pub ignore: Vec<String>,
-
-    /// The lowest tier that fails the run: hard_defect (default, exit 2), hard_event or candidate (exit 1), or never (report only: exit 0 unless an input error).
-    #[arg(long, value_enum, value_name = "TIER", help_heading = "Rules")]
-    pub fail_on: Option<FailOn>,
-
-    /// Report only: exit 0 whatever is found; an input or usage error still exits 3. Same as `--fail-on never`.
-    #[arg(long, alias = "warn-only", help_heading = "Rules")]
-    pub exit_zero: bool,
+    #[command(flatten)]
+    pub gate: FailGate,
 
     /// Check the run against the expectations in FILE (reference trajectories and assertions, rule E1; `tracelint explain E1`); may repeat, and adds to the config's `[[expect]]` tables.
     #[arg(long = "expect", value_name = "FILE", help_heading = "Rules")]

@@ -4,7 +4,7 @@ use std::path::PathBuf;
 
 use clap::{Args, ValueEnum};
 
-use super::{InputFormatArg, parse_record_size, parse_seconds};
+use super::{InputFormatArg, RuleSelection, parse_record_size, parse_seconds, reword};
 
 pub(super) const DOCTOR_AFTER_HELP: &str = "\
 Examples:
@@ -24,6 +24,10 @@ with --fail-under, when any input could not be read).";
 
 /// `doctor` arguments.
 #[derive(Debug, Args, Clone)]
+#[command(mut_args(reword(&[
+    ("select", "Examine only these rules (comma-separated or repeated)"),
+    ("ignore", "Leave these rules out"),
+])))]
 pub struct DoctorArgs {
     /// Traces to examine: files, directories, globs, or `-` for stdin (any input format).
     #[arg(required = true, value_name = "INPUT")]
@@ -66,23 +70,8 @@ pub struct DoctorArgs {
     #[arg(long, value_name = "[RULE=]PCT", help_heading = "Gate")]
     pub fail_under: Vec<String>,
 
-    /// Examine only these rules (comma-separated or repeated).
-    #[arg(
-        long,
-        value_delimiter = ',',
-        value_name = "RULES",
-        help_heading = "Rules"
-    )]
-    pub select: Vec<String>,
-
-    /// Leave these rules out.
-    #[arg(
-        long,
-        value_delimiter = ',',
-        value_name = "RULES",
-        help_heading = "Rules"
-    )]
-    pub ignore: Vec<String>,
+    #[command(flatten)]
+    pub rules: RuleSelection,
 
     /// Read settings from this file instead of the nearest tracelint.toml.
     #[arg(long, value_name = "FILE", help_heading = "Config")]

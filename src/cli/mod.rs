@@ -9,6 +9,7 @@ mod mcp;
 mod output;
 mod reference;
 mod report;
+mod rules;
 mod scorecard;
 mod tools;
 mod values;
@@ -27,6 +28,7 @@ pub use mcp::{McpCommand, McpDiffArgs, McpPinArgs, McpProxyArgs};
 pub use output::{DisplayArgs, OutputFiles};
 pub use reference::{CompletionsArgs, ExplainArgs, RulesArgs};
 pub use report::ReportArgs;
+pub use rules::{FailGate, RuleSelection};
 pub use scorecard::{RunsArg, ScorecardArgs, ScorecardFormat};
 pub use tools::{ToolsCommand, ToolsLintArgs};
 pub use values::{

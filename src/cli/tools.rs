@@ -4,7 +4,7 @@ use std::path::PathBuf;
 
 use clap::{Args, Subcommand};
 
-use super::{DisplayArgs, FailOn, Listed, OutputFiles, parse_seconds, reword};
+use super::{DisplayArgs, FailGate, Listed, OutputFiles, RuleSelection, parse_seconds, reword};
 
 /// `tools` subcommands.
 #[derive(Debug, Subcommand)]
@@ -29,7 +29,7 @@ Examples:
   tracelint tools lint 'mcp-stdio:npx -y @modelcontextprotocol/server-filesystem .' --format sarif
   tracelint tools lint a.json b.json --select T7,T8,T12 --include-candidates";
 
-/// `tools lint`'s wording of the shared output options (they render findings on tool definitions).
+/// `tools lint`'s wording of the shared output and rule options (they are about tool definitions).
 const TOOLS_LINT_WORDING: &[(&str, &str)] = &[
     ("sarif", "Also write a SARIF 2.1.0 log to FILE"),
     ("html", "Also write the HTML report to FILE"),
@@ -45,6 +45,19 @@ const TOOLS_LINT_WORDING: &[(&str, &str)] = &[
     (
         "color",
         "Colour: auto (default; honours NO_COLOR, never colours a pipe), always, never",
+    ),
+    (
+        "select",
+        "Run only these tool rules (comma-separated or repeated: `T7,T12`)",
+    ),
+    ("ignore", "Skip these tool rules"),
+    (
+        "fail_on",
+        "The lowest tier that fails the run: hard_defect (default, exit 2), hard_event or candidate (exit 1), or never",
+    ),
+    (
+        "exit_zero",
+        "Report only: exit 0 whatever is found; an input or usage error still exits 3",
     ),
 ];
 
@@ -86,31 +99,11 @@ pub struct ToolsLintArgs {
     #[command(flatten)]
     pub display: DisplayArgs,
 
-    /// Run only these tool rules (comma-separated or repeated: `T7,T12`).
-    #[arg(
-        long,
-        value_delimiter = ',',
-        value_name = "RULES",
-        help_heading = "Rules"
-    )]
-    pub select: Vec<String>,
+    #[command(flatten)]
+    pub rules: RuleSelection,
 
-    /// Skip these tool rules.
-    #[arg(
-        long,
-        value_delimiter = ',',
-        value_name = "RULES",
-        help_heading = "Rules"
-    )]
-    pub ignore: Vec<String>,
-
-    /// The lowest tier that fails the run: hard_defect (default, exit 2), hard_event or candidate (exit 1), or never.
-    #[arg(long, value_enum, value_name = "TIER", help_heading = "Rules")]
-    pub fail_on: Option<FailOn>,
-
-    /// Report only: exit 0 whatever is found; an input or usage error still exits 3.
-    #[arg(long, alias = "warn-only", help_heading = "Rules")]
-    pub exit_zero: bool,
+    #[command(flatten)]
+    pub gate: FailGate,
 
     /// Read the config from FILE (default: the nearest `tracelint.toml` upward).
     #[arg(long, value_name = "FILE", help_heading = "Config")]

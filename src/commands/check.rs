@@ -130,31 +130,31 @@ pub fn resolve(args: &CheckArgs) -> anyhow::Result<Settings> {
         }
         Ok(ids.into_iter().filter(|r| !r.is_tool_rule()).collect())
     };
-    let select = if args.select.is_empty() {
+    let select = if args.rules.select.is_empty() {
         trace_rules(config.select.clone(), None)?
     } else {
         trace_rules(
-            parse_rule_list(&args.select)?,
-            Some(("--select", &args.select)),
+            parse_rule_list(&args.rules.select)?,
+            Some(("--select", &args.rules.select)),
         )?
     };
-    let ignore: Vec<RuleId> = if args.ignore.is_empty() {
+    let ignore: Vec<RuleId> = if args.rules.ignore.is_empty() {
         trace_rules(config.ignore_rules.clone(), None)?
     } else {
         trace_rules(
-            parse_rule_list(&args.ignore)?,
-            Some(("--ignore", &args.ignore)),
+            parse_rule_list(&args.rules.ignore)?,
+            Some(("--ignore", &args.rules.ignore)),
         )?
     };
     let config_tier = config.fail_on.unwrap_or(Tier::HardDefect);
-    let (fail_on, never) = match args.fail_on {
+    let (fail_on, never) = match args.gate.fail_on {
         Some(FailOn::HardDefect) => (Tier::HardDefect, false),
         Some(FailOn::HardEvent) => (Tier::HardEvent, false),
         Some(FailOn::Candidate) => (Tier::Candidate, false),
         Some(FailOn::Never) => (config_tier, true),
         None => (config_tier, config.fail_never),
     };
-    let report_only = never || args.exit_zero;
+    let report_only = never || args.gate.exit_zero;
     let baseline = match args.baseline.clone().or_else(|| config.baseline.clone()) {
         Some(path) => Some(BaselineSettings {
             path,

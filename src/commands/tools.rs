@@ -29,8 +29,7 @@ pub fn lint(args: &ToolsLintArgs) -> anyhow::Result<ExitStatus> {
         mcp_timeout: args.mcp_timeout,
         output_format: args.output_format.clone(),
         display: args.display.clone(),
-        fail_on: args.fail_on,
-        exit_zero: args.exit_zero,
+        gate: args.gate,
         config: args.config.clone(),
         no_config: args.no_config,
         trust_config: true,
@@ -199,11 +198,11 @@ fn selection(args: &ToolsLintArgs, config: &crate::config::Config) -> anyhow::Re
             .filter(|r| tool_rules::is_tool_rule(*r))
             .collect()
     };
-    let select = match flag(&args.select, "--select")? {
+    let select = match flag(&args.rules.select, "--select")? {
         Some(ids) => ids,
         None => only_tools(&config.select),
     };
-    let ignore = match flag(&args.ignore, "--ignore")? {
+    let ignore = match flag(&args.rules.ignore, "--ignore")? {
         Some(ids) => ids,
         None => only_tools(&config.ignore_rules),
     };
