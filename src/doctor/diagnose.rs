@@ -8,7 +8,7 @@ use crate::finding::{Coverage, RuleId};
 use crate::record::{RecordStats, ToolRecord};
 use crate::reporters::Report;
 
-use super::*;
+use super::{Diagnosis, FileRow, FormatRow, Gate, Reason, RecordMeasures, RuleRow, Share, ToolRow};
 
 /// `` tool `Bash` declares no input schema `` → `` tool `…` declares no input schema ``: the
 /// tool a reason names is folded, so one reason groups every tool it was given for.

@@ -8,7 +8,7 @@ use crate::finding::{Coverage, RuleId};
 use crate::reporters::escape::terminal;
 
 use super::diagnose::plural;
-use super::*;
+use super::{Diagnosis, RecordMeasures, ToolRow};
 
 /// Group-by choices for the text.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

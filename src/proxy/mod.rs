@@ -18,16 +18,13 @@ mod traffic;
 use std::collections::HashMap;
 use std::io::{self, Write};
 use std::path::PathBuf;
-use std::process::{ChildStdin, Command, Stdio};
+use std::process::{Command, Stdio};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::mpsc;
 use std::sync::{Arc, Condvar, Mutex};
 use std::time::{Duration, Instant};
 
 use serde_json::{Value, json};
-
-use crate::scorecard::faults::Fault;
-use crate::sources::stdio::{LineEnd, read_line_bounded};
 
 use inject::{Decision, Plan};
 use process::{GROUP, SIGNALLED, kill_group, on_signals, wait_exit};

@@ -6,7 +6,9 @@ use std::sync::Arc;
 
 use serde_json::{Value, json};
 
-use super::*;
+use crate::scorecard::faults::Fault;
+
+use super::{Held, MAX_LISTED, Method, Shared, inject, key, pin};
 
 /// Handle a server message that may answer a tracked request. `Some(Some(line))`: send this
 /// instead; `Some(None)`: hold it; `None`: forward the server's line as it is.

@@ -3,12 +3,17 @@
 //! way to record it and to track the requests the proxy may answer itself.
 
 use std::io::{self, BufReader, Read, Write};
-use std::sync::Arc;
+use std::process::ChildStdin;
+use std::sync::atomic::Ordering;
+use std::sync::{Arc, Mutex};
+use std::time::Instant;
 
 use serde_json::{Value, json};
 
+use crate::sources::stdio::{LineEnd, read_line_bounded};
+
 use super::reply::{answer, cancelled};
-use super::*;
+use super::{Method, Pending, Shared, key};
 
 pub(super) enum Side {
     Client,

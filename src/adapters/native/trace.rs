@@ -10,7 +10,7 @@ use crate::model::{InputRef, LineIndex, Location, StepKind, Trace};
 use super::super::Emit;
 use super::super::json_pos::{error_message, locate};
 use super::step::{NATIVE_SCHEMA_SOURCE, parse_step};
-use super::*;
+use super::{ATTR_CONTINUES, RawTrace, Steps};
 
 pub(super) fn parse_trace(
     text: &str,

@@ -10,9 +10,9 @@ use crate::model::InputRef;
 use super::super::Emit;
 use super::super::content::Problem;
 use super::super::cursor::{Cursor, child};
+use super::BFCL;
 use super::body::{Body, failure, http_status};
 use super::conv::{Conv, Entry};
-use super::*;
 
 /// Reads the records of one file into traces.
 pub(super) struct Reader<'i> {

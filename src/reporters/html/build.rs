@@ -9,7 +9,10 @@ use crate::finding::{Finding, Tier};
 use super::super::Report;
 use super::super::escape::{terminal, truncate};
 use super::timeline::{Timelines, traces};
-use super::*;
+use super::{
+    Count, CoverageView, EvidenceView, FindingView, Group, InputView, IssueView, MAX_VALUE,
+    ReportView, RuleRow, Section, Seg, SuppressionView, Tile,
+};
 
 /// Untrusted text prepared for the page: invisible and control characters made visible (a bidi
 /// override must not reorder what the reader sees), bounded in length. HTML escaping is

@@ -12,8 +12,6 @@ use std::io::{self, Write};
 
 use askama::Template;
 
-use crate::finding::Tier;
-
 use super::Report;
 
 mod build;

@@ -3,11 +3,11 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 
-use crate::finding::Finding;
+use crate::finding::{Finding, Tier};
 
 use super::super::{Report, StepKind};
 use super::build::{clean, plural};
-use super::*;
+use super::{Mark, StepView, TraceView};
 
 /// Where each outlined run's timeline is, and which of its steps it shows.
 pub(super) struct Timelines<'r> {

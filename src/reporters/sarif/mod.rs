@@ -7,7 +7,7 @@
 use std::collections::BTreeMap;
 use std::io::{self, Write};
 
-use crate::finding::{Finding, RuleId, RuleMeta, Tier};
+use crate::finding::{Finding, RuleMeta, Tier};
 use crate::model::Location as SpanAt;
 
 mod place;
@@ -15,9 +15,9 @@ mod select;
 mod wire;
 
 use wire::{
-    Artifact, Configuration, CoverageProperty, Descriptor, DescriptorProperties, Driver,
-    Fingerprints, Help, Invocation, Loc, Log, Notification, Omitted, ResultProperties, RuleRef,
-    Run, RunProperties, SarifResult, SarifSuppression, Text, Tool,
+    Configuration, CoverageProperty, Descriptor, DescriptorProperties, Driver, Fingerprints, Help,
+    Invocation, Loc, Log, Notification, Omitted, ResultProperties, RuleRef, Run, RunProperties,
+    SarifResult, SarifSuppression, Text, Tool,
 };
 
 use place::{Uri, line_hash, physical, physical_at, uri_for};

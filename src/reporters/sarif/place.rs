@@ -5,8 +5,8 @@ use crate::finding::Finding;
 use crate::model::Location as SpanAt;
 
 use super::super::paths::{PathBase, Place, file_uri, uri_reference};
-use super::wire::{Physical, Region};
-use super::*;
+use super::SRCROOT;
+use super::wire::{Artifact, Physical, Region};
 
 /// An input's artifact URI: relative to `%SRCROOT%` when it is under the root, else an absolute
 /// `file:` URI (no base), never a `../` reference that no consumer could place.

@@ -3,10 +3,10 @@
 
 use std::collections::{BTreeMap, VecDeque};
 
-use crate::finding::{Finding, Tier};
+use crate::finding::{Finding, RuleId, Tier};
 
 use super::super::Report;
-use super::*;
+use super::wire::Omitted;
 
 // GitHub code scanning's documented limits on an uploaded SARIF file, from "SARIF results exceed
 // one or more limits" (docs.github.com/en/code-security/code-scanning/troubleshooting-sarif-uploads/
