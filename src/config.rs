@@ -1,6 +1,9 @@
 //! `tracelint.toml` (or `[tool.tracelint]` in `pyproject.toml`): discovery upward from the
 //! working directory, parsing with every unknown key or bad value an error at its line, and the
 //! reasoned `[[ignore]]` entries. Flags override the file; the merge happens in `commands`.
+//!
+//! One cohesive schema: the config structs, their discovery and their line-precise errors describe
+//! one file format.
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};

@@ -1,6 +1,9 @@
 //! What rules produce and reporters render: `Finding`, `Evidence`, `Suppression`, `Coverage`,
 //! `InputIssue` and the static `RuleMeta`. Plain data with a deterministic order; it knows
 //! locations but nothing about formats, rules' logic or output media.
+//!
+//! One cohesive vocabulary: the types every rule and reporter exchange, kept together because each
+//! refers to the others.
 
 use std::borrow::Cow;
 use std::fmt;

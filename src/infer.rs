@@ -4,6 +4,9 @@
 //! and array items inferred recursively to a bounded depth; a string with 1..=N distinct values
 //! gets an enum; every object closed with `additionalProperties: false`. The result is an
 //! MCP-style tools file. Reads the canonical model only; never sees rules, reports or formats.
+//!
+//! One cohesive algorithm: merging observed values into a schema is one recursive pass, and types,
+//! required keys, enums and nesting are all steps of it.
 
 use std::collections::{BTreeMap, BTreeSet};
 

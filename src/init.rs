@@ -5,6 +5,9 @@
 //! `idempotent`, `failure_when`, `requires`) is never written as a fact: it goes into a `_todo`
 //! list in the tool's `metadata`, with what the traces showed; only what a real source states is
 //! written as metadata. The result loads with `--tools` as it is.
+//!
+//! One cohesive builder: the schema precedence and the `_todo` metadata are decided per tool in one
+//! pass.
 
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 

@@ -4,6 +4,9 @@
 //! `tool_result` → a `ToolResult` whose status comes from `is_error` only (`true` → error,
 //! `false` → ok, absent → unknown: text is never read for error-ness here). Thinking, images and
 //! unknown block types are read past. Knows nothing of envelopes, files or traces.
+//!
+//! One cohesive mapping: each content part or block type is one arm of the same conversion into
+//! steps.
 
 use serde::Deserialize;
 use serde_json::Value;

@@ -5,6 +5,9 @@
 //! `TOOL`, a name the generations declared or called, or a producer's tool hint in
 //! `metadata.attributes`) give what ran. Every step is located where its observation's JSON
 //! begins. Joining and provenance are `assemble`'s; provider message shapes are `chat`'s.
+//!
+//! One cohesive adapter: the ordering, the generations and the tool observations all feed the one
+//! trace an export becomes.
 
 use std::collections::{BTreeMap, BTreeSet, HashSet};
 

@@ -1,6 +1,9 @@
 //! Baseline unit tests: keys ignore what re-recording changes, matching honours tiers and counts,
 //! trace files are named relative to the baseline, and the file is deterministic, versioned and
 //! valid against its schema.
+//!
+//! Kept in one file: every test builds its baseline from the same helpers (`finding`, `opts`,
+//! `report_of`, `record`), so the suite reads as one.
 use super::*;
 use crate::finding::{Evidence, FindingType, RuleMeta};
 use crate::model::Location;

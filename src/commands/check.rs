@@ -79,31 +79,31 @@ pub(crate) fn resolve(args: &CheckArgs) -> anyhow::Result<Settings> {
         }
         Ok(ids.into_iter().filter(|r| !r.is_tool_rule()).collect())
     };
-    let select = if args.select.is_empty() {
+    let select = if args.rules.select.is_empty() {
         trace_rules(config.select.clone(), None)?
     } else {
         trace_rules(
-            parse_rule_list(&args.select)?,
-            Some(("--select", &args.select)),
+            parse_rule_list(&args.rules.select)?,
+            Some(("--select", &args.rules.select)),
         )?
     };
-    let ignore: Vec<RuleId> = if args.ignore.is_empty() {
+    let ignore: Vec<RuleId> = if args.rules.ignore.is_empty() {
         trace_rules(config.ignore_rules.clone(), None)?
     } else {
         trace_rules(
-            parse_rule_list(&args.ignore)?,
-            Some(("--ignore", &args.ignore)),
+            parse_rule_list(&args.rules.ignore)?,
+            Some(("--ignore", &args.rules.ignore)),
         )?
     };
     let config_tier = config.fail_on.unwrap_or(Tier::HardDefect);
-    let (fail_on, never) = match args.fail_on {
+    let (fail_on, never) = match args.gate.fail_on {
         Some(FailOn::HardDefect) => (Tier::HardDefect, false),
         Some(FailOn::HardEvent) => (Tier::HardEvent, false),
         Some(FailOn::Candidate) => (Tier::Candidate, false),
         Some(FailOn::Never) => (config_tier, true),
         None => (config_tier, config.fail_never),
     };
-    let report_only = never || args.exit_zero;
+    let report_only = never || args.gate.exit_zero;
     let baseline = match args.baseline.clone().or_else(|| config.baseline.clone()) {
         Some(path) => Some(BaselineSettings {
             path,
@@ -159,7 +159,7 @@ pub(crate) fn resolve(args: &CheckArgs) -> anyhow::Result<Settings> {
         headers,
         ..LoadOptions::default()
     };
-    let color = color_on(args.color);
+    let color = color_on(args.display.color);
     Ok(Settings {
         inputs: args.inputs.clone(),
         tools,
@@ -168,10 +168,10 @@ pub(crate) fn resolve(args: &CheckArgs) -> anyhow::Result<Settings> {
         selection: Selection::new(&select, &ignore),
         fail_on,
         text: TextOptions {
-            include_candidates: args.include_candidates
+            include_candidates: args.display.include_candidates
                 || config.include_candidates.unwrap_or(false),
-            show_suppressions: args.show_suppressions,
-            quiet: args.quiet,
+            show_suppressions: args.display.show_suppressions,
+            quiet: args.display.quiet,
             color,
         },
         closed_toolset: args.closed_toolset || config.closed_toolset.unwrap_or(false),
@@ -290,12 +290,12 @@ pub fn run(args: &CheckArgs) -> anyhow::Result<ExitStatus> {
     linter.outlines = matches!(
         settings.output,
         OutputFormat::Html | OutputFormat::JsonLines
-    ) || args.html.is_some();
+    ) || args.files.html.is_some();
     let (specs, expand_issues) = inputs::expand(&settings.inputs);
     let outputs: Vec<(&str, &Path)> = [
-        ("--json", &args.json),
-        ("--sarif", &args.sarif),
-        ("--html", &args.html),
+        ("--json", &args.files.json),
+        ("--sarif", &args.files.sarif),
+        ("--html", &args.files.html),
         ("--text", &args.text),
     ]
     .into_iter()
@@ -321,9 +321,9 @@ pub fn run(args: &CheckArgs) -> anyhow::Result<ExitStatus> {
         shared: shared_ids.as_ref(),
     };
     let full = settings.output != OutputFormat::Text
-        || args.json.is_some()
-        || args.sarif.is_some()
-        || args.html.is_some()
+        || args.files.json.is_some()
+        || args.files.sarif.is_some()
+        || args.files.html.is_some()
         || args.text.is_some();
     let cap = match args.max_findings {
         Some(0) => None,
@@ -420,9 +420,9 @@ fn render_all(
         sarif_max_results: sarif_cap(args.sarif_max_results),
     };
     let side = Side {
-        json: args.json.as_deref(),
-        sarif: args.sarif.as_deref(),
-        html: args.html.as_deref(),
+        json: args.files.json.as_deref(),
+        sarif: args.files.sarif.as_deref(),
+        html: args.files.html.as_deref(),
         text: args.text.as_deref(),
     };
     write_reports(report, &opts, settings.output, &side)

@@ -4,7 +4,7 @@
 
 use anyhow::Context;
 
-use crate::cli::{CheckArgs, DoctorArgs, GroupBy};
+use crate::cli::{CheckArgs, DisplayArgs, DoctorArgs, GroupBy};
 use crate::commands::check;
 use crate::exit::ExitStatus;
 use crate::inputs;
@@ -29,12 +29,14 @@ pub fn run(args: &DoctorArgs) -> anyhow::Result<ExitStatus> {
         mcp_timeout: args.mcp_timeout,
         input_format: args.input_format,
         max_record_size: args.max_record_size,
-        select: args.select.clone(),
-        ignore: args.ignore.clone(),
+        rules: args.rules.clone(),
         config: args.config.clone(),
         no_config: args.no_config,
         jobs: args.jobs,
-        quiet: args.json,
+        display: DisplayArgs {
+            quiet: args.json,
+            ..DisplayArgs::default()
+        },
         ..CheckArgs::default()
     };
     let settings = check::resolve(&check_args)?;

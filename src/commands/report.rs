@@ -49,10 +49,10 @@ pub fn run(args: &ReportArgs) -> anyhow::Result<ExitStatus> {
     let cwd = std::env::current_dir().context("cannot read the working directory")?;
     let opts = RenderOptions {
         text: TextOptions {
-            include_candidates: args.include_candidates,
-            show_suppressions: args.show_suppressions,
-            quiet: args.quiet,
-            color: check::color_on(args.color),
+            include_candidates: args.display.include_candidates,
+            show_suppressions: args.display.show_suppressions,
+            quiet: args.display.quiet,
+            color: check::color_on(args.display.color),
         },
         base: match &args.sarif_root {
             Some(root) => PathBase::new(&cwd, root),
@@ -61,9 +61,9 @@ pub fn run(args: &ReportArgs) -> anyhow::Result<ExitStatus> {
         sarif_max_results: check::sarif_cap(args.sarif_max_results),
     };
     let side = check::Side {
-        json: args.json.as_deref(),
-        sarif: args.sarif.as_deref(),
-        html: args.html.as_deref(),
+        json: args.files.json.as_deref(),
+        sarif: args.files.sarif.as_deref(),
+        html: args.files.html.as_deref(),
         text: None,
     };
     check::write_reports(&report, &opts, output, &side)?;

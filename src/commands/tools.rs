@@ -28,12 +28,8 @@ pub fn lint(args: &ToolsLintArgs) -> anyhow::Result<ExitStatus> {
         headers: args.headers.clone(),
         mcp_timeout: args.mcp_timeout,
         output_format: args.output_format.clone(),
-        include_candidates: args.include_candidates,
-        show_suppressions: args.show_suppressions,
-        quiet: args.quiet,
-        color: args.color,
-        fail_on: args.fail_on,
-        exit_zero: args.exit_zero,
+        display: args.display.clone(),
+        gate: args.gate,
         config: args.config.clone(),
         no_config: args.no_config,
         trust_config: true,
@@ -145,9 +141,9 @@ pub fn lint(args: &ToolsLintArgs) -> anyhow::Result<ExitStatus> {
         sarif_max_results: super::check::sarif_cap(None),
     };
     for (flag, out) in [
-        ("--json", &args.json),
-        ("--sarif", &args.sarif),
-        ("--html", &args.html),
+        ("--json", &args.files.json),
+        ("--sarif", &args.files.sarif),
+        ("--html", &args.files.html),
     ] {
         if let Some(out) = out
             && args.sources.iter().any(|s| Path::new(s) == out.as_path())
@@ -160,9 +156,9 @@ pub fn lint(args: &ToolsLintArgs) -> anyhow::Result<ExitStatus> {
         }
     }
     let side = super::check::Side {
-        json: args.json.as_deref(),
-        sarif: args.sarif.as_deref(),
-        html: args.html.as_deref(),
+        json: args.files.json.as_deref(),
+        sarif: args.files.sarif.as_deref(),
+        html: args.files.html.as_deref(),
         text: None,
     };
     super::check::write_reports(&report, &opts, settings.output, &side)?;
@@ -202,11 +198,11 @@ fn selection(args: &ToolsLintArgs, config: &crate::config::Config) -> anyhow::Re
             .filter(|r| tool_rules::is_tool_rule(*r))
             .collect()
     };
-    let select = match flag(&args.select, "--select")? {
+    let select = match flag(&args.rules.select, "--select")? {
         Some(ids) => ids,
         None => only_tools(&config.select),
     };
-    let ignore = match flag(&args.ignore, "--ignore")? {
+    let ignore = match flag(&args.rules.ignore, "--ignore")? {
         Some(ids) => ids,
         None => only_tools(&config.ignore_rules),
     };

@@ -8,9 +8,13 @@
 //! or undecidable with the reason). Rule E1 turns verdicts into findings and suppressions; the
 //! scorecard uses the same verdicts as its oracle. No printing, no exit codes here.
 
+mod assertion;
 pub mod assign;
 mod eval;
+mod expectation;
 mod parse;
+mod raw;
+mod trajectory;
 mod values;
 
 use std::collections::BTreeMap;

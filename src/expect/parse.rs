@@ -3,23 +3,19 @@
 //! an error at its file:line:col. Conditions go through `failure_when`'s own parser, so the
 //! predicate language (and its regex size limit) is one.
 
-use std::collections::BTreeMap;
 use std::path::Path;
 
-use serde::Deserialize;
 use toml::Spanned;
 
-use super::{
-    ArgsMode, CallFilter, Check, Condition, ExpectFile, Expectation, MatchMode, RefCall, Select,
-    Trajectory,
-};
-use crate::finding::Tier;
+use super::expectation::expectation;
+use super::raw::*;
+use super::{ArgsMode, CallFilter, Condition, ExpectFile};
 use crate::model::{LineIndex, ResultStatus};
 
 /// Most expectations one file may declare.
 const MAX_EXPECTATIONS: usize = 10_000;
 /// Most calls one reference may list.
-const MAX_REF_CALLS: usize = 10_000;
+pub(super) const MAX_REF_CALLS: usize = 10_000;
 
 /// A malformed expectations file: where and what.
 #[derive(Debug, Clone, thiserror::Error)]
@@ -31,162 +27,33 @@ pub struct ExpectError {
     pub message: String,
 }
 
-#[derive(Deserialize)]
-#[serde(deny_unknown_fields)]
-struct RawFile {
-    #[serde(default)]
-    expect: Vec<Spanned<RawExpect>>,
-}
-
-#[derive(Deserialize)]
-struct RawConfig {
-    #[serde(default)]
-    expect: Option<Vec<Spanned<RawExpect>>>,
-    #[serde(default)]
-    tool: Option<RawTool>,
-}
-
-#[derive(Deserialize)]
-struct RawTool {
-    #[serde(default)]
-    tracelint: Option<RawPyConfig>,
-}
-
-#[derive(Deserialize)]
-struct RawPyConfig {
-    #[serde(default)]
-    expect: Option<Vec<Spanned<RawExpect>>>,
-}
-
-#[derive(Deserialize)]
-#[serde(untagged)]
-enum OneOrMany {
-    One(String),
-    Many(Vec<String>),
-}
-
-impl OneOrMany {
-    fn into_vec(self) -> Vec<String> {
-        match self {
-            OneOrMany::One(s) => vec![s],
-            OneOrMany::Many(v) => v,
-        }
-    }
-}
-
-#[derive(Deserialize)]
-#[serde(deny_unknown_fields)]
-struct RawExpect {
-    id: Option<String>,
-    why: Option<Spanned<String>>,
-    #[serde(alias = "paths")]
-    path: Option<Spanned<OneOrMany>>,
-    #[serde(alias = "run-id", alias = "run_ids", alias = "run-ids")]
-    run_id: Option<Spanned<OneOrMany>>,
-    tier: Option<Spanned<String>>,
-    // trajectories
-    trajectory: Option<Vec<Spanned<RawCall>>>,
-    reference: Option<Spanned<String>>,
-    #[serde(rename = "match")]
-    match_mode: Option<Spanned<String>>,
-    args: Option<Spanned<String>>,
-    #[serde(alias = "tool-args")]
-    tool_args: Option<BTreeMap<String, Spanned<toml::Value>>>,
-    // assertions
-    called: Option<Spanned<String>>,
-    #[serde(alias = "not-called")]
-    not_called: Option<Spanned<String>>,
-    count: Option<Spanned<String>>,
-    exactly: Option<Spanned<i64>>,
-    #[serde(alias = "at-least")]
-    at_least: Option<Spanned<i64>>,
-    #[serde(alias = "at-most")]
-    at_most: Option<Spanned<i64>>,
-    before: Option<Spanned<RawOther>>,
-    after: Option<Spanned<RawOther>>,
-    #[serde(rename = "where")]
-    where_args: Option<Vec<Spanned<toml::Value>>>,
-    result: Option<Vec<Spanned<toml::Value>>>,
-    status: Option<Spanned<String>>,
-    #[serde(alias = "final-answer", alias = "final")]
-    final_answer: Option<Vec<Spanned<toml::Value>>>,
-}
-
-/// The other call of `before` / `after`: a tool name, or a table with conditions.
-#[derive(Deserialize)]
-#[serde(untagged)]
-enum RawOther {
-    Tool(String),
-    Call(RawOtherCall),
-}
-
-#[derive(Deserialize)]
-#[serde(deny_unknown_fields)]
-struct RawOtherCall {
-    tool: String,
-    #[serde(rename = "where")]
-    where_args: Option<Vec<toml::Value>>,
-    result: Option<Vec<toml::Value>>,
-    status: Option<String>,
-}
-
-#[derive(Deserialize)]
-#[serde(deny_unknown_fields)]
-struct RawCall {
-    #[serde(alias = "name")]
-    tool: String,
-    args: Option<toml::Table>,
-}
-
-/// The keys of an `[[expect]]` table, for "did you mean".
-const KEYS: &[&str] = &[
-    "id",
-    "why",
-    "path",
-    "run_id",
-    "tier",
-    "trajectory",
-    "reference",
-    "match",
-    "args",
-    "tool_args",
-    "called",
-    "not_called",
-    "count",
-    "exactly",
-    "at_least",
-    "at_most",
-    "before",
-    "after",
-    "where",
-    "result",
-    "status",
-    "final_answer",
-];
-
 /// Turns byte spans into `path:line:col`.
-struct Here<'a> {
-    text: &'a str,
-    path: &'a str,
-    index: LineIndex,
+pub(super) struct Here<'a> {
+    pub(super) text: &'a str,
+    pub(super) path: &'a str,
+    pub(super) index: LineIndex,
     /// The folder `reference` paths resolve against.
-    base: &'a Path,
+    pub(super) base: &'a Path,
 }
 
 impl Here<'_> {
-    fn at(&self, span: std::ops::Range<usize>) -> String {
+    pub(super) fn at(&self, span: std::ops::Range<usize>) -> String {
         let (l, c) = self.index.line_col(self.text, span.start);
         format!("{}:{l}:{c}", self.path)
     }
 
-    fn err(&self, span: std::ops::Range<usize>, message: impl Into<String>) -> ExpectError {
+    pub(super) fn err(
+        &self,
+        span: std::ops::Range<usize>,
+        message: impl Into<String>,
+    ) -> ExpectError {
         ExpectError {
             location: self.at(span),
             message: message.into(),
         }
     }
 
-    fn toml(&self, e: &toml::de::Error) -> ExpectError {
+    pub(super) fn toml(&self, e: &toml::de::Error) -> ExpectError {
         let mut message = e.message().trim().to_owned();
         let unknown = message
             .strip_prefix("unknown field `")
@@ -268,7 +135,7 @@ fn build(list: Vec<Spanned<RawExpect>>, here: &Here<'_>) -> Result<ExpectFile, E
     Ok(out)
 }
 
-fn glob_list(
+pub(super) fn glob_list(
     v: Option<Spanned<OneOrMany>>,
     key: &str,
     here: &Here<'_>,
@@ -291,7 +158,7 @@ fn glob_list(
         .collect()
 }
 
-fn conditions(
+pub(super) fn conditions(
     list: Option<Vec<Spanned<toml::Value>>>,
     key: &str,
     here: &Here<'_>,
@@ -313,7 +180,7 @@ fn conditions(
 }
 
 /// One condition, already parsed into a JSON value.
-fn condition(json: serde_json::Value, key: &str) -> Result<Condition, String> {
+pub(super) fn condition(json: serde_json::Value, key: &str) -> Result<Condition, String> {
     let predicate = crate::sources::file::parse_failure_when(&json)
         .map_err(|m| format!("a `{key}` condition {m}"))?;
     Ok(Condition {
@@ -322,7 +189,7 @@ fn condition(json: serde_json::Value, key: &str) -> Result<Condition, String> {
     })
 }
 
-fn status_of(s: &str) -> Result<ResultStatus, String> {
+pub(super) fn status_of(s: &str) -> Result<ResultStatus, String> {
     match s {
         "ok" => Ok(ResultStatus::Ok),
         "error" => Ok(ResultStatus::Error),
@@ -333,7 +200,7 @@ fn status_of(s: &str) -> Result<ResultStatus, String> {
 }
 
 /// The other call of `before` / `after`; its errors are at the key's span.
-fn other_call(
+pub(super) fn other_call(
     raw: &Spanned<RawOther>,
     key: &str,
     here: &Here<'_>,
@@ -367,7 +234,7 @@ fn other_call(
 }
 
 /// `/order_ref equals "ord_7Hk2Qp"`: how a condition reads in a message.
-fn condition_text(v: &serde_json::Value) -> String {
+pub(super) fn condition_text(v: &serde_json::Value) -> String {
     let Some(m) = v.as_object() else {
         return v.to_string();
     };
@@ -385,7 +252,7 @@ fn condition_text(v: &serde_json::Value) -> String {
     format!("{pointer} {cond}")
 }
 
-fn args_mode(
+pub(super) fn args_mode(
     v: &Spanned<toml::Value>,
     key: &str,
     here: &Here<'_>,
@@ -407,442 +274,6 @@ fn args_mode(
     }
 }
 
-fn expectation(
-    mut raw: RawExpect,
-    n: usize,
-    span: std::ops::Range<usize>,
-    here: &Here<'_>,
-) -> Result<Expectation, ExpectError> {
-    let id = raw
-        .id
-        .clone()
-        .unwrap_or_else(|| format!("expect#{}", n + 1));
-    let why = match &raw.why {
-        Some(w) if !w.get_ref().trim().is_empty() => w.get_ref().trim().to_owned(),
-        Some(w) => {
-            return Err(here.err(w.span(), format!("expectation `{id}` has an empty `why`: say why the run must do this (reasons are mandatory)")));
-        }
-        None => {
-            return Err(here.err(span, format!("expectation `{id}` has no `why`: say why the run must do this (reasons are mandatory)")));
-        }
-    };
-    let tier = match &raw.tier {
-        None => Tier::HardDefect,
-        Some(t) => Tier::parse(t.get_ref()).ok_or_else(|| {
-            here.err(
-                t.span(),
-                format!(
-                    "unknown tier `{}` (expected hard_defect, hard_event or candidate)",
-                    t.get_ref()
-                ),
-            )
-        })?,
-    };
-    let select = Select {
-        paths: glob_list(raw.path.take(), "path", here)?,
-        run_ids: glob_list(raw.run_id.take(), "run_id", here)?,
-    };
-    let kinds: Vec<&str> = [
-        ("trajectory", raw.trajectory.is_some()),
-        ("reference", raw.reference.is_some()),
-        ("called", raw.called.is_some()),
-        ("not_called", raw.not_called.is_some()),
-        ("count", raw.count.is_some()),
-        ("final_answer", raw.final_answer.is_some()),
-    ]
-    .into_iter()
-    .filter_map(|(k, on)| on.then_some(k))
-    .collect();
-    let kind = match kinds.as_slice() {
-        [k] => *k,
-        [] => {
-            return Err(here.err(span, format!("expectation `{id}` checks nothing: give one of `trajectory`, `reference`, `called`, `not_called`, `count`, `final_answer`")));
-        }
-        several => {
-            return Err(here.err(
-                span,
-                format!(
-                    "expectation `{id}` has several kinds ({}): give exactly one per `[[expect]]`",
-                    several
-                        .iter()
-                        .map(|k| format!("`{k}`"))
-                        .collect::<Vec<_>>()
-                        .join(", ")
-                ),
-            ));
-        }
-    };
-    // Keys that belong to another kind are errors, never silently ignored.
-    let misplaced =
-        |key: &str, present: Option<std::ops::Range<usize>>, allowed: &[&str]| match present {
-            Some(s) if !allowed.contains(&kind) => Err(here.err(
-                s,
-                format!(
-                    "`{key}` does not apply to a `{kind}` expectation (only to {})",
-                    allowed
-                        .iter()
-                        .map(|k| format!("`{k}`"))
-                        .collect::<Vec<_>>()
-                        .join(", ")
-                ),
-            )),
-            _ => Ok(()),
-        };
-    let traj = &["trajectory", "reference"];
-    let calls = &["called", "not_called", "count"];
-    misplaced("match", raw.match_mode.as_ref().map(Spanned::span), traj)?;
-    misplaced("args", raw.args.as_ref().map(Spanned::span), traj)?;
-    misplaced(
-        "tool_args",
-        raw.tool_args
-            .as_ref()
-            .and_then(|m| m.values().next().map(Spanned::span)),
-        traj,
-    )?;
-    for (key, v) in [
-        ("exactly", &raw.exactly),
-        ("at_least", &raw.at_least),
-        ("at_most", &raw.at_most),
-    ] {
-        misplaced(key, v.as_ref().map(Spanned::span), &["count"])?;
-    }
-    misplaced(
-        "before",
-        raw.before.as_ref().map(Spanned::span),
-        &["called"],
-    )?;
-    misplaced("after", raw.after.as_ref().map(Spanned::span), &["called"])?;
-    misplaced(
-        "where",
-        raw.where_args
-            .as_ref()
-            .and_then(|w| w.first().map(Spanned::span)),
-        calls,
-    )?;
-    misplaced(
-        "result",
-        raw.result
-            .as_ref()
-            .and_then(|w| w.first().map(Spanned::span)),
-        calls,
-    )?;
-    misplaced("status", raw.status.as_ref().map(Spanned::span), calls)?;
-    let check = match kind {
-        "trajectory" | "reference" => Check::Trajectory(trajectory(&raw, here)?),
-        "final_answer" => Check::FinalAnswer(conditions(raw.final_answer, "final_answer", here)?),
-        _ => {
-            let tool = raw
-                .called
-                .as_ref()
-                .or(raw.not_called.as_ref())
-                .or(raw.count.as_ref())
-                .expect("one of the three is set");
-            if tool.get_ref().trim().is_empty() {
-                return Err(here.err(tool.span(), format!("`{kind}` must name a tool")));
-            }
-            let status = match &raw.status {
-                None => None,
-                Some(s) => Some(match s.get_ref().as_str() {
-                    "ok" => ResultStatus::Ok,
-                    "error" => ResultStatus::Error,
-                    other => {
-                        return Err(here.err(
-                            s.span(),
-                            format!("unknown `status` {other:?} (expected \"ok\" or \"error\")"),
-                        ));
-                    }
-                }),
-            };
-            let filter = CallFilter {
-                tool: tool.get_ref().clone(),
-                args: conditions(raw.where_args, "where", here)?,
-                result: conditions(raw.result, "result", here)?,
-                status,
-            };
-            match kind {
-                "not_called" => Check::NotCalled(filter),
-                "count" => {
-                    let bound = |v: &Option<Spanned<i64>>,
-                                 key: &str|
-                     -> Result<Option<u64>, ExpectError> {
-                        match v {
-                            None => Ok(None),
-                            Some(n) => u64::try_from(*n.get_ref()).map(Some).map_err(|_| {
-                                here.err(n.span(), format!("`{key}` must be a count (0 or more)"))
-                            }),
-                        }
-                    };
-                    let exactly = bound(&raw.exactly, "exactly")?;
-                    let mut at_least = bound(&raw.at_least, "at_least")?;
-                    let mut at_most = bound(&raw.at_most, "at_most")?;
-                    if let Some(x) = exactly {
-                        if at_least.is_some() || at_most.is_some() {
-                            return Err(here.err(
-                                span,
-                                "`exactly` cannot be combined with `at_least` or `at_most`",
-                            ));
-                        }
-                        at_least = Some(x);
-                        at_most = Some(x);
-                    }
-                    if at_least.is_none() && at_most.is_none() {
-                        return Err(here.err(
-                            tool.span(),
-                            "a `count` needs `exactly`, `at_least` or `at_most`",
-                        ));
-                    }
-                    if let (Some(l), Some(m)) = (at_least, at_most)
-                        && l > m
-                    {
-                        return Err(here.err(
-                            span,
-                            format!("`at_least` ({l}) is more than `at_most` ({m})"),
-                        ));
-                    }
-                    Check::Count {
-                        filter,
-                        at_least,
-                        at_most,
-                    }
-                }
-                _ => match (&raw.before, &raw.after) {
-                    (Some(_), Some(a)) => {
-                        return Err(here.err(
-                            a.span(),
-                            "give `before` or `after`, not both (write two expectations)",
-                        ));
-                    }
-                    (Some(b), None) => Check::Before {
-                        filter,
-                        other: other_call(b, "before", here)?,
-                    },
-                    (None, Some(a)) => Check::After {
-                        filter,
-                        other: other_call(a, "after", here)?,
-                    },
-                    (None, None) => Check::Called(filter),
-                },
-            }
-        }
-    };
-    Ok(Expectation {
-        id,
-        why,
-        tier,
-        declared_at: here.at(span),
-        select,
-        check,
-    })
-}
-
-fn trajectory(raw: &RawExpect, here: &Here<'_>) -> Result<Trajectory, ExpectError> {
-    let mode = match &raw.match_mode {
-        None => MatchMode::Strict,
-        Some(m) => MatchMode::parse(m.get_ref()).ok_or_else(|| {
-            here.err(m.span(), format!("unknown `match` {:?} (expected \"strict\", \"unordered\", \"subset\" or \"superset\")", m.get_ref()))
-        })?,
-    };
-    let args = match &raw.args {
-        None => ArgsMode::Exact,
-        Some(a) => args_mode(
-            &Spanned::new(a.span(), toml::Value::String(a.get_ref().clone())),
-            "args",
-            here,
-        )?,
-    };
-    let mut tool_args = BTreeMap::new();
-    for (tool, v) in raw.tool_args.iter().flatten() {
-        tool_args.insert(
-            tool.clone(),
-            args_mode(v, &format!("tool_args.{tool}"), here)?,
-        );
-    }
-    let (calls, reference) = match (&raw.trajectory, &raw.reference) {
-        (Some(list), None) => {
-            if list.len() > MAX_REF_CALLS {
-                return Err(ExpectError {
-                    location: here.path.to_owned(),
-                    message: format!("a `trajectory` of more than {MAX_REF_CALLS} calls"),
-                });
-            }
-            let calls = list
-                .iter()
-                .map(|c| {
-                    let c = c.get_ref();
-                    let args = match &c.args {
-                        None => None,
-                        Some(t) => Some(serde_json::to_value(t).map_err(|e| ExpectError {
-                            location: here.path.to_owned(),
-                            message: format!("`trajectory` arguments of `{}`: {e}", c.tool),
-                        })?),
-                    };
-                    Ok(RefCall {
-                        tool: c.tool.clone(),
-                        args,
-                    })
-                })
-                .collect::<Result<Vec<_>, ExpectError>>()?;
-            (calls, None)
-        }
-        (None, Some(r)) => {
-            let file = here.base.join(r.get_ref());
-            let traces = crate::api::load_whole(&file).map_err(|e| {
-                here.err(
-                    r.span(),
-                    format!("cannot read the reference trace {}: {e}", file.display()),
-                )
-            })?;
-            let [trace] = traces.as_slice() else {
-                return Err(here.err(
-                    r.span(),
-                    format!(
-                        "the reference {} holds {} traces: a reference is one recorded run",
-                        file.display(),
-                        traces.len()
-                    ),
-                ));
-            };
-            if trace.call_count() > MAX_REF_CALLS {
-                return Err(here.err(
-                    r.span(),
-                    format!(
-                        "the reference {} has {} calls: more than the {MAX_REF_CALLS} a reference may hold",
-                        file.display(),
-                        trace.call_count()
-                    ),
-                ));
-            }
-            let calls: Vec<RefCall> = trace
-                .steps
-                .iter()
-                .filter_map(|s| s.as_call())
-                .map(|c| RefCall {
-                    tool: c.name.clone(),
-                    args: c.args.known().cloned(),
-                })
-                .collect();
-            (calls, Some(file.display().to_string()))
-        }
-        _ => unreachable!("exactly one kind"),
-    };
-    Ok(Trajectory {
-        calls,
-        mode,
-        args,
-        tool_args,
-        reference,
-    })
-}
-
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    fn err(text: &str) -> String {
-        ExpectFile::from_str(text, "expect.toml")
-            .unwrap_err()
-            .to_string()
-    }
-
-    #[test]
-    fn malformed_files_are_errors_at_their_line() {
-        let e = err("[[expect]]\nwhy = \"x\"\ncalled = \"a\"\nwher = []\n");
-        assert!(
-            e.starts_with("expect.toml:4:1: unknown field `wher`, expected one of `id`, `why`"),
-            "{e}"
-        );
-        assert!(e.ends_with("(did you mean `where`?)"), "{e}");
-        assert_eq!(
-            err("[[expect]]\ncalled = \"a\"\n"),
-            "expect.toml:1:1: expectation `expect#1` has no `why`: say why the run must do this (reasons are mandatory)"
-        );
-        assert!(
-            err("[[expect]]\nwhy = \"x\"\ncalled = \"a\"\nwhere = [{ pointer = \"a/b\", equals = 1 }]\n")
-                .starts_with("expect.toml:4:10: a `where` condition `pointer` \"a/b\" is not a JSON Pointer")
-        );
-        assert_eq!(
-            err(
-                "[[expect]]\nwhy = \"x\"\ncalled = \"a\"\nresult = [{ pointer = \"/m\", matches = \"a{1000}{1000}\" }]\n"
-            ),
-            "expect.toml:4:11: a `result` condition `matches` compiles to more than the regex size limit of 1048576 bytes"
-        );
-        assert!(
-            err("[[expect]]\nwhy = \"x\"\ntrajectory = []\nmatch = \"fuzzy\"\n")
-                .starts_with("expect.toml:4:9: unknown `match` \"fuzzy\"")
-        );
-        assert!(
-            err("[[expect]]\nwhy = \"x\"\ncalled = \"a\"\nmatch = \"strict\"\n")
-                .starts_with("expect.toml:4:9: `match` does not apply to a `called` expectation")
-        );
-        assert!(
-            err("[[expect]]\nwhy = \"x\"\ncalled = \"a\"\nnot_called = \"b\"\n")
-                .contains("several kinds")
-        );
-        assert!(err("").contains("no `[[expect]]` table"));
-        assert_eq!(
-            err(
-                "[[expect]]\nwhy = \"x\"\ncalled = \"a\"\nbefore = { tool = \"b\", where = [{ pointer = \"/x\", eq = 1 }] }\n"
-            ),
-            "expect.toml:4:10: `before`: a `where` condition unknown key `eq` (expected `pointer` and one of `in`, `equals`, `exists`, `contains`, `matches`)"
-        );
-        assert!(err("[[expect]]\nwhy = \"x\"\ncount = \"a\"\n").contains("needs `exactly`"));
-        assert!(
-            err("[[expect]]\nwhy = \"x\"\ncalled = \"a\"\ntier = \"fatal\"\n")
-                .starts_with("expect.toml:4:8: unknown tier")
-        );
-    }
-
-    #[test]
-    fn a_well_formed_file() {
-        let f = ExpectFile::from_str(
-            r#"
-[[expect]]
-id = "flow"
-why = "look before you cancel"
-path = "runs/*.jsonl"
-trajectory = [
-  { tool = "get_order", args = { id = "A" } },
-  { tool = "cancel_order" },
-]
-match = "superset"
-args = "subset"
-tool_args = { get_order = "ignore", cancel_order = ["id"] }
-
-[[expect]]
-why = "exactly one cancel"
-tier = "candidate"
-count = "cancel_order"
-exactly = 1
-where = [{ pointer = "/id", in = ["A", "B"] }]
-result = [{ pointer = "/cancelled", equals = true }]
-"#,
-            "expect.toml",
-        )
-        .unwrap();
-        assert_eq!(f.expectations.len(), 2);
-        let Check::Trajectory(t) = &f.expectations[0].check else {
-            panic!()
-        };
-        assert_eq!(t.mode, MatchMode::Superset);
-        assert_eq!(t.args, ArgsMode::Subset);
-        assert_eq!(t.args_mode("get_order"), &ArgsMode::Ignore);
-        assert_eq!(
-            t.args_mode("cancel_order"),
-            &ArgsMode::Keys(vec!["id".into()])
-        );
-        assert_eq!(t.calls[1].args, None);
-        assert_eq!(f.expectations[0].declared_at, "expect.toml:2:1");
-        assert_eq!(f.expectations[1].id, "expect#2");
-        assert_eq!(f.expectations[1].tier, Tier::Candidate);
-        let Check::Count {
-            filter,
-            at_least,
-            at_most,
-        } = &f.expectations[1].check
-        else {
-            panic!()
-        };
-        assert_eq!((*at_least, *at_most), (Some(1), Some(1)));
-        assert_eq!(filter.args[0].text, "/id in [\"A\",\"B\"]");
-    }
-}
+#[path = "parse_tests.rs"]
+mod tests;

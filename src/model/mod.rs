@@ -1,5 +1,8 @@
 //! The canonical trace model (SPEC §2). Adapters produce it, rules read it, nothing else crosses
 //! that line. Plain data: no I/O, no knowledge of input formats, rules or reports.
+//!
+//! One cohesive model: `Trace`, `Step` and their parts are the types every other module shares,
+//! kept together so the model reads in one place.
 
 pub mod json_events;
 pub mod location;

@@ -1,6 +1,9 @@
 //! The tool registry (SPEC §3): what each tool accepts and how it behaves. `ToolSpec`,
 //! `ToolMetadata`, `FailureWhen` (with its tri-state evaluation) and `ToolRegistry` (merge,
 //! `closed`, where each schema came from). Parsing of files and MCP replies lives in `sources`.
+//!
+//! One cohesive registry: `ToolSpec`, its metadata and `FailureWhen` are what a registry entry is,
+//! and the merge works over all of them.
 
 use std::collections::BTreeMap;
 

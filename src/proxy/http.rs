@@ -5,6 +5,9 @@
 //! body whole, an SSE stream event by event, flushed as each arrives. One trace per MCP
 //! session (per `Mcp-Session-Id`; one for a sessionless server). Listens on loopback unless
 //! told otherwise.
+//!
+//! One cohesive transport: the HTTP/1.1 listener, the forwarding and the per-session recording
+//! share one connection loop.
 
 use std::collections::HashMap;
 use std::io::{self, BufRead, BufReader, Read, Write};
@@ -18,7 +21,9 @@ use ureq::Agent;
 use ureq::http;
 
 use super::record::Recorder;
-use super::{Options, Shared, answer, key, observe_msg};
+use super::reply::answer;
+use super::traffic::observe_msg;
+use super::{Options, Shared, key};
 use crate::sources::stdio::{LineEnd, read_line_bounded};
 
 /// Longest request head (request line and headers), in bytes.

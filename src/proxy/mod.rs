@@ -10,12 +10,15 @@
 pub mod http;
 pub mod inject;
 pub mod pin;
+mod process;
 pub mod record;
+mod reply;
+mod traffic;
 
 use std::collections::HashMap;
-use std::io::{self, BufReader, Read, Write};
+use std::io::{self, Write};
 use std::path::PathBuf;
-use std::process::{Child, ChildStdin, Command, Stdio};
+use std::process::{Command, Stdio};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::mpsc;
 use std::sync::{Arc, Condvar, Mutex};
@@ -23,14 +26,14 @@ use std::time::{Duration, Instant};
 
 use serde_json::{Value, json};
 
-use crate::scorecard::faults::Fault;
-use crate::sources::stdio::{LineEnd, read_line_bounded};
-
 use inject::{Decision, Plan};
+use process::{GROUP, SIGNALLED, kill_group, on_signals, wait_exit};
 use record::Recorder;
+use reply::expire;
+use traffic::{Side, client_to_server, server_to_client};
 
 /// Tools kept from one paginated `tools/list` for the pin comparison.
-const MAX_LISTED: usize = 100_000;
+pub(super) const MAX_LISTED: usize = 100_000;
 
 /// What to run and how.
 #[derive(Debug, Clone)]
@@ -72,12 +75,12 @@ pub struct Ended {
 }
 
 /// A request the client sent and the server has not answered yet.
-struct Pending {
-    method: Method,
-    started: Instant,
+pub(super) struct Pending {
+    pub(super) method: Method,
+    pub(super) started: Instant,
 }
 
-enum Method {
+pub(super) enum Method {
     Initialize,
     Discover,
     ToolsList,
@@ -85,30 +88,30 @@ enum Method {
 }
 
 /// A reply held back by a `timeout` fault, until the client cancels or the hold ends.
-struct Held {
-    id: Value,
-    started: Instant,
-    fault_id: String,
-    real: Value,
+pub(super) struct Held {
+    pub(super) id: Value,
+    pub(super) started: Instant,
+    pub(super) fault_id: String,
+    pub(super) real: Value,
 }
 
-struct Shared {
-    pending: Mutex<HashMap<String, Pending>>,
+pub(super) struct Shared {
+    pub(super) pending: Mutex<HashMap<String, Pending>>,
     /// Set while some tracked call has a fault: server lines are then read before forwarding.
-    injecting: AtomicBool,
-    held: Mutex<HashMap<String, Held>>,
-    recorder: Mutex<Option<Recorder>>,
-    plan: Mutex<Option<Plan>>,
+    pub(super) injecting: AtomicBool,
+    pub(super) held: Mutex<HashMap<String, Held>>,
+    pub(super) recorder: Mutex<Option<Recorder>>,
+    pub(super) plan: Mutex<Option<Plan>>,
     /// The client's stdout (stdio); `None` over HTTP, where each reply goes back on its request.
-    out: Option<Mutex<io::Stdout>>,
-    max_pending: usize,
-    hold: Duration,
-    warned: AtomicBool,
-    pin: Option<Pin>,
+    pub(super) out: Option<Mutex<io::Stdout>>,
+    pub(super) max_pending: usize,
+    pub(super) hold: Duration,
+    pub(super) warned: AtomicBool,
+    pub(super) pin: Option<Pin>,
     /// `tools/list` pages read so far (a paginated listing is compared once, whole).
-    listed: Mutex<Vec<Value>>,
+    pub(super) listed: Mutex<Vec<Value>>,
     /// Server lines forwarded and not yet on record.
-    unrecorded: (Mutex<usize>, Condvar),
+    pub(super) unrecorded: (Mutex<usize>, Condvar),
 }
 
 impl Shared {
@@ -179,7 +182,7 @@ impl Shared {
 }
 
 /// Key of a JSON-RPC id (`7` and `"7"` differ).
-fn key(id: &Value) -> String {
+pub(super) fn key(id: &Value) -> String {
     id.to_string()
 }
 
@@ -290,478 +293,4 @@ pub fn run(opts: &Options) -> Result<Ended, String> {
         server_code,
         record,
     })
-}
-
-enum Side {
-    Client,
-    Server,
-}
-
-fn client_to_server(
-    client: impl Read,
-    mut server: ChildStdin,
-    shared: &Arc<Shared>,
-    max_line: usize,
-) {
-    let mut r = BufReader::with_capacity(64 << 10, client);
-    let mut buf = Vec::with_capacity(4096);
-    loop {
-        let end = match read_line_bounded(&mut r, &mut buf, max_line) {
-            Ok(e) => e,
-            Err(_) => return,
-        };
-        match end {
-            LineEnd::Eof => return,
-            LineEnd::TooLong => {
-                if pass_long_line(&mut r, &mut buf, max_line, &mut server).is_err() {
-                    return;
-                }
-                continue;
-            }
-            LineEnd::Line => {}
-        }
-        observe_client(&buf, shared);
-        buf.push(b'\n');
-        if server
-            .write_all(&buf)
-            .and_then(|()| server.flush())
-            .is_err()
-        {
-            return;
-        }
-    }
-    // Dropping `server` closes the server's stdin.
-}
-
-/// Copy an overlong line through (its start is in `buf`) without holding it.
-fn pass_long_line<R: io::BufRead>(
-    r: &mut R,
-    buf: &mut Vec<u8>,
-    max_line: usize,
-    w: &mut impl Write,
-) -> io::Result<()> {
-    w.write_all(buf)?;
-    loop {
-        match read_line_bounded(r, buf, max_line)? {
-            LineEnd::TooLong => w.write_all(buf)?,
-            LineEnd::Line | LineEnd::Eof => {
-                w.write_all(buf)?;
-                w.write_all(b"\n")?;
-                return w.flush();
-            }
-        }
-    }
-}
-
-fn observe_client(line: &[u8], shared: &Arc<Shared>) {
-    match serde_json::from_slice::<Value>(line) {
-        // A JSON-RPC batch (2025-03-26): each message is observed; the line goes on as it is.
-        Ok(Value::Array(batch)) => batch.iter().for_each(|m| observe_msg(m, shared)),
-        Ok(msg) => observe_msg(&msg, shared),
-        Err(_) => {}
-    }
-}
-
-/// Track (and record) one message from the client.
-fn observe_msg(msg: &Value, shared: &Arc<Shared>) {
-    let Some(method) = msg.get("method").and_then(Value::as_str) else {
-        return;
-    };
-    let params = msg.get("params");
-    if method == "notifications/cancelled" {
-        if let Some(id) = params.and_then(|p| p.get("requestId")) {
-            cancelled(shared, id);
-        }
-        return;
-    }
-    let Some(id) = msg.get("id").filter(|i| !i.is_null()) else {
-        return;
-    };
-    let tracked = match method {
-        "initialize" => {
-            shared.record(|r| {
-                r.facts(json!({
-                    "requested_protocol_version": params.and_then(|p| p.get("protocolVersion")),
-                    "client_info": params.and_then(|p| p.get("clientInfo")),
-                    "client_capabilities": params.and_then(|p| p.get("capabilities")),
-                }));
-            });
-            Method::Initialize
-        }
-        "server/discover" => {
-            // The 2026-07-28 era: no handshake, the client's facts ride in `_meta`.
-            let meta = params.and_then(|p| p.get("_meta"));
-            let m = |k: &str| meta.and_then(|m| m.get(format!("io.modelcontextprotocol/{k}")));
-            shared.record(|r| {
-                r.facts(json!({
-                    "requested_protocol_version": m("protocolVersion"),
-                    "client_info": m("clientInfo"),
-                    "client_capabilities": m("clientCapabilities"),
-                }));
-            });
-            Method::Discover
-        }
-        "tools/list" => Method::ToolsList,
-        "tools/call" => {
-            let name = params
-                .and_then(|p| p.get("name"))
-                .and_then(Value::as_str)
-                .unwrap_or("");
-            let args = params.and_then(|p| p.get("arguments"));
-            let decision = shared
-                .plan
-                .lock()
-                .ok()
-                .and_then(|mut p| p.as_mut().and_then(|p| p.decide(name)));
-            shared.in_order();
-            shared.record(|r| r.call(id, name, args));
-            Method::ToolsCall(decision)
-        }
-        _ => return,
-    };
-    if let Ok(mut pending) = shared.pending.lock() {
-        if pending.len() >= shared.max_pending {
-            if !shared.warned.swap(true, Ordering::Relaxed) {
-                #[allow(clippy::print_stderr)]
-                {
-                    eprintln!(
-                        "tracelint mcp proxy: more than {} requests in flight: later ones are forwarded but not recorded",
-                        shared.max_pending
-                    );
-                }
-            }
-            return;
-        }
-        pending.insert(
-            key(id),
-            Pending {
-                method: tracked,
-                started: Instant::now(),
-            },
-        );
-        shared.update_reading(&pending);
-    }
-}
-
-fn server_to_client(server: impl Read, shared: &Arc<Shared>, max_line: usize) {
-    let mut r = BufReader::with_capacity(64 << 10, server);
-    let mut buf = Vec::with_capacity(4096);
-    loop {
-        let end = match read_line_bounded(&mut r, &mut buf, max_line) {
-            Ok(e) => e,
-            Err(_) => return,
-        };
-        match end {
-            LineEnd::Eof => return,
-            LineEnd::TooLong => {
-                let Some(Ok(mut out)) = shared.out.as_ref().map(Mutex::lock) else {
-                    return;
-                };
-                if pass_long_line(&mut r, &mut buf, max_line, &mut *out).is_err() {
-                    return;
-                }
-                continue;
-            }
-            LineEnd::Line => {}
-        }
-        if shared.injecting.load(Ordering::SeqCst) {
-            // Read first: this line may be a reply to replace.
-            let msg = serde_json::from_slice::<Value>(&buf).ok();
-            if let Some(Value::Array(batch)) = &msg {
-                // A batch is recorded, never rewritten.
-                batch.iter().for_each(|m| {
-                    let _ = answer(shared, m, false);
-                });
-            }
-            let replaced = msg.as_ref().and_then(|m| answer(shared, m, true));
-            if let Some(Some(line)) = &replaced {
-                if shared.to_client(line).is_err() {
-                    return;
-                }
-                continue;
-            }
-            if let Some(None) = replaced {
-                // Held (a timeout): nothing goes to the client now.
-                continue;
-            }
-            buf.push(b'\n');
-            if shared.to_client(&buf).is_err() {
-                return;
-            }
-        } else {
-            // Forward first, look after: recording adds nothing to the reply's way. The client
-            // may send its next call as soon as it has this line: that call's record waits
-            // (`Shared::in_order`) until this line is on record, so the record keeps the
-            // causal order (counted before the write, so no call slips in between).
-            shared.recording(1);
-            buf.push(b'\n');
-            if shared.to_client(&buf).is_err() {
-                shared.recording(-1);
-                return;
-            }
-            let text = &buf[..buf.len() - 1];
-            match serde_json::from_slice::<Value>(text) {
-                Ok(Value::Array(batch)) => batch.iter().for_each(|m| {
-                    let _ = answer(shared, m, false);
-                }),
-                Ok(m) => {
-                    let _ = answer(shared, &m, false);
-                }
-                Err(_) => {}
-            }
-            shared.recording(-1);
-        }
-    }
-}
-
-/// Handle a server message that may answer a tracked request. `Some(Some(line))`: send this
-/// instead; `Some(None)`: hold it; `None`: forward the server's line as it is.
-fn answer(shared: &Arc<Shared>, msg: &Value, may_replace: bool) -> Option<Option<Vec<u8>>> {
-    if msg.get("method").is_some() {
-        return None;
-    }
-    let id = msg.get("id")?;
-    let p = {
-        let mut pending = shared.pending.lock().ok()?;
-        let p = pending.remove(&key(id))?;
-        shared.update_reading(&pending);
-        p
-    };
-    let ms = p.started.elapsed().as_secs_f64() * 1000.0;
-    match p.method {
-        Method::Initialize => {
-            let r = msg.get("result");
-            shared.record(|rec| {
-                rec.facts(json!({
-                    "protocol_version": r.and_then(|r| r.get("protocolVersion")),
-                    "server_info": r.and_then(|r| r.get("serverInfo")),
-                    "server_capabilities": r.and_then(|r| r.get("capabilities")),
-                }));
-            });
-            None
-        }
-        Method::Discover => {
-            if let Some(r) = msg.get("result") {
-                let info = r
-                    .get("_meta")
-                    .and_then(|m| m.get("io.modelcontextprotocol/serverInfo"));
-                shared.record(|rec| {
-                    rec.facts(json!({
-                        "supported_versions": r.get("supportedVersions"),
-                        "server_info": info,
-                        "server_capabilities": r.get("capabilities"),
-                    }));
-                });
-            }
-            None
-        }
-        Method::ToolsList => {
-            let result = msg.get("result");
-            if let Some(tools) = result.and_then(|r| r.get("tools")) {
-                shared.record(|rec| rec.tools(tools));
-            }
-            let pin = shared.pin.as_ref()?;
-            let tools = result
-                .and_then(|r| r.get("tools"))
-                .and_then(Value::as_array)?;
-            let whole = {
-                let mut listed = shared.listed.lock().ok()?;
-                // Bounded: a server paging forever is compared on what came so far.
-                if listed.len() < MAX_LISTED {
-                    listed.extend(tools.iter().cloned());
-                }
-                let more = result
-                    .and_then(|r| r.get("nextCursor"))
-                    .and_then(Value::as_str)
-                    .is_some_and(|c| !c.is_empty());
-                if more {
-                    return None;
-                }
-                std::mem::take(&mut *listed)
-            };
-            let changes = pin::diff(&pin.tools, &whole);
-            if changes.is_empty() {
-                return None;
-            }
-            let refused = !pin.warn_only && may_replace;
-            #[allow(clippy::print_stderr)]
-            {
-                let verdict = if refused { "refused" } else { "warning" };
-                eprintln!(
-                    "tracelint mcp proxy: {verdict}: the server's tools differ from {} ({} change{}):",
-                    pin.path,
-                    changes.len(),
-                    if changes.len() == 1 { "" } else { "s" }
-                );
-                for c in &changes {
-                    eprintln!("  {c}");
-                }
-            }
-            shared.record(|rec| {
-                rec.facts(
-                    json!({"pin": {"lock": pin.path, "changes": changes, "refused": refused}}),
-                );
-            });
-            if !refused {
-                return None;
-            }
-            let reply = json!({"jsonrpc": "2.0", "id": id, "error": {"code": -32603,
-                "message": format!("tracelint mcp proxy: the server's tools differ from {}: {}", pin.path, changes.join("; "))}});
-            let mut line = serde_json::to_vec(&reply).ok()?;
-            line.push(b'\n');
-            Some(Some(line))
-        }
-        Method::ToolsCall(None) => {
-            shared.record(|rec| rec.result(id, msg, ms, None));
-            None
-        }
-        Method::ToolsCall(Some(d)) if may_replace => {
-            if d.fault == Fault::Timeout {
-                if let Ok(mut held) = shared.held.lock() {
-                    held.insert(
-                        key(id),
-                        Held {
-                            id: id.clone(),
-                            started: p.started,
-                            fault_id: d.id.clone(),
-                            real: msg.clone(),
-                        },
-                    );
-                }
-                let (s, id, hold) = (Arc::clone(shared), id.clone(), shared.hold);
-                if shared.out.is_none() {
-                    // Over HTTP the request's own thread waits (`http::hold`).
-                    return Some(None);
-                }
-                let _ = std::thread::Builder::new()
-                    .name("mcp-proxy-hold".into())
-                    .spawn(move || {
-                        std::thread::sleep(hold);
-                        if let Some(line) = expire(&s, &id) {
-                            let _ = s.to_client(&line);
-                        }
-                    });
-                return Some(None);
-            }
-            let result = inject::injected_result(d.fault, msg)?;
-            let reply = json!({"jsonrpc": "2.0", "id": id, "result": result});
-            shared.record(|rec| rec.result(id, &reply, ms, Some((&d.id, msg))));
-            let mut line = serde_json::to_vec(&reply).ok()?;
-            line.push(b'\n');
-            Some(Some(line))
-        }
-        Method::ToolsCall(Some(_)) => {
-            // Seen after it was forwarded (in a batch): the client got the real answer.
-            shared.record(|rec| rec.result(id, msg, ms, None));
-            None
-        }
-    }
-}
-
-/// The client cancelled a request: a held reply is dropped (the client asked for none), and the
-/// call is recorded as timed out.
-fn cancelled(shared: &Arc<Shared>, id: &Value) {
-    let Some(h) = shared.held.lock().ok().and_then(|mut h| h.remove(&key(id))) else {
-        return;
-    };
-    let ms = h.started.elapsed().as_secs_f64() * 1000.0;
-    let how = format!(
-        "timed out: no answer in {:.0} ms, the client cancelled the request",
-        ms
-    );
-    shared.record(|r| r.timed_out(&h.id, &how, ms, &h.fault_id, &h.real));
-}
-
-/// A held reply whose client never cancelled: answer with the timeout error an MCP client
-/// itself reports (`-32001`), and record it.
-fn expire(shared: &Arc<Shared>, id: &Value) -> Option<Vec<u8>> {
-    let h = shared
-        .held
-        .lock()
-        .ok()
-        .and_then(|mut h| h.remove(&key(id)))?;
-    let ms = h.started.elapsed().as_secs_f64() * 1000.0;
-    let how = format!("timed out: no answer in {ms:.0} ms");
-    let reply = json!({"jsonrpc": "2.0", "id": h.id,
-        "error": {"code": -32001, "message": format!("Request timed out after {ms:.0} ms")}});
-    shared.record(|r| r.timed_out(&h.id, &how, ms, &h.fault_id, &h.real));
-    let mut line = serde_json::to_vec(&reply).ok()?;
-    line.push(b'\n');
-    Some(line)
-}
-
-fn wait_exit(child: &mut Child, within: Duration) -> bool {
-    let until = Instant::now() + within;
-    loop {
-        match child.try_wait() {
-            Ok(Some(_)) => return true,
-            Ok(None) => {}
-            Err(_) => return true,
-        }
-        if Instant::now() >= until {
-            return false;
-        }
-        std::thread::sleep(Duration::from_millis(10));
-    }
-}
-
-#[cfg(unix)]
-fn kill_group(child: &Child, hard: bool) {
-    kill_group_id(child.id(), hard);
-}
-
-#[cfg(not(unix))]
-fn kill_group(_child: &Child, _hard: bool) {}
-
-#[cfg(unix)]
-fn kill_group_id(id: u32, hard: bool) {
-    use rustix::process::{Pid, Signal, kill_process_group};
-    if let Some(pid) = i32::try_from(id).ok().and_then(Pid::from_raw) {
-        let sig = if hard { Signal::KILL } else { Signal::TERM };
-        // ESRCH (the group is gone) is the good case.
-        let _ = kill_process_group(pid, sig);
-    }
-}
-
-/// The server's process group (0: not started yet).
-static GROUP: std::sync::atomic::AtomicU32 = std::sync::atomic::AtomicU32::new(0);
-
-/// The signal that ended the session (0: none).
-static SIGNALLED: std::sync::atomic::AtomicI32 = std::sync::atomic::AtomicI32::new(0);
-
-/// SIGTERM, SIGINT and SIGHUP end the session: TERM the server's group, give it a moment,
-/// KILL it, and exit with the shell's code for the signal. Records are already on disk.
-fn on_signals() {
-    #[cfg(unix)]
-    {
-        use signal_hook::consts::{SIGHUP, SIGINT, SIGTERM};
-        if let Ok(mut signals) = signal_hook::iterator::Signals::new([SIGTERM, SIGINT, SIGHUP]) {
-            let _ = std::thread::Builder::new()
-                .name("mcp-proxy-signals".into())
-                .spawn(move || {
-                    if let Some(sig) = signals.forever().next() {
-                        SIGNALLED.store(sig, Ordering::SeqCst);
-                        // A server being started right now gets its group id in a moment.
-                        let mut group = GROUP.load(Ordering::SeqCst);
-                        for _ in 0..20 {
-                            if group != 0 {
-                                break;
-                            }
-                            std::thread::sleep(Duration::from_millis(10));
-                            group = GROUP.load(Ordering::SeqCst);
-                        }
-                        if group == 0 {
-                            std::process::exit(128 + sig);
-                        }
-                        kill_group_id(group, false);
-                        std::thread::sleep(Duration::from_millis(500));
-                        kill_group_id(group, true);
-                        // The session normally ends here on its own (the server's stdout closes);
-                        // this is for a server whose pipe something else keeps open.
-                        std::thread::sleep(Duration::from_secs(5));
-                        std::process::exit(128 + sig);
-                    }
-                });
-        }
-    }
 }

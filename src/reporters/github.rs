@@ -2,6 +2,8 @@
 //! `::warning` for hard events, `::notice` for candidates) that become PR annotations, and the
 //! Markdown table appended to `$GITHUB_STEP_SUMMARY`. Owns GitHub's escaping of command
 //! properties and data, and Markdown escaping of untrusted text; it never decides what is found.
+//!
+//! One cohesive renderer: the annotations and the step summary share GitHub's escaping rules.
 
 use std::io::{self, Write};
 

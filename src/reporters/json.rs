@@ -5,6 +5,9 @@
 //! then what `tracelint report` needs to render the run again from shards: one record per input,
 //! one per outlined trace, and a closing `run` record (coverage, ignores that matched nothing, the
 //! tier that fails), whose absence marks a shard cut short.
+//!
+//! One cohesive contract: the v1 report and its JSON Lines records are the same frozen structs,
+//! kept together so the wire format changes in one place.
 
 use std::io::{self, Write};
 

@@ -1,6 +1,9 @@
 //! Rendering a finished `Report`: the only code that writes findings anywhere. Each format is its
 //! own module; wire formats (JSON v1) are frozen structs built `From<&Report>`. Reporters never
 //! import rules, adapters or sources: rule metadata arrives as `&'static RuleMeta` values.
+//!
+//! One cohesive hub: the `Report` every reporter renders, its summary types and the dispatch over
+//! formats, which each reporter module reads.
 
 pub mod escape;
 pub mod github;

@@ -1,6 +1,9 @@
 //! The text report (SPEC §6): `FILE:LINE:COL: TIER RULE tool: message`, indented evidence and
 //! help lines, input errors in the same shape, then a footer with counts, suppressions, coverage
 //! and schema sources. Every piece of trace content goes through `escape::terminal`.
+//!
+//! One cohesive renderer: findings, input errors and the footer are one pass over the report,
+//! sharing its colours and escaping.
 
 use std::io::{self, Write};
 

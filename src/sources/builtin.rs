@@ -5,6 +5,9 @@
 //! renamed later) falls back to the nearest older version that has it, then the nearest newer.
 //! `builtin:codex` and `builtin:gemini-cli` (`codex.rs`, `gemini.rs`) are the same for Codex
 //! CLI and Gemini CLI; `Agent` names the three.
+//!
+//! One cohesive source: the embedded bundle, version matching and the per-tool fallback all work on
+//! the same decoded bundle.
 
 mod captures;
 pub mod codex;

@@ -5,6 +5,9 @@
 //! `endpoint`). No `Origin` is sent, no redirect to another host is followed, replies are
 //! bounded, `--header` adds auth. This is the only network code in the binary. It owns HTTP
 //! only: the conversation is `mcp.rs`'s.
+//!
+//! One cohesive transport: Streamable HTTP and its legacy fallback share one session, one agent and
+//! one bounded reader.
 
 use std::collections::VecDeque;
 use std::io::Read;

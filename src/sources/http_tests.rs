@@ -1,6 +1,9 @@
 //! Unit tests of the HTTP transports against scripted servers on a loopback `TcpListener`:
 //! headers sent, session handling, SSE and JSON replies, the fallback ladder, and error paths.
 //! The real servers are in `tests/mcp_real.rs`.
+//!
+//! Kept in one file: the tests share one scripted loopback server (`read_request`, `respond`,
+//! `json_reply`, `opts`).
 
 use std::io::{BufRead, BufReader, Write};
 use std::net::{TcpListener, TcpStream};

@@ -3,6 +3,9 @@
 //! `ToolSet` that keeps what the registry drops (descriptions, where each tool sits), plus the
 //! `Locator` that turns a JSON Pointer into the line and column of the key it names. A source that
 //! cannot be read is a `SourceError` whose name carries `file:line:col` where known.
+//!
+//! One cohesive reader: every source form ends in the same `ToolSet`, and the `Locator` is what
+//! places that set's tools in their files.
 
 use std::collections::HashMap;
 use std::path::Path;

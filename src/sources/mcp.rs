@@ -5,6 +5,9 @@
 //! repeated-cursor guard, replies matched by id, server requests answered (`ping` → `{}`, others
 //! → `-32601`), notifications ignored. It must not touch bytes, processes or sockets (`stdio.rs`,
 //! `http.rs` do), and never sees traces or rules.
+//!
+//! One cohesive client: era detection, the handshake and paging are one JSON-RPC conversation over
+//! one transport.
 
 use std::collections::BTreeSet;
 use std::time::Instant;

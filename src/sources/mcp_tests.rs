@@ -1,5 +1,8 @@
 //! Unit tests of the MCP client against scripted peers in memory (the real servers are in
 //! `tests/mcp_real.rs`).
+//!
+//! Kept in one file: every test scripts its peer with the same helpers (`legacy_server`,
+//! `modern_server`, `tool`, `ok`, `err`).
 
 use std::collections::VecDeque;
 use std::time::{Duration, Instant};

@@ -4,6 +4,9 @@
 //! non-JSON lines skipped and counted, lines bounded, stderr tail kept for error messages.
 //! Shutdown closes stdin, waits 2 s, SIGTERMs the group, waits 2 s, SIGKILLs it; dropping a
 //! server kills it. It owns processes and pipes only: the conversation is `mcp.rs`'s.
+//!
+//! One cohesive transport: spawning, line framing and shutdown all work on the same child, its
+//! pipes and its process group, and none is useful alone.
 
 use std::collections::VecDeque;
 use std::io::{self, BufReader, Read};

@@ -2,6 +2,9 @@
 //! (snapshots of the model, the README's counts, error results at the `is_error` lines,
 //! sub-agents kept apart, cited lines that hold their step), and small inline cases for the
 //! shapes no real file has.
+//!
+//! Kept in one file: the tests share the real-file helpers (`parse`, `parse_str`, `is_error_lines`)
+//! over the same fixtures.
 
 use serde_json::Value;
 

@@ -2,6 +2,9 @@
 //! structured verdict. Results keep the text the model was sent; their status comes only from
 //! a structured field (an `exit_code` inside a JSON output's `metadata`, a `success` flag, an
 //! execution event), never from the words of the output.
+//!
+//! One cohesive mapping: each payload type is one arm of the same conversion into steps, and the
+//! verdict events it reads belong to those steps' results.
 
 use std::collections::HashSet;
 

@@ -8,6 +8,9 @@
 //! call trimmed from the messages (history truncation) is read from its event, in event order,
 //! and an `error` recorded only on the event still makes the result an error. Content condensed
 //! into `attachments` (`attachment://<hash>`) is read back.
+//!
+//! One cohesive mapping: messages and events describe the same calls and are reconciled in one pass
+//! over the sample.
 
 use std::collections::{BTreeMap, HashMap, HashSet, VecDeque};
 

@@ -2,6 +2,9 @@
 //! the ChatML that Langfuse itself extracted from the same observations, counts against the
 //! Python reference, and the record quirks (ERROR level, `@observe` envelopes, lossy exports,
 //! ordering) on small hand-written exports.
+//!
+//! Kept in one file: the tests share the parsing and projection helpers (`parse`, `project_ours`,
+//! `project_chatml`, `export`, `gen_obs`).
 
 use std::path::Path;
 

@@ -2,6 +2,9 @@
 //! VCR recordings of `openai-chat/` and `openai-responses/` (read as request/response logs),
 //! snapshots and exact counts; then every shape the adapter reads, inline; and detection over
 //! every real and native fixture.
+//!
+//! Kept in one file: the tests share the parsing helpers (`parse_auto`, `parse`, `steps`,
+//! `http_log`) over the same fixtures.
 
 use serde_json::Value;
 

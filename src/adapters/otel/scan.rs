@@ -5,6 +5,9 @@
 //! `resourceSpans[].scopeSpans[].spans[]` in camelCase or snake_case, a JSON array of spans,
 //! `{"data": [...]}`, `{"spans": [...]}`, a lone span object) and nothing about what a span
 //! holds; `spans` reads the records.
+//!
+//! One cohesive scanner: a single state machine (`Scan`, its frames and states) over one buffer,
+//! which does not split without passing that state around.
 
 use std::io::BufRead;
 

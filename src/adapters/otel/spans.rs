@@ -6,6 +6,9 @@
 //! (`spanContext`, `[seconds, nanos]` times), TRAIL spans (`span_attributes`, nested
 //! `child_spans`, ISO durations) and a bare attribute map. Reads no dialect: that is
 //! `openinference` and `genai`.
+//!
+//! One cohesive normaliser: every exporter's spelling lands in the same `Span` fields through field
+//! readers the spellings share.
 
 use serde::Deserialize;
 use serde_json::value::RawValue;

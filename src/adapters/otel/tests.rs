@@ -1,6 +1,9 @@
 //! OTel adapter tests: the canonical model of every real span file (snapshots), counts against
 //! the Python reference, the failing Phoenix tool at its span's line, fan-out by trace id,
 //! every container shape, and the streaming reader agreeing with the in-memory one.
+//!
+//! Kept in one file: the tests share the span builders and parse helpers (`otlp_span`,
+//! `tool_attrs`, `parse_file`, `both_ways`).
 
 use std::io::Cursor;
 use std::path::Path;

@@ -4,6 +4,9 @@
 //! at its file:line and the rest is still read; a shard without its closing `run` record was cut
 //! short, which is an input error too. Owns the reading side of the JSON Lines contract
 //! (`reporters/json.rs` owns the writing side; `report.schema.json` is the contract).
+//!
+//! One cohesive reader: its wire structs mirror the records `reporters/json.rs` writes, one for
+//! one, and `Shards` gathers them into one report.
 
 use std::borrow::Cow;
 use std::collections::BTreeSet;

@@ -1,0 +1,121 @@
+//! What a record is, from its top-level fields: a message, an item, a conversation, or a logged
+//! request / response body (with its HTTP status, and why a response is a failed model request).
+
+use serde::Deserialize;
+use serde_json::Value;
+use serde_json::value::RawValue;
+
+use super::responses;
+
+/// The top-level fields that say what a record is.
+#[derive(Deserialize, Default)]
+pub(super) struct Body<'a> {
+    #[serde(default)]
+    pub(super) role: Option<Value>,
+    #[serde(default)]
+    pub(super) from: Option<Value>,
+    #[serde(rename = "type", default)]
+    pub(super) kind: Option<Value>,
+    #[serde(default, borrow)]
+    pub(super) messages: Option<&'a RawValue>,
+    #[serde(default, borrow)]
+    pub(super) traj: Option<&'a RawValue>,
+    #[serde(default, borrow)]
+    pub(super) conversations: Option<&'a RawValue>,
+    #[serde(default, borrow)]
+    pub(super) input: Option<&'a RawValue>,
+    #[serde(default, borrow)]
+    pub(super) output: Option<&'a RawValue>,
+    #[serde(default, borrow)]
+    pub(super) choices: Option<&'a RawValue>,
+    #[serde(default, borrow)]
+    pub(super) tools: Option<&'a RawValue>,
+    #[serde(default, borrow)]
+    pub(super) functions: Option<&'a RawValue>,
+    #[serde(default, borrow)]
+    pub(super) instructions: Option<&'a RawValue>,
+    #[serde(default, borrow)]
+    pub(super) system: Option<&'a RawValue>,
+    #[serde(default, borrow)]
+    pub(super) request: Option<&'a RawValue>,
+    #[serde(default, borrow)]
+    pub(super) response: Option<&'a RawValue>,
+    #[serde(default, borrow)]
+    pub(super) body: Option<&'a RawValue>,
+    #[serde(default)]
+    pub(super) model: Option<Value>,
+    #[serde(default)]
+    pub(super) previous_response_id: Option<Value>,
+    #[serde(default)]
+    pub(super) question: Option<Value>,
+    #[serde(default)]
+    pub(super) function: Option<Value>,
+    #[serde(default)]
+    pub(super) task_id: Option<Value>,
+    #[serde(default)]
+    pub(super) trial: Option<Value>,
+    #[serde(default)]
+    pub(super) id: Option<Value>,
+    #[serde(default)]
+    pub(super) status: Option<Value>,
+    #[serde(default)]
+    pub(super) status_code: Option<Value>,
+    #[serde(default, rename = "statusCode")]
+    pub(super) status_code_camel: Option<Value>,
+    #[serde(default)]
+    pub(super) error: Option<Value>,
+}
+
+impl Body<'_> {
+    pub(super) fn is_message(&self) -> bool {
+        matches!(self.role, Some(Value::String(_)))
+            || matches!(self.from, Some(Value::String(_)))
+            || matches!(&self.kind, Some(Value::String(k)) if responses::ITEM_TYPES.contains(&k.as_str()))
+    }
+
+    pub(super) fn conversation(&self) -> Option<(&RawValue, &'static str)> {
+        self.messages
+            .map(|m| (m, "messages"))
+            .or(self.traj.map(|t| (t, "traj")))
+            .or(self.conversations.map(|c| (c, "conversations")))
+    }
+}
+
+/// The HTTP status a logged request or response records beside its body.
+pub(super) fn http_status(wrapper: &Body<'_>) -> Option<u16> {
+    [
+        &wrapper.status,
+        &wrapper.status_code,
+        &wrapper.status_code_camel,
+    ]
+    .into_iter()
+    .flatten()
+    .find_map(|v| match v {
+        Value::Number(n) => n.as_u64(),
+        Value::String(s) => s.trim().parse().ok(),
+        _ => None,
+    })
+    .and_then(|n| u16::try_from(n).ok())
+    .filter(|n| (100..600).contains(n))
+}
+
+/// Why a logged response is a failed model request: an HTTP status of 400 or more, or a body
+/// that is an error (OpenAI `{"error": {…}}`, Anthropic `{"type": "error", "error": {…}}`).
+pub(super) fn failure(status: Option<u16>, body: &Body<'_>) -> Option<String> {
+    let message = match &body.error {
+        Some(Value::Object(e)) => e
+            .get("message")
+            .and_then(Value::as_str)
+            .map(|m| m.chars().take(200).collect::<String>()),
+        Some(Value::String(e)) if !e.is_empty() => Some(e.chars().take(200).collect()),
+        _ => None,
+    };
+    let is_error_body =
+        matches!(&body.error, Some(Value::Object(e)) if !e.is_empty()) || message.is_some();
+    match (status.filter(|s| *s >= 400), message) {
+        (Some(s), Some(m)) => Some(format!("HTTP {s}: {m}")),
+        (Some(s), None) => Some(format!("HTTP {s}")),
+        (None, Some(m)) => Some(format!("error response: {m}")),
+        (None, None) => is_error_body.then(|| "error response".to_owned()),
+    }
+}

@@ -1,0 +1,357 @@
+//! `parse_reader`: one input read as a JSON document or as streamed JSON Lines, its format detected
+//! unless given, and its body handed to the adapter, within the size limits.
+
+use std::io::{BufRead, Read};
+
+use serde_json::Value;
+
+use crate::finding::InputIssue;
+use crate::model::InputRef;
+
+use super::detect::{DETECT_LINES, companion, looks_like_tools};
+use super::file::read_zip;
+use super::json_pos::{Line, LineReader};
+use super::{
+    Body, Container, Emit, Head, InputFormat, cline, detect, empty, inspect, json_pos, parse_body,
+};
+
+/// How to read one input.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct ReadOptions {
+    /// The format, or `None` to detect it from the content.
+    pub format: Option<InputFormat>,
+    /// Size limits.
+    pub limits: Limits,
+    /// Skip (instead of failing on) a file that is a tools file, not a trace: set for files found
+    /// by walking a directory.
+    pub skip_tools_files: bool,
+}
+
+/// What reading one input came to.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ReadOutcome {
+    /// Read as this format (issues, if any, were emitted).
+    Read(InputFormat),
+    /// A tools file found by a directory walk: skipped.
+    SkippedToolsFile,
+    /// A file that goes with a session (an agent's UI log or metadata), found by a directory
+    /// walk: skipped; the text says what it is.
+    SkippedCompanion(&'static str),
+    /// Nothing could be read; an issue says why.
+    Failed,
+}
+
+/// The input error of an empty input (`check` turns it into a note when other inputs are linted).
+pub const EMPTY_FILE: &str = "the file is empty: nothing to lint";
+
+/// Limits on what one input may hold.
+#[derive(Debug, Clone, Copy)]
+pub struct Limits {
+    /// Largest single record (a JSON Lines line, or a whole JSON document), in bytes.
+    pub max_record: usize,
+}
+
+impl Default for Limits {
+    fn default() -> Self {
+        Self {
+            max_record: 256 << 20,
+        }
+    }
+}
+
+/// Read one input: decide document vs. JSON Lines, detect the format (unless given), and run
+/// the adapter.
+pub fn parse_reader<R: BufRead>(
+    mut reader: R,
+    path: &str,
+    opts: &ReadOptions,
+    out: &mut dyn Emit,
+) -> ReadOutcome {
+    let (format, limits) = (opts.format, opts.limits);
+    let undetected = |head: &Head, msg: String, out: &mut dyn Emit| {
+        if opts.skip_tools_files && looks_like_tools(head) {
+            ReadOutcome::SkippedToolsFile
+        } else if let (true, Some(what)) = (opts.skip_tools_files, companion(&head.records)) {
+            ReadOutcome::SkippedCompanion(what)
+        } else {
+            out.issue(InputIssue::file(path, msg));
+            ReadOutcome::Failed
+        }
+    };
+    let mut first = Vec::new();
+    let mut first_truncated = false;
+    match read_first_line(
+        &mut reader,
+        limits.max_record,
+        &mut first,
+        &mut first_truncated,
+    ) {
+        Ok(()) => {}
+        Err(e) => {
+            out.issue(InputIssue::file(path, format!("cannot read: {e}")));
+            return ReadOutcome::Failed;
+        }
+    }
+    if inspect::is_zip(&first) && format.is_none_or(|f| f == InputFormat::Inspect) {
+        // A zip archive (an Inspect `.eval` log) read from a stream: held in memory, bounded.
+        let mut bytes = first;
+        let cap = (limits.max_record as u64).saturating_mul(4);
+        if let Err(e) = reader
+            .take(cap.saturating_sub(bytes.len() as u64) + 1)
+            .read_to_end(&mut bytes)
+        {
+            out.issue(InputIssue::file(path, format!("cannot read: {e}")));
+            return ReadOutcome::Failed;
+        }
+        if bytes.len() as u64 > cap {
+            out.issue(InputIssue::file(
+                path,
+                format!("the archive is larger than the limit of {cap} bytes"),
+            ));
+            return ReadOutcome::Failed;
+        }
+        return read_zip(std::io::Cursor::new(bytes), path, opts, out);
+    }
+    let bom_len = if first.starts_with(b"\xEF\xBB\xBF") {
+        3
+    } else {
+        0
+    };
+    let first_text = &first[bom_len..];
+    let lead = first_text.iter().position(|b| !b.is_ascii_whitespace());
+    let is_lines = !first_truncated
+        && lead.is_some_and(|i| first_text[i] == b'{')
+        && std::str::from_utf8(first_text)
+            .ok()
+            .is_some_and(|s| serde_json::from_str::<serde::de::IgnoredAny>(s).is_ok());
+    if is_lines {
+        let rest = LineReader::new(reader, path, limits.max_record).map(|r| {
+            r.map(|mut l| {
+                l.number += 1;
+                l
+            })
+            .map_err(|mut i| {
+                if i.line > 0 {
+                    i.line += 1;
+                }
+                i
+            })
+        });
+        let first_line = LineReader::new(&first[..], path, limits.max_record);
+        let mut all = first_line.chain(rest);
+        let mut buffered: Vec<Result<Line, InputIssue>> = Vec::new();
+        let format = match format {
+            Some(f) => f,
+            None => {
+                for item in all.by_ref() {
+                    buffered.push(item);
+                    if buffered.iter().filter(|r| r.is_ok()).count() >= DETECT_LINES {
+                        break;
+                    }
+                }
+                let records = buffered
+                    .iter()
+                    .filter_map(|r| r.as_ref().ok())
+                    .filter_map(|l| json_pos::skim(&l.text, 4).ok())
+                    .collect();
+                let head = Head {
+                    container: Container::Lines,
+                    records,
+                };
+                match detect(&head) {
+                    Ok(f) => f,
+                    Err(msg) => return undetected(&head, msg, out),
+                }
+            }
+        };
+        let mut scan = empty::Scan::default();
+        let mut lines = buffered
+            .into_iter()
+            .chain(all)
+            .inspect(|l| scan.line(l.as_ref().ok()));
+        let mut tally = empty::Tally::new(out);
+        parse_body(
+            format,
+            Body::Lines(&mut lines),
+            &InputRef {
+                path: path.to_owned(),
+                format: format.name().to_owned(),
+            },
+            &mut tally,
+        );
+        drop(lines);
+        tally.finish(path, format, &scan);
+        return ReadOutcome::Read(format);
+    }
+    // A first line past the limit: whether the file is JSON Lines or one document, that line
+    // alone is more than may be read.
+    if first_truncated {
+        out.issue(InputIssue::at(
+            path,
+            1,
+            1,
+            format!(
+                "line 1 is longer than the limit of {} bytes; raise it with `--max-record-size`",
+                limits.max_record
+            ),
+        ));
+        return ReadOutcome::Failed;
+    }
+    // A whole document: read the rest.
+    let mut bytes = first;
+    let cap = limits.max_record as u64;
+    if let Err(e) = reader
+        .take(cap + 1 - (bytes.len() as u64).min(cap))
+        .read_to_end(&mut bytes)
+    {
+        out.issue(InputIssue::file(path, format!("cannot read: {e}")));
+        return ReadOutcome::Failed;
+    }
+    if bytes.len() > limits.max_record {
+        out.issue(InputIssue::file(
+            path,
+            format!(
+                "the document is larger than the limit of {} bytes; raise it with `--max-record-size`",
+                limits.max_record
+            ),
+        ));
+        return ReadOutcome::Failed;
+    }
+    let text = match std::str::from_utf8(&bytes[bom_len..]) {
+        Ok(t) => t,
+        Err(e) => {
+            let upto = &bytes[bom_len..bom_len + e.valid_up_to()];
+            let line = 1 + memchr::memchr_iter(b'\n', upto).count();
+            out.issue(InputIssue::at(
+                path,
+                u32::try_from(line).unwrap_or(u32::MAX),
+                0,
+                "invalid UTF-8: the file is not text",
+            ));
+            return ReadOutcome::Failed;
+        }
+    };
+    let trimmed = text.trim_start();
+    if trimmed.is_empty() {
+        out.issue(InputIssue::file(path, EMPTY_FILE));
+        return ReadOutcome::Failed;
+    }
+    if !trimmed.starts_with(['{', '[']) {
+        let (line, col) = first_char_position(text);
+        out.issue(InputIssue::at(
+            path,
+            line,
+            col,
+            "not JSON: a trace file must hold a JSON object, a JSON array or JSON Lines",
+        ));
+        return ReadOutcome::Failed;
+    }
+    let format = match format {
+        Some(f) => f,
+        None => {
+            let top = match json_pos::skim(text, 5).map_err(|e| (first_of_several(text), e)) {
+                Ok(v) | Err((Some(v), _)) => v,
+                Err((None, e)) => {
+                    let (line, col) = json_pos::error_position(&e, 1);
+                    out.issue(InputIssue::at(
+                        path,
+                        line,
+                        col,
+                        format!("invalid JSON: {}", json_pos::error_message(&e)),
+                    ));
+                    return ReadOutcome::Failed;
+                }
+            };
+            let records = match top {
+                Value::Array(items) => items,
+                other => vec![other],
+            };
+            let head = Head {
+                container: Container::Document,
+                records,
+            };
+            match detect(&head) {
+                Ok(InputFormat::Cline)
+                    if opts.skip_tools_files
+                        && head.records.first().is_some_and(cline::is_sdk_metadata)
+                        && std::path::Path::new(path)
+                            .with_extension("messages.json")
+                            .is_file() =>
+                {
+                    return ReadOutcome::SkippedCompanion(
+                        "a Cline session's metadata; its conversation, the `.messages.json` beside it, is linted",
+                    );
+                }
+                Ok(f) => f,
+                Err(msg) => return undetected(&head, msg, out),
+            }
+        }
+    };
+    let mut tally = empty::Tally::new(out);
+    parse_body(
+        format,
+        Body::Document(text),
+        &InputRef {
+            path: path.to_owned(),
+            format: format.name().to_owned(),
+        },
+        &mut tally,
+    );
+    let mut scan = empty::Scan::default();
+    scan.document(text);
+    tally.finish(path, format, &scan);
+    ReadOutcome::Read(format)
+}
+
+/// The first of several concatenated JSON documents (the Python console span exporter writes
+/// one pretty object per span), skimmed for detection; `None` unless the whole text is such a
+/// sequence.
+fn first_of_several(text: &str) -> Option<Value> {
+    let mut values =
+        serde_json::Deserializer::from_str(text).into_iter::<&serde_json::value::RawValue>();
+    let first = values.next()?.ok()?;
+    let mut more = false;
+    for v in values {
+        v.ok()?;
+        more = true;
+    }
+    more.then(|| json_pos::skim(first.get(), 5).ok()).flatten()
+}
+
+fn first_char_position(text: &str) -> (u32, u32) {
+    let offset = text.len() - text.trim_start().len();
+    let idx = crate::model::LineIndex::new(text);
+    idx.line_col(text, offset)
+}
+
+/// Read the first physical line (up to `max` bytes, plus its newline) into `buf`.
+fn read_first_line<R: BufRead>(
+    reader: &mut R,
+    max: usize,
+    buf: &mut Vec<u8>,
+    truncated: &mut bool,
+) -> std::io::Result<()> {
+    loop {
+        let available = match reader.fill_buf() {
+            Ok(b) => b,
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
+            Err(e) => return Err(e),
+        };
+        if available.is_empty() {
+            return Ok(());
+        }
+        let (take, end) = match memchr::memchr(b'\n', available) {
+            Some(i) => (i + 1, true),
+            None => (available.len(), false),
+        };
+        buf.extend_from_slice(&available[..take]);
+        reader.consume(take);
+        if end {
+            return Ok(());
+        }
+        if buf.len() > max {
+            *truncated = true;
+            return Ok(());
+        }
+    }
+}

@@ -1,0 +1,260 @@
+//! The view model the template reads: plain structs of text already made safe to show, built by
+//! `build.rs` and `timeline.rs` from a `Report`.
+
+/// Everything the page shows about a report, in the order a reader wants it: the summary by
+/// rule and tier, hard defects expanded, hard events, candidates and ignored findings collapsed
+/// by rule, then each run with findings step by step, then what could not be decided.
+#[derive(Debug, Clone, Default)]
+pub struct ReportView {
+    /// `tracelint 0.1.0`.
+    pub generator: String,
+    /// The exit code the run ended with.
+    pub exit_code: u8,
+    /// The tier that fails the run.
+    pub fail_on: &'static str,
+    /// Summary tiles.
+    pub tiles: Vec<Tile>,
+    /// Counts by tier for each rule with a finding.
+    pub rules: Vec<RuleRow>,
+    /// Every active hard defect, in reading order.
+    pub hard: Vec<FindingView>,
+    /// Hard events, candidates and ignored findings, each collapsed by rule.
+    pub sections: Vec<Section>,
+    /// The runs with findings, step by step.
+    pub traces: Vec<TraceView>,
+    /// Input errors.
+    pub issues: Vec<IssueView>,
+    /// Checks a rule could not decide.
+    pub suppressions: Vec<SuppressionView>,
+    /// Per-rule coverage.
+    pub coverage: Vec<CoverageView>,
+    /// The inputs.
+    pub inputs: Vec<InputView>,
+    /// Configured ignores that matched nothing.
+    pub unmatched_ignores: Vec<String>,
+}
+
+/// One summary tile.
+#[derive(Debug, Clone)]
+pub struct Tile {
+    /// What it counts.
+    pub label: &'static str,
+    /// The count.
+    pub value: usize,
+    /// A CSS class (`hard_defect`, …, or `plain`).
+    pub class: &'static str,
+}
+
+/// A piece of text, shown as code when the source had it in backticks (`` `limit` ``).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Seg {
+    /// The text (escaped when rendered).
+    pub text: String,
+    /// Shown in a `<code>` element.
+    pub code: bool,
+}
+
+/// One row of the summary by rule.
+#[derive(Debug, Clone)]
+pub struct RuleRow {
+    /// `R1`.
+    pub rule: &'static str,
+    /// Its one-line summary.
+    pub summary: Vec<Seg>,
+    /// Hard defects, hard events, candidates, ignored.
+    pub counts: [Count; 4],
+}
+
+/// One count of a row, with its column's name (for narrow screens).
+#[derive(Debug, Clone, Copy)]
+pub struct Count {
+    /// The column.
+    pub label: &'static str,
+    /// The count.
+    pub value: usize,
+}
+
+/// A tier's findings, collapsed by rule.
+#[derive(Debug, Clone)]
+pub struct Section {
+    /// The anchor.
+    pub id: &'static str,
+    /// The heading.
+    pub title: &'static str,
+    /// Findings in the section.
+    pub total: usize,
+    /// One group per rule.
+    pub groups: Vec<Group>,
+}
+
+/// The findings of one rule in a section: one line ("R3: 412 candidates — show") that opens.
+#[derive(Debug, Clone)]
+pub struct Group {
+    /// The rule.
+    pub rule: &'static str,
+    /// `hard_event`, `candidate` or `ignored`.
+    pub class: &'static str,
+    /// How many.
+    pub count: usize,
+    /// "candidates", "hard event", …
+    pub noun: &'static str,
+    /// The findings, in reading order.
+    pub findings: Vec<FindingView>,
+}
+
+/// One finding.
+#[derive(Debug, Clone)]
+pub struct FindingView {
+    /// The anchor (`f12`: the finding's place in the report).
+    pub id: String,
+    /// `hard_defect` / `hard_event` / `candidate`.
+    pub tier: &'static str,
+    /// `R1`.
+    pub rule: &'static str,
+    /// `schema_violation`.
+    pub kind: &'static str,
+    /// The tool involved.
+    pub tool: Option<String>,
+    /// `file:line:col`.
+    pub position: String,
+    /// The run.
+    pub run_id: String,
+    /// What is wrong.
+    pub message: Vec<Seg>,
+    /// Itemised details (when more than the message says).
+    pub details: Vec<String>,
+    /// How to fix (empty: none).
+    pub help: Vec<Seg>,
+    /// The evidence steps.
+    pub evidence: Vec<EvidenceView>,
+    /// A legitimate pattern can trip it.
+    pub possible_false_positive: bool,
+    /// The reason it was ignored, when it was.
+    pub ignored: Option<String>,
+    /// Its run's timeline, when the run is outlined.
+    pub trace_href: Option<String>,
+}
+
+/// One evidence step.
+#[derive(Debug, Clone)]
+pub struct EvidenceView {
+    /// Step index.
+    pub step: usize,
+    /// `line:col`.
+    pub position: String,
+    /// What it shows.
+    pub note: String,
+    /// The step's excerpt.
+    pub excerpt: String,
+    /// The step in its run's timeline, when it is shown there.
+    pub href: Option<String>,
+}
+
+/// One run with findings, step by step.
+#[derive(Debug, Clone)]
+pub struct TraceView {
+    /// The anchor (`t3`).
+    pub id: String,
+    /// The input path.
+    pub file: String,
+    /// The run id.
+    pub run_id: String,
+    /// Steps in the whole run.
+    pub total: usize,
+    /// Its findings counted by tier, in words.
+    pub counts: String,
+    /// Open on load (it holds a hard defect).
+    pub open: bool,
+    /// The steps shown.
+    pub steps: Vec<StepView>,
+    /// Steps not shown after the last one.
+    pub gap_after: usize,
+}
+
+/// One step of a timeline.
+#[derive(Debug, Clone)]
+pub struct StepView {
+    /// Steps not shown just before this one.
+    pub gap: usize,
+    /// The anchor (`t3-s12`).
+    pub id: String,
+    /// Step index.
+    pub index: usize,
+    /// `call`, `ok`, `error`, `result`, `user`, …
+    pub kind: &'static str,
+    /// A short excerpt.
+    pub text: String,
+    /// Its line in the input.
+    pub line: u32,
+    /// Findings citing it.
+    pub marks: Vec<Mark>,
+}
+
+/// A finding marked on a step: its primary step (tier colour) or one of its evidence steps.
+#[derive(Debug, Clone)]
+pub struct Mark {
+    /// The finding's anchor.
+    pub href: String,
+    /// `hard_defect`, …, `ignored`, or `evidence`.
+    pub class: &'static str,
+    /// `R1`.
+    pub label: String,
+}
+
+/// One input error.
+#[derive(Debug, Clone)]
+pub struct IssueView {
+    /// `file:line:col`.
+    pub position: String,
+    /// What is wrong.
+    pub message: String,
+}
+
+/// One suppression.
+#[derive(Debug, Clone)]
+pub struct SuppressionView {
+    /// The rule.
+    pub rule: &'static str,
+    /// `file:line:col` or the file.
+    pub position: String,
+    /// The run.
+    pub run_id: String,
+    /// The tool, or empty.
+    pub tool: String,
+    /// Why the rule could not decide.
+    pub reason: String,
+}
+
+/// One rule's coverage.
+#[derive(Debug, Clone)]
+pub struct CoverageView {
+    /// The rule.
+    pub rule: &'static str,
+    /// What it counts.
+    pub unit: &'static str,
+    /// Decided.
+    pub decided: usize,
+    /// Looked at.
+    pub total: usize,
+    /// Decided, in whole percent of total (100 when nothing was looked at).
+    pub percent: usize,
+}
+
+/// One input.
+#[derive(Debug, Clone)]
+pub struct InputView {
+    /// The path.
+    pub path: String,
+    /// The format read.
+    pub format: String,
+    /// Traces.
+    pub traces: usize,
+    /// Tool calls.
+    pub tool_calls: usize,
+    /// Part of it could not be read.
+    pub partial: bool,
+    /// Where the schemas came from.
+    pub schemas: String,
+    /// Notes.
+    pub notes: Vec<String>,
+}
