@@ -3,6 +3,8 @@
 //!
 //!     cargo run --example gate_dir -- fixtures/quickstart fixtures/quickstart/tools.json
 
+#![allow(clippy::print_stdout, clippy::print_stderr)]
+
 use tracelint::{Linter, RuleId, Tier};
 
 fn main() -> Result<(), tracelint::Error> {

@@ -2,6 +2,8 @@
 //!
 //!     cargo run --example lint_file -- fixtures/quickstart/transcript.json fixtures/quickstart/tools.json
 
+#![allow(clippy::print_stdout, clippy::print_stderr)]
+
 use tracelint::Linter;
 
 fn main() -> Result<(), tracelint::Error> {

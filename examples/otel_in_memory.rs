@@ -3,6 +3,8 @@
 //!
 //!     cargo run --example otel_in_memory -- fixtures/otel/two-traces.otlp.json
 
+#![allow(clippy::print_stdout, clippy::print_stderr)]
+
 use tracelint::{InputFormat, Linter, OutputFormat};
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {

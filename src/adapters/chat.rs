@@ -365,6 +365,7 @@ mod parts;
 mod tools;
 
 pub use parts::{emitted, str_of, value_text};
+#[cfg_attr(not(any(test, feature = "__internal")), allow(unused_imports))] // used by tests only
 pub use tools::{EMBEDDED, ToolDef, tool_defs};
 
 use parts::{

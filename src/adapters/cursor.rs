@@ -49,6 +49,7 @@ impl<'t> Cursor<'t> {
     }
 
     /// The line number of a JSON Lines record (`None` for a document).
+    #[cfg_attr(not(any(test, feature = "__internal")), allow(dead_code))] // used by tests only
     pub fn record_line(&self) -> Option<u32> {
         match self.lines {
             Lines::Record(line) => Some(line),

@@ -8,6 +8,13 @@ use super::{
 };
 
 /// The input formats tracelint reads.
+///
+/// ```
+/// use tracelint::InputFormat;
+/// assert_eq!(InputFormat::parse("otel"), Some(InputFormat::Otel));
+/// assert_eq!(InputFormat::Claude.name(), "claude");
+/// assert!(InputFormat::ALL.contains(&InputFormat::Codex));
+/// ```
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub enum InputFormat {
     /// Seed 002's native trace JSON.

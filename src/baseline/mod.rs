@@ -18,6 +18,7 @@ mod ratchet;
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::path::{Path, PathBuf};
 
+#[cfg_attr(not(any(test, feature = "__internal")), allow(unused_imports))] // used by tests only
 pub use file::{BaselineError, VERSION, parse, render};
 
 use crate::finding::{Finding, RuleId, Tier};
@@ -26,6 +27,7 @@ use crate::reporters::{BaselineReport, Report};
 use crate::rules::Selection;
 
 /// The JSON Schema of a baseline file.
+#[cfg_attr(not(any(test, feature = "__internal")), allow(dead_code))] // used by tests only
 pub const SCHEMA: &str = include_str!("baseline.schema.json");
 
 /// What a finding is, for matching across runs: never a step, line, value or run id.
@@ -174,6 +176,7 @@ impl BaselineRun {
     }
 
     /// The baseline file as given.
+    #[cfg_attr(not(any(test, feature = "__internal")), allow(dead_code))] // used by tests only
     pub fn shown(&self) -> &str {
         &self.shown
     }

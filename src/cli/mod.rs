@@ -31,6 +31,7 @@ pub use report::ReportArgs;
 pub use rules::{FailGate, RuleSelection};
 pub use scorecard::{RunsArg, ScorecardArgs, ScorecardFormat};
 pub use tools::{ToolsCommand, ToolsLintArgs};
+#[cfg_attr(not(any(test, feature = "__internal")), allow(unused_imports))] // used by tests only
 pub use values::{
     ColorArg, FailOn, InputFormatArg, Listed, MAX_RECORD_SIZE_LIMIT, OUTPUT_FORMATS, worker_threads,
 };

@@ -8,6 +8,7 @@ pub mod doctor;
 pub mod infer;
 pub mod init;
 pub mod mcp;
+pub(crate) mod output;
 pub mod report;
 pub mod rules;
 pub mod scorecard;

@@ -18,7 +18,6 @@ use crate::lint::{EXCERPT_BUDGET, ReportBuilder};
 use crate::reporters::paths::PathBase;
 use crate::reporters::{self, Outline, OutputFormat, RenderOptions, Report, TextOptions};
 
-use super::check;
 
 use shards::{ByPath, Shards};
 
@@ -52,21 +51,21 @@ pub fn run(args: &ReportArgs) -> anyhow::Result<ExitStatus> {
             include_candidates: args.display.include_candidates,
             show_suppressions: args.display.show_suppressions,
             quiet: args.display.quiet,
-            color: check::color_on(args.display.color),
+            color: super::output::color_on(args.display.color),
         },
         base: match &args.sarif_root {
             Some(root) => PathBase::new(&cwd, root),
             None => PathBase::discover(&cwd),
         },
-        sarif_max_results: check::sarif_cap(args.sarif_max_results),
+        sarif_max_results: super::output::sarif_cap(args.sarif_max_results),
     };
-    let side = check::Side {
+    let side = super::output::Side {
         json: args.files.json.as_deref(),
         sarif: args.files.sarif.as_deref(),
         html: args.files.html.as_deref(),
         text: None,
     };
-    check::write_reports(&report, &opts, output, &side)?;
+    super::output::write_reports(&report, &opts, output, &side)?;
     Ok(report.exit)
 }
 

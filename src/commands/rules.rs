@@ -13,15 +13,18 @@ use crate::rules::tools::TOOL_RULES;
 use crate::rules::{RULES, meta_of};
 
 /// The rules table in Markdown (the README embeds exactly this; a test keeps them equal).
+#[cfg_attr(not(any(test, feature = "__internal")), allow(dead_code))] // used by tests only
 pub fn markdown_table() -> String {
     table_of(RULES.iter().map(|r| r.meta()))
 }
 
 /// The tool rules table (`tools lint`) in Markdown (the README embeds exactly this too).
+#[cfg_attr(not(any(test, feature = "__internal")), allow(dead_code))] // used by tests only
 pub fn tools_markdown_table() -> String {
     table_of(TOOL_RULES.iter().map(|r| r.meta()))
 }
 
+#[cfg_attr(not(any(test, feature = "__internal")), allow(dead_code))] // used by tests only
 fn table_of<'a>(rules: impl Iterator<Item = &'a crate::finding::RuleMeta>) -> String {
     let mut s =
         String::from("| rule | finding type | tiers | what it flags |\n|---|---|---|---|\n");

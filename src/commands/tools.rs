@@ -138,7 +138,7 @@ pub fn lint(args: &ToolsLintArgs) -> anyhow::Result<ExitStatus> {
             Some(root) => PathBase::new(&cwd, root),
             None => PathBase::discover(&cwd),
         },
-        sarif_max_results: super::check::sarif_cap(None),
+        sarif_max_results: super::output::sarif_cap(None),
     };
     for (flag, out) in [
         ("--json", &args.files.json),
@@ -155,13 +155,13 @@ pub fn lint(args: &ToolsLintArgs) -> anyhow::Result<ExitStatus> {
             );
         }
     }
-    let side = super::check::Side {
+    let side = super::output::Side {
         json: args.files.json.as_deref(),
         sarif: args.files.sarif.as_deref(),
         html: args.files.html.as_deref(),
         text: None,
     };
-    super::check::write_reports(&report, &opts, settings.output, &side)?;
+    super::output::write_reports(&report, &opts, settings.output, &side)?;
     Ok(report.exit)
 }
 

@@ -380,6 +380,7 @@ pub struct Case {
 #[derive(Debug, Clone)]
 pub struct Suite {
     /// The tools file name.
+    #[cfg_attr(not(any(test, feature = "__internal")), allow(dead_code))] // used by tests only
     pub tools: String,
     /// The cases.
     pub cases: Vec<Case>,

@@ -24,6 +24,7 @@ use serde_json::Value;
 use crate::finding::Tier;
 use crate::model::{FailureWhen, ResultStatus, Trace};
 
+#[cfg_attr(not(any(test, feature = "__internal")), allow(unused_imports))] // used by tests only
 pub use eval::{Miss, Undecided, Verdict};
 pub use parse::ExpectError;
 
@@ -137,6 +138,7 @@ pub enum MatchMode {
 
 impl MatchMode {
     /// The mode as written.
+    #[cfg_attr(not(any(test, feature = "__internal")), allow(dead_code))] // used by tests only
     pub fn as_str(self) -> &'static str {
         match self {
             MatchMode::Strict => "strict",
@@ -249,6 +251,7 @@ impl ExpectFile {
 
     /// Parse expectations text shown as `shown` in messages, whose `reference` paths resolve
     /// against `base`.
+    #[cfg_attr(not(any(test, feature = "__internal")), allow(dead_code))] // used by tests only
     pub fn from_text_at(
         text: &str,
         shown: &str,

@@ -40,6 +40,7 @@ impl ReportBuilder {
     }
 
     /// Set the total size of evidence excerpts kept (tests use a small one).
+    #[cfg_attr(not(any(test, feature = "__internal")), allow(dead_code))] // used by tests only
     pub fn with_excerpt_budget(mut self, bytes: usize) -> Self {
         self.excerpt_budget = Some(bytes);
         self

@@ -124,6 +124,7 @@ pub enum ContextKind {
     /// A system prompt or instructions recorded outside the steps.
     Instructions,
     /// Another fact the agent was given (a platform, a date, a model name).
+    #[cfg_attr(not(any(test, feature = "__internal")), allow(dead_code))] // used by tests only
     Other,
 }
 

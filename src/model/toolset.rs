@@ -36,6 +36,7 @@ pub struct ToolSet {
 impl ToolSet {
     /// Whether the source keeps the tools' descriptions (built-in captures and trace-embedded
     /// schemas do not: the description rules cannot judge them and say so).
+    #[cfg_attr(not(any(test, feature = "__internal")), allow(dead_code))] // used by tests only
     pub fn has_descriptions(&self) -> bool {
         matches!(self.kind, SetKind::File | SetKind::Server)
     }

@@ -71,6 +71,7 @@ pub struct Ended {
     /// The server's exit code, when it ended on its own before the client did.
     pub server_code: Option<i32>,
     /// The record written.
+    #[cfg_attr(not(any(test, feature = "__internal")), allow(dead_code))] // used by tests only
     pub record: Option<PathBuf>,
 }
 

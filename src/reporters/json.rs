@@ -18,6 +18,7 @@ use crate::finding::Finding;
 use super::Report;
 
 /// The JSON Schema of this output.
+#[cfg_attr(not(any(test, feature = "__internal")), allow(dead_code))] // used by tests only
 pub const SCHEMA: &str = include_str!("report.schema.json");
 
 #[derive(Serialize)]
@@ -189,6 +190,7 @@ fn finding<'a>(report: &'a Report, f: &'a Finding, extent: bool) -> V1Finding<'a
 }
 
 /// Build the v1 value (also used by tests that validate against the schema).
+#[cfg_attr(not(any(test, feature = "__internal")), allow(dead_code))] // used by tests only
 pub fn to_value(report: &Report) -> serde_json::Value {
     serde_json::to_value(build(report)).expect("plain data serialises")
 }

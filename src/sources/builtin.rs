@@ -135,6 +135,7 @@ impl ClaudeCodeTools {
     }
 
     /// Every top-level field each tool has in some capture's schema (or alternate).
+    #[cfg_attr(not(any(test, feature = "__internal")), allow(dead_code))] // used by tests only
     pub fn fields_by_tool(&self) -> BTreeMap<&str, std::collections::BTreeSet<&str>> {
         let mut out: BTreeMap<&str, std::collections::BTreeSet<&str>> = BTreeMap::new();
         for (_, v) in &self.versions {
@@ -361,6 +362,7 @@ pub fn pinned(agent: Agent, version: Option<&str>) -> (ToolRegistry, Matched) {
 }
 
 /// Parse `builtin:…` source names. `Ok(None)` = follow each session's version.
+#[cfg_attr(not(any(test, feature = "__internal")), allow(dead_code))] // used by tests only
 pub fn parse_builtin(spec: &str) -> Result<Option<String>, SourceError> {
     let rest = spec.strip_prefix(CLAUDE_CODE).ok_or_else(|| {
         SourceError::Unsupported(format!(

@@ -136,6 +136,7 @@ impl SourceSpec {
 pub const MAX_TOOLS_FILE: u64 = 64 << 20;
 
 /// Resolve a `builtin:` spec: `Ok(None)` means "follow each session's version".
+#[cfg_attr(not(any(test, feature = "__internal")), allow(dead_code))] // used by tests only
 pub fn resolve_builtin(spec: &SourceSpec) -> Result<Option<SourceSpec>, SourceError> {
     Ok(match resolve(spec)? {
         Resolved::Source(s) => Some(s),
@@ -166,6 +167,7 @@ pub fn resolve(spec: &SourceSpec) -> Result<Resolved, SourceError> {
 }
 
 /// Load one source with default options.
+#[cfg_attr(not(any(test, feature = "__internal")), allow(dead_code))] // used by tests only
 pub fn load(spec: &SourceSpec) -> Result<ToolRegistry, SourceError> {
     load_with(spec, &LoadOptions::default()).map(|l| l.registry)
 }
@@ -307,6 +309,7 @@ pub fn load_file(path: &Path, display: &str) -> Result<ToolRegistry, SourceError
 }
 
 /// Load and merge several sources with default options.
+#[cfg_attr(not(any(test, feature = "__internal")), allow(dead_code))] // used by tests only
 pub fn load_all(specs: &[SourceSpec]) -> Result<ToolRegistry, SourceError> {
     load_all_with(specs, &LoadOptions::default()).map(|l| l.registry)
 }

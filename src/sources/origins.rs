@@ -124,6 +124,7 @@ impl Origins {
     }
 
     /// Every (tool, field, origin) of the table, sorted.
+    #[cfg_attr(not(any(test, feature = "__internal")), allow(dead_code))] // used by tests only
     pub fn entries(&self) -> impl Iterator<Item = (&str, &str, ValueOrigin)> {
         self.tools.iter().flat_map(|(t, fields)| {
             fields

@@ -22,6 +22,7 @@ use super::json_pos::{Line, error_message, error_position};
 use super::{Emit, openai};
 
 pub use newer::{SERVER_TOOLS_SOURCE, companion};
+#[cfg_attr(not(any(test, feature = "__internal")), allow(unused_imports))] // used by tests only
 pub use session::MIRROR_ATTRIBUTE;
 use session::{Session, ThreadKey};
 

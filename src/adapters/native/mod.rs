@@ -226,6 +226,7 @@ impl Emit for Continued<'_> {
 const ATTR_CONTINUES: &str = "native.continues";
 
 /// Parse a native document given as a string (tests and the library API).
+#[cfg_attr(not(any(test, feature = "__internal")), allow(dead_code))] // used by tests only
 pub fn parse_str(text: &str, path: &str) -> Parsed {
     let input = InputRef {
         path: path.to_owned(),
@@ -264,6 +265,7 @@ fn read_whole(
 }
 
 /// The location of the first step (used when a trace has no step but needs a position).
+#[cfg_attr(not(any(test, feature = "__internal")), allow(dead_code))] // used by tests only
 pub fn start_of(trace: &Trace) -> Location {
     trace
         .steps

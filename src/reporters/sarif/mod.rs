@@ -22,6 +22,7 @@ use wire::{
 
 use place::{Uri, line_hash, physical, physical_at, uri_for};
 use select::MAX_RELATED;
+#[cfg_attr(not(any(test, feature = "__internal")), allow(unused_imports))] // used by tests only
 pub use select::{GITHUB_RESULTS_ACCEPTED, GITHUB_RESULTS_KEPT, Selection, select};
 
 use super::Report;
@@ -336,11 +337,13 @@ pub fn outside_notice(outside: &[&str], base: &PathBase) -> Option<String> {
 
 /// The SARIF log as a JSON value with the default cap (tests validate it against the official
 /// schema).
+#[cfg_attr(not(any(test, feature = "__internal")), allow(dead_code))] // used by tests only
 pub fn to_value(report: &Report, base: &PathBase) -> serde_json::Value {
     to_value_capped(report, base, Some(GITHUB_RESULTS_KEPT))
 }
 
 /// The SARIF log as a JSON value with the given cap.
+#[cfg_attr(not(any(test, feature = "__internal")), allow(dead_code))] // used by tests only
 pub fn to_value_capped(report: &Report, base: &PathBase, cap: Option<usize>) -> serde_json::Value {
     serde_json::to_value(build(report, base, &select(report, cap))).expect("plain data serialises")
 }

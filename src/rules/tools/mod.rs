@@ -17,6 +17,7 @@ use crate::finding::{Coverage, Evidence, Finding, RuleId, RuleMeta, Suppression,
 use crate::model::Location;
 use crate::model::toolset::{ToolDef, ToolSet, escape_token};
 
+#[cfg_attr(not(any(test, feature = "__internal")), allow(unused_imports))] // used by tests only
 pub use t_poisoning::{Signal, signals};
 
 /// What the tool rules may read.
