@@ -321,7 +321,11 @@ impl Run<'_> {
                     let p = &mut pending[next];
                     if per_trace && p.traces.iter().all(|t| t.ordered && !t.mirror) {
                         for t in std::mem::take(&mut p.traces) {
-                            let run_id = t.run_id.clone();
+                            // The run id is copied only for a callback (the library's).
+                            let run_id = match w.on_trace {
+                                Some(_) => t.run_id.clone(),
+                                None => String::new(),
+                            };
                             let findings = w.builder.trace_streamed(next, t);
                             w.write(next, &run_id, findings);
                         }
