@@ -369,4 +369,4 @@ fn unit_count(cx: &TraceCx<'_>, unit: &str) -> usize {
 pub(crate) mod testing;
 
 #[cfg(test)]
-mod fixture_tests;
+mod tests;

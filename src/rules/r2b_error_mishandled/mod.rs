@@ -29,7 +29,7 @@ pub(crate) static META: RuleMeta = RuleMeta {
     summary: "a value only a failed result supplied is used by a later call",
     tiers: &[Tier::HardDefect, Tier::Candidate],
     unit: "tool calls",
-    explanation: include_str!("docs/R2b.md"),
+    explanation: include_str!("../docs/R2b.md"),
 };
 
 /// Values followed per failed result; past this, a suppression says so.
@@ -384,5 +384,4 @@ fn catch_up(clean: &mut Provenance, pending: &mut Vec<usize>, trace: &crate::mod
 }
 
 #[cfg(test)]
-#[path = "r2b_error_mishandled_tests.rs"]
 mod tests;

@@ -308,5 +308,4 @@ fn is_empty_result(content: &Value) -> bool {
 }
 
 #[cfg(test)]
-#[path = "suspicion_tests.rs"]
 mod tests;

@@ -405,5 +405,4 @@ fn kill_now(child: &mut Child) {
 }
 
 #[cfg(test)]
-#[path = "stdio_tests.rs"]
 mod tests;

@@ -581,5 +581,4 @@ impl Transport for StreamableHttp<'_> {
 }
 
 #[cfg(test)]
-#[path = "http_tests.rs"]
 mod tests;

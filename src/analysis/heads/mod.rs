@@ -292,5 +292,4 @@ fn hash(window: u32) -> usize {
 }
 
 #[cfg(test)]
-#[path = "heads_tests.rs"]
 mod tests;

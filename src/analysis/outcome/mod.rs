@@ -360,5 +360,4 @@ fn previous_calls(steps: &[Step]) -> Vec<Option<usize>> {
 }
 
 #[cfg(test)]
-#[path = "outcome_tests.rs"]
 mod tests;

@@ -24,7 +24,7 @@ use crate::model::{SchemaSource, ToolRegistry, ToolSpec};
 use super::SourceError;
 
 /// The embedded bundle.
-const BUNDLE: &str = include_str!("../../data/claude-code-tools/bundle.json");
+const BUNDLE: &str = include_str!("../../../data/claude-code-tools/bundle.json");
 
 /// The source name users write.
 pub const CLAUDE_CODE: &str = "builtin:claude-code";

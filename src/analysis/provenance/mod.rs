@@ -380,5 +380,4 @@ fn is_number_token(token: &str) -> bool {
 }
 
 #[cfg(test)]
-#[path = "provenance_tests.rs"]
 mod tests;

@@ -23,7 +23,7 @@ pub(crate) static META: RuleMeta = RuleMeta {
     summary: "an argument value not derivable from anything the agent observed",
     tiers: &[Tier::Candidate, Tier::HardDefect],
     unit: "tool calls",
-    explanation: include_str!("docs/R3.md"),
+    explanation: include_str!("../docs/R3.md"),
 };
 
 /// Longest value quoted in a message.
@@ -326,5 +326,4 @@ fn quote(v: &Value) -> String {
 }
 
 #[cfg(test)]
-#[path = "r3_hallucinated_arg_tests.rs"]
 mod tests;

@@ -251,5 +251,4 @@ pub(crate) fn is_ascii_space(b: u8) -> bool {
 }
 
 #[cfg(test)]
-#[path = "normalize_tests.rs"]
 mod tests;

@@ -541,5 +541,4 @@ fn is_invisible(c: char) -> bool {
 }
 
 #[cfg(test)]
-#[path = "mcp_tests.rs"]
 mod tests;

@@ -275,5 +275,4 @@ pub(super) fn args_mode(
 }
 
 #[cfg(test)]
-#[path = "parse_tests.rs"]
 mod tests;

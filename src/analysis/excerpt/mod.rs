@@ -117,5 +117,4 @@ impl std::fmt::Write for Excerpt {
 }
 
 #[cfg(test)]
-#[path = "excerpt_tests.rs"]
 mod tests;

@@ -553,5 +553,4 @@ fn one_line(s: &str) -> String {
 }
 
 #[cfg(test)]
-#[path = "file_tests.rs"]
 mod tests;

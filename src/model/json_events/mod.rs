@@ -518,5 +518,4 @@ impl<'de> Visitor<'de> for Key<'_> {
 }
 
 #[cfg(test)]
-#[path = "json_events_tests.rs"]
 mod tests;
