@@ -3,27 +3,16 @@
 //! Lines record by record, and hands each adapter its body. Adapters never see rules, sources or
 //! reports; a problem with one record is an `InputIssue`, and the rest is still read.
 
-pub mod agent;
-pub mod args;
-pub mod assemble;
 pub mod atif;
-pub mod chat;
 pub mod claude;
 pub mod cline;
-pub mod clock;
 pub mod codex;
-pub mod content;
+pub mod common;
 pub mod copilot;
-pub mod cursor;
 pub mod dataset;
-mod detect;
-pub mod empty;
-mod file;
-mod format;
 pub mod gemini;
-pub mod history;
+pub mod input;
 pub mod inspect;
-pub mod json_pos;
 pub mod langfuse;
 pub mod langsmith;
 pub mod miniswe;
@@ -31,11 +20,6 @@ pub mod native;
 pub mod openai;
 pub mod openhands;
 pub mod otel;
-pub mod raw;
-mod read;
-pub mod record;
-#[cfg(test)]
-mod snapshot;
 pub mod sweagent;
 #[cfg(test)]
 mod testing;
@@ -43,12 +27,12 @@ mod testing;
 use crate::finding::InputIssue;
 use crate::model::{InputRef, Trace};
 
-use json_pos::Line;
+use common::json_pos::{self, Line};
 
-pub use detect::{Container, Head, detect};
-pub use file::{parse_bytes, parse_file};
-pub use format::InputFormat;
-pub use read::{EMPTY_FILE, Limits, ReadOptions, ReadOutcome, parse_reader};
+pub use input::detect::{Container, Head, detect};
+pub use input::file::{parse_bytes, parse_file};
+pub use input::format::InputFormat;
+pub use input::read::{EMPTY_FILE, Limits, ReadOptions, ReadOutcome, parse_reader};
 
 /// Where an adapter sends what it reads: traces (one at a time, so JSON Lines can stream) and
 /// input issues.
@@ -156,7 +140,7 @@ fn openhands_lines(lines: Vec<Result<Line, InputIssue>>, input: &InputRef, out: 
             }
             Ok(line) => match serde_json::from_str::<&serde_json::value::RawValue>(&line.text) {
                 Ok(raw) => {
-                    let cur = cursor::Cursor::record(&line.text, line.number);
+                    let cur = common::cursor::Cursor::record(&line.text, line.number);
                     openhands::event(raw, &cur, String::new(), &mut calls, &mut trace);
                 }
                 Err(e) => {

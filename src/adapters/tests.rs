@@ -1,4 +1,4 @@
-use super::*;
+use crate::adapters::*;
 
 #[test]
 fn jsonl_with_a_broken_middle_line() {

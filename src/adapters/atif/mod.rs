@@ -19,11 +19,11 @@ use crate::model::{
     StepKind, StepMeta, ToolCall, ToolResult, ToolSpec, Trace,
 };
 
-use super::Emit;
-use super::args;
-use super::cursor::{Cursor, child, each_top_value, object_or_issue};
-use super::json_pos::{Line, each_record};
-use super::raw::{self, Members};
+use crate::adapters::Emit;
+use crate::adapters::common::args;
+use crate::adapters::common::cursor::{Cursor, child, each_top_value, object_or_issue};
+use crate::adapters::common::json_pos::{Line, each_record};
+use crate::adapters::common::raw::{self, Members};
 
 /// Where the schemas a trajectory carries are said to come from.
 const SCHEMA_SOURCE: &str = "embedded in the trajectory (ATIF `agent.tool_definitions`)";
@@ -105,7 +105,7 @@ fn trajectory(
 fn agent_facts(agent: &Members<'_>, trace: &mut Trace) {
     if let Some(Value::Array(defs)) = raw::value(agent, "tool_definitions") {
         for def in defs {
-            let Some((name, schema, _)) = super::openai::conv::tool_definition(def, false) else {
+            let Some((name, schema, _)) = crate::adapters::openai::conv::tool_definition(def, false) else {
                 continue;
             };
             if !trace.embedded_tools.iter().any(|t| t.name == name) {
@@ -156,7 +156,7 @@ fn read_step(raw: &RawValue, cur: &Cursor<'_>, ptr: &str, trace: &mut Trace) {
     };
     let copied = matches!(raw::value(&s, "is_copied_context"), Some(Value::Bool(true)));
     let text = raw::value(&s, "message")
-        .map(|v| super::content::text_of(Some(&v)))
+        .map(|v| crate::adapters::common::content::text_of(Some(&v)))
         .unwrap_or_default();
     if !text.trim().is_empty() {
         let at = cur.step(raw, &["\"message\""], ptr.to_owned());
@@ -179,7 +179,7 @@ fn read_step(raw: &RawValue, cur: &Cursor<'_>, ptr: &str, trace: &mut Trace) {
         // Context restated after a summary: what it says was observed, nothing ran again.
         for r in &results {
             if let Some(c) = raw::object(r).and_then(|m| raw::value(&m, "content")) {
-                let content = super::content::text_of(Some(&c));
+                let content = crate::adapters::common::content::text_of(Some(&c));
                 if !content.trim().is_empty() {
                     let at = cur.at(r, ptr.to_owned());
                     trace.push(
@@ -229,7 +229,7 @@ fn read_step(raw: &RawValue, cur: &Cursor<'_>, ptr: &str, trace: &mut Trace) {
         let call_id = raw::id(&res, "source_call_id").or_else(|| last_call.clone());
         let content = match raw::value(&res, "content") {
             Some(Value::Array(parts)) => {
-                Value::String(super::content::text_of(Some(&Value::Array(parts))))
+                Value::String(crate::adapters::common::content::text_of(Some(&Value::Array(parts))))
             }
             Some(v) => v,
             None => Value::Null,

@@ -16,10 +16,10 @@ use serde_json::value::RawValue;
 use crate::finding::InputIssue;
 use crate::model::{InputRef, LineIndex, Role};
 
-use super::content::{self, Collected};
-use super::cursor::{Cursor, child};
-use super::json_pos::{Line, error_message, error_position};
-use super::{Emit, openai};
+use crate::adapters::common::content::{self, Collected};
+use crate::adapters::common::cursor::{Cursor, child};
+use crate::adapters::common::json_pos::{Line, error_message, error_position};
+use crate::adapters::{Emit, openai};
 
 pub use newer::{SERVER_TOOLS_SOURCE, companion};
 #[cfg_attr(not(any(test, feature = "__internal")), allow(unused_imports))] // used by tests only

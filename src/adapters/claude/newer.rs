@@ -13,8 +13,8 @@ use serde_json::Value;
 
 use crate::model::{InputRef, SchemaSource, StepKind, ToolSpec, Trace};
 
-use super::super::Emit;
-use super::super::content::Collected;
+use crate::adapters::Emit;
+use crate::adapters::common::content::Collected;
 
 /// Where the names of the server tools a session called are said to come from.
 pub const SERVER_TOOLS_SOURCE: &str = "embedded in the trace (a server tool the model's API ran)";

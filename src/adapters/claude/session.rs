@@ -14,8 +14,8 @@ use serde_json::value::RawValue;
 use crate::finding::InputIssue;
 use crate::model::{ContextKind, InputRef, Location, SchemaSource, StepKind, ToolSpec, Trace};
 
-use super::super::Emit;
-use super::super::content::{Collected, Item};
+use crate::adapters::Emit;
+use crate::adapters::common::content::{Collected, Item};
 use super::Record;
 
 /// The attribute that marks a trace read only from `agent_progress` mirror lines.

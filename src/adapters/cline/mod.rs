@@ -19,10 +19,10 @@ use serde_json::value::RawValue;
 use crate::finding::InputIssue;
 use crate::model::{ContextKind, InputRef};
 
-use super::Emit;
-use super::agent::{self, Session};
-use super::cursor::{Cursor, child};
-use super::json_pos::Line;
+use crate::adapters::Emit;
+use crate::adapters::common::agent::{self, Session};
+use crate::adapters::common::cursor::{Cursor, child};
+use crate::adapters::common::json_pos::Line;
 
 /// How strongly a record looks like a Cline record.
 pub fn sniff(record: &Value) -> u8 {

@@ -10,10 +10,10 @@ use crate::model::{
     ContextKind, InputRef, Message, ResultStatus, Role, StepKind, StepMeta, ToolResult,
 };
 
-use super::super::Emit;
-use super::super::agent::{Records, Session};
-use super::super::content::{self, Collected};
-use super::super::cursor::{Cursor, child};
+use crate::adapters::Emit;
+use crate::adapters::common::agent::{Records, Session};
+use crate::adapters::common::content::{self, Collected};
+use crate::adapters::common::cursor::{Cursor, child};
 
 /// Reads one Cline conversation.
 pub(crate) struct Reader<'i> {

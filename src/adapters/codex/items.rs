@@ -14,10 +14,10 @@ use serde_json::value::RawValue;
 
 use crate::model::{Args, CallOrigin, ResultStatus, Role, StepKind, ToolCall, ToolResult};
 
-use super::super::agent::{Session, Verdict};
-use super::super::content::{self, Collected, id_of};
-use super::super::cursor::{Cursor, child};
-use super::super::openai::chat;
+use crate::adapters::common::agent::{Session, Verdict};
+use crate::adapters::common::content::{self, Collected, id_of};
+use crate::adapters::common::cursor::{Cursor, child};
+use crate::adapters::openai::chat;
 
 /// A `response_item` payload's fields read here.
 #[derive(Deserialize)]

@@ -18,11 +18,11 @@ use serde_json::value::RawValue;
 use crate::finding::InputIssue;
 use crate::model::{ContextKind, InputRef, StepMeta};
 
-use super::Emit;
-use super::agent::{self, Session};
-use super::content::Collected;
-use super::cursor::{Cursor, child};
-use super::json_pos::{Line, error_message};
+use crate::adapters::Emit;
+use crate::adapters::common::agent::{self, Session};
+use crate::adapters::common::content::Collected;
+use crate::adapters::common::cursor::{Cursor, child};
+use crate::adapters::common::json_pos::{Line, error_message};
 
 /// `Trace::attributes` key: the Codex CLI version the session records.
 pub const ATTR_CLI_VERSION: &str = "codex_cli_version";

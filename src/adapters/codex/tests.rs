@@ -159,7 +159,7 @@ fn mcp_end_events_give_a_verdict_and_stand_for_unrecorded_calls() {
     let (format, parsed) = parse_bytes(text.as_bytes(), "r.jsonl", None);
     assert_eq!(format, Some(InputFormat::Codex));
     let t = &parsed.traces[0];
-    insta::assert_snapshot!(crate::adapters::snapshot::render(&parsed.traces, &parsed.issues), @r#"
+    insta::assert_snapshot!(crate::adapters::testing::snapshot::render(&parsed.traces, &parsed.issues), @r#"
     trace s (4 steps, 2 calls)
       attribute agent = codex
       attribute codex_cli_version = 0.60.0

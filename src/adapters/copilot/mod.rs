@@ -17,11 +17,11 @@ use crate::model::{
     ToolCall, ToolResult,
 };
 
-use super::Emit;
-use super::agent::{self, Records, Session};
-use super::content::{self, Collected, id_of};
-use super::cursor::{Cursor, child};
-use super::json_pos::Line;
+use crate::adapters::Emit;
+use crate::adapters::common::agent::{self, Records, Session};
+use crate::adapters::common::content::{self, Collected, id_of};
+use crate::adapters::common::cursor::{Cursor, child};
+use crate::adapters::common::json_pos::Line;
 
 /// Event types a session's lines have (the ones read, and a few always present).
 const EVENT_TYPES: &[&str] = &[
@@ -271,7 +271,7 @@ impl<'i> Reader<'i> {
                 self.requested.insert(id.clone());
             }
             let (args, raw_args) = match req.arguments {
-                Some(Value::String(s)) => (super::args::from_text(&s), Some(s)),
+                Some(Value::String(s)) => (crate::adapters::common::args::from_text(&s), Some(s)),
                 Some(v @ Value::Object(_)) => (Args::Known(v), None),
                 other => (content::args_owned(other), None),
             };

@@ -13,11 +13,11 @@ use serde_json::value::RawValue;
 use crate::finding::InputIssue;
 use crate::model::{InputRef, SchemaSource, StepMeta, ToolSpec, Trace};
 
-use super::Emit;
-use super::cursor::{Cursor, child, each_top_value, object_or_issue};
-use super::history::History;
-use super::json_pos::{Line, each_record};
-use super::raw::{self, Members};
+use crate::adapters::Emit;
+use crate::adapters::common::cursor::{Cursor, child, each_top_value, object_or_issue};
+use crate::adapters::common::history::History;
+use crate::adapters::common::json_pos::{Line, each_record};
+use crate::adapters::common::raw::{self, Members};
 
 /// Where the schemas a row carries are said to come from.
 const SCHEMA_SOURCE: &str = "embedded in the dataset row (`tools`)";
@@ -105,7 +105,7 @@ fn row(
             _ => Vec::new(),
         };
         for d in defs {
-            if let Some((name, schema, _)) = super::openai::conv::tool_definition(d, false)
+            if let Some((name, schema, _)) = crate::adapters::openai::conv::tool_definition(d, false)
                 && !trace.embedded_tools.iter().any(|t| t.name == name)
             {
                 let source = SchemaSource(SCHEMA_SOURCE.to_owned());
@@ -127,7 +127,7 @@ fn row(
     }
     if m.contains_key("history") && !m.contains_key("messages") {
         let events = raw::list(&m, "history");
-        super::openhands::read_events(&events, cur, &child(ptr, "history"), &mut trace);
+        crate::adapters::openhands::read_events(&events, cur, &child(ptr, "history"), &mut trace);
         out.trace(trace);
         return;
     }

@@ -11,9 +11,9 @@ use crate::model::{
     CallOrigin, ContextKind, Message, ResultStatus, Role, StepKind, StepMeta, ToolCall, ToolResult,
 };
 
-use super::super::agent::Session;
-use super::super::content::{self, Collected, id_of};
-use super::super::cursor::{Cursor, child};
+use crate::adapters::common::agent::Session;
+use crate::adapters::common::content::{self, Collected, id_of};
+use crate::adapters::common::cursor::{Cursor, child};
 
 #[derive(Deserialize)]
 struct Msg<'a> {
@@ -170,7 +170,7 @@ fn read_content(
         }
         got.items.insert(
             0,
-            super::super::content::Item::new(StepKind::Message(Message { role, content: t }), at),
+            crate::adapters::common::content::Item::new(StepKind::Message(Message { role, content: t }), at),
         );
     }
 }
@@ -242,7 +242,7 @@ fn read_call(raw: &RawValue, cur: &Cursor<'_>, ptr: &str, got: &mut Collected) {
     let mut result = ToolResult::new(call_id, content, status);
     result.content_recorded = recorded;
     result.error = error;
-    let mut item = super::super::content::Item::new(StepKind::ToolResult(result), result_at);
+    let mut item = crate::adapters::common::content::Item::new(StepKind::ToolResult(result), result_at);
     item.meta.timestamp = call.timestamp;
     got.items.push(item);
 }

@@ -21,11 +21,11 @@ use serde_json::value::RawValue;
 use crate::finding::InputIssue;
 use crate::model::{ContextKind, InputRef};
 
-use super::Emit;
-use super::agent::{self, Session};
-use super::content::Item;
-use super::cursor::{Cursor, child};
-use super::json_pos::{Line, error_message};
+use crate::adapters::Emit;
+use crate::adapters::common::agent::{self, Session};
+use crate::adapters::common::content::Item;
+use crate::adapters::common::cursor::{Cursor, child};
+use crate::adapters::common::json_pos::{Line, error_message};
 
 /// `Trace::attributes` key: when the session started (the CLI records no version; the
 /// built-in schemas of the release current then are used).

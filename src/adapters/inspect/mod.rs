@@ -13,10 +13,10 @@ use serde_json::value::RawValue;
 use crate::finding::InputIssue;
 use crate::model::{InputRef, LineIndex};
 
-use super::Emit;
-use super::cursor::{Cursor, child};
-use super::json_pos::{Line, each_record, json_issue};
-use super::raw;
+use crate::adapters::Emit;
+use crate::adapters::common::cursor::{Cursor, child};
+use crate::adapters::common::json_pos::{Line, each_record, json_issue};
+use crate::adapters::common::raw;
 
 pub use zip::{is_zip, parse_zip};
 

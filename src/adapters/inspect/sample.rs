@@ -22,11 +22,11 @@ use crate::model::{
     ToolCall, ToolResult, ToolSpec, Trace,
 };
 
-use super::super::Emit;
-use super::super::args;
-use super::super::content::Item;
-use super::super::cursor::{Cursor, child, object_or_issue};
-use super::super::raw::{self, Members};
+use crate::adapters::Emit;
+use crate::adapters::common::args;
+use crate::adapters::common::content::Item;
+use crate::adapters::common::cursor::{Cursor, child, object_or_issue};
+use crate::adapters::common::raw::{self, Members};
 
 /// Where the schemas a log carries are said to come from.
 const SCHEMA_SOURCE: &str = "embedded in the log (Inspect model event `tools`)";
@@ -362,7 +362,7 @@ fn message_text(v: &Value) -> String {
             })
             .collect::<Vec<_>>()
             .join("\n"),
-        other => super::super::content::text_of(Some(other)),
+        other => crate::adapters::common::content::text_of(Some(other)),
     }
 }
 

@@ -9,9 +9,9 @@ use std::io::{Read, Seek};
 use crate::finding::InputIssue;
 use crate::model::{InputRef, LineIndex};
 
-use super::super::cursor::Cursor;
-use super::super::json_pos::{error_message, error_position};
-use super::super::{Emit, Limits};
+use crate::adapters::common::cursor::Cursor;
+use crate::adapters::common::json_pos::{error_message, error_position};
+use crate::adapters::{Emit, Limits};
 use super::sample;
 
 /// Most members an archive may list.

@@ -17,11 +17,11 @@ use serde_json::{Map, Value};
 use crate::finding::InputIssue;
 use crate::model::{InputRef, LineIndex, Location, ResultStatus, StepMeta, ToolResult, Trace};
 
-use super::assemble::{LlmUnit, ToolUnit, Unanswered, Unit, assemble};
-use super::chat::{self, Conversation, Side, ToolDef, decode_json_string, str_of};
-use super::json_pos::{Line, error_message, error_position, locate};
-use super::record::{Envelopes, record_args, record_result};
-use super::{Emit, clock};
+use crate::adapters::common::assemble::{LlmUnit, ToolUnit, Unanswered, Unit, assemble};
+use crate::adapters::common::chat::{self, Conversation, Side, ToolDef, decode_json_string, str_of};
+use crate::adapters::common::json_pos::{Line, error_message, error_position, locate};
+use crate::adapters::common::record::{Envelopes, record_args, record_result};
+use crate::adapters::{Emit, common::clock};
 
 /// Does this record look like a Langfuse trace export?
 pub fn sniff(record: &Value) -> u8 {
@@ -77,7 +77,7 @@ pub fn parse_lines(
     input: &InputRef,
     out: &mut dyn Emit,
 ) {
-    super::json_pos::each_record(lines, &input.path, out, |raw, line, out| {
+    crate::adapters::common::json_pos::each_record(lines, &input.path, out, |raw, line, out| {
         let index = LineIndex::starting_at(&line.text, line.number);
         let id = format!("{}:{}", input.path, line.number);
         parse_export(&line.text, &index, raw, "", &id, input, out);

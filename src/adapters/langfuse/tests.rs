@@ -11,9 +11,9 @@ use std::path::Path;
 use serde_json::{Value, json};
 
 use super::*;
-use crate::adapters::assemble::effective_role;
-use crate::adapters::chat::ChatMessage;
-use crate::adapters::{InputFormat, Parsed, parse_bytes, snapshot};
+use crate::adapters::common::assemble::effective_role;
+use crate::adapters::common::chat::ChatMessage;
+use crate::adapters::{InputFormat, Parsed, parse_bytes, testing::snapshot};
 use crate::model::{Args, CallOrigin, ResultStatus, Role, StepKind};
 
 /// The real exports live in the shared fixtures (MIT, Langfuse's own test corpus).

@@ -14,13 +14,13 @@ use serde_json::value::RawValue;
 use crate::finding::InputIssue;
 use crate::model::{InputRef, ResultStatus, StepMeta, ToolResult, Trace};
 
-use super::Emit;
-use super::assemble::{LlmUnit, ToolUnit, Unanswered, Unit, assemble};
-use super::chat::{self, Side, ToolDef};
-use super::cursor::{Cursor, child, each_top_value};
-use super::json_pos::{Line, each_record};
-use super::raw;
-use super::record::{Envelopes, record_args, record_result};
+use crate::adapters::Emit;
+use crate::adapters::common::assemble::{LlmUnit, ToolUnit, Unanswered, Unit, assemble};
+use crate::adapters::common::chat::{self, Side, ToolDef};
+use crate::adapters::common::cursor::{Cursor, child, each_top_value};
+use crate::adapters::common::json_pos::{Line, each_record};
+use crate::adapters::common::raw;
+use crate::adapters::common::record::{Envelopes, record_args, record_result};
 
 /// Deepest nesting of child runs read.
 const MAX_DEPTH: usize = 64;

@@ -14,11 +14,11 @@ use serde_json::value::RawValue;
 use crate::finding::InputIssue;
 use crate::model::{InputRef, LineIndex, Trace};
 
-use super::Emit;
-use super::cursor::{Cursor, child};
-use super::history::History;
-use super::json_pos::{Line, each_record, json_issue};
-use super::raw;
+use crate::adapters::Emit;
+use crate::adapters::common::cursor::{Cursor, child};
+use crate::adapters::common::history::History;
+use crate::adapters::common::json_pos::{Line, each_record, json_issue};
+use crate::adapters::common::raw;
 
 /// The fences mini-swe-agent reads an action from.
 const FENCES: &[&str] = &["```mswea_bash_command", "```bash"];

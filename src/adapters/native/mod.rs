@@ -12,8 +12,8 @@ use serde_json::value::RawValue;
 use crate::finding::InputIssue;
 use crate::model::{InputRef, LineIndex, Location, Trace};
 
-use super::json_pos::{Line, error_message, error_position};
-use super::{Emit, Parsed};
+use crate::adapters::common::json_pos::{Line, error_message, error_position};
+use crate::adapters::{Emit, Parsed};
 use trace::{build_trace, parse_trace};
 
 /// Does this record look like a native trace? (`steps` list of typed steps.)

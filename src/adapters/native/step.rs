@@ -8,8 +8,8 @@ use crate::model::{
     CallOrigin, Message, ResultStatus, Role, StepKind, StepMeta, ToolCall, ToolResult,
 };
 
-use super::super::args;
-use super::super::json_pos::error_message;
+use crate::adapters::common::args;
+use crate::adapters::common::json_pos::error_message;
 
 /// Where a native call's own `schema` comes from, in reports.
 pub(super) const NATIVE_SCHEMA_SOURCE: &str = "embedded in the trace (native `tool_call.schema`)";

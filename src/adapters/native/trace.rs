@@ -7,8 +7,8 @@ use serde_json::value::RawValue;
 use crate::finding::InputIssue;
 use crate::model::{InputRef, LineIndex, Location, StepKind, Trace};
 
-use super::super::Emit;
-use super::super::json_pos::{error_message, locate};
+use crate::adapters::Emit;
+use crate::adapters::common::json_pos::{error_message, locate};
 use super::step::{NATIVE_SCHEMA_SOURCE, parse_step};
 use super::{ATTR_CONTINUES, RawTrace, Steps};
 

@@ -12,10 +12,10 @@ use serde_json::value::RawValue;
 
 use crate::model::{Args, CallOrigin, ResultStatus, Role, StepKind, ToolCall, ToolResult};
 
-use super::super::args;
-use super::super::content::{self, Collected, id_of};
-use super::super::cursor::{Cursor, child};
-use super::super::json_pos::error_message;
+use crate::adapters::common::args;
+use crate::adapters::common::content::{self, Collected, id_of};
+use crate::adapters::common::cursor::{Cursor, child};
+use crate::adapters::common::json_pos::error_message;
 
 /// Pending legacy calls waiting for their `role:"function"` result.
 #[derive(Debug, Default)]

@@ -10,8 +10,8 @@ use serde_json::value::RawValue;
 
 use crate::model::{InputRef, Role, SchemaSource, StepKind, ToolSpec, Trace};
 
-use super::super::content::{self, Collected, Problem};
-use super::super::cursor::Cursor;
+use crate::adapters::common::content::{self, Collected, Problem};
+use crate::adapters::common::cursor::Cursor;
 use super::chat::Legacy;
 use super::responses;
 

@@ -20,9 +20,9 @@ use serde_json::value::RawValue;
 use crate::finding::InputIssue;
 use crate::model::{InputRef, LineIndex};
 
-use super::Emit;
-use super::cursor::{Cursor, child};
-use super::json_pos::{Line, error_message, error_position};
+use crate::adapters::Emit;
+use crate::adapters::common::cursor::{Cursor, child};
+use crate::adapters::common::json_pos::{Line, error_message, error_position};
 
 use reader::Reader;
 

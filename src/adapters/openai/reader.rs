@@ -7,9 +7,9 @@ use serde_json::value::RawValue;
 use crate::finding::InputIssue;
 use crate::model::InputRef;
 
-use super::super::Emit;
-use super::super::content::Problem;
-use super::super::cursor::{Cursor, child};
+use crate::adapters::Emit;
+use crate::adapters::common::content::Problem;
+use crate::adapters::common::cursor::{Cursor, child};
 use super::BFCL;
 use super::body::{Body, failure, http_status};
 use super::conv::{Conv, Entry};

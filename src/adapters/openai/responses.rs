@@ -9,8 +9,8 @@ use serde_json::value::RawValue;
 
 use crate::model::{Args, CallOrigin, ResultStatus, StepKind, ToolCall, ToolResult};
 
-use super::super::content::{self, Collected, id_of};
-use super::super::cursor::Cursor;
+use crate::adapters::common::content::{self, Collected, id_of};
+use crate::adapters::common::cursor::Cursor;
 use super::chat::{self, Legacy};
 
 /// Item types this reader turns into steps.

@@ -405,12 +405,12 @@ fn detection_picks_the_right_reader_for_every_fixture() {
     for folder in ["langfuse", "otel-genai", "otel-openinference"] {
         for path in real_files(folder) {
             let text = std::fs::read_to_string(&path).unwrap();
-            let records: Vec<Value> = match crate::adapters::json_pos::skim(&text, 5) {
+            let records: Vec<Value> = match crate::adapters::common::json_pos::skim(&text, 5) {
                 Ok(Value::Array(items)) => items,
                 Ok(other) => vec![other],
                 Err(_) => text
                     .lines()
-                    .filter_map(|l| crate::adapters::json_pos::skim(l, 4).ok())
+                    .filter_map(|l| crate::adapters::common::json_pos::skim(l, 4).ok())
                     .collect(),
             };
             for r in &records {

@@ -18,11 +18,11 @@ use crate::model::{
     StepMeta, ToolCall, ToolResult, ToolSpec, Trace,
 };
 
-use super::Emit;
-use super::args;
-use super::cursor::{Cursor, child};
-use super::json_pos::json_issue;
-use super::raw::{self, Members};
+use crate::adapters::Emit;
+use crate::adapters::common::args;
+use crate::adapters::common::cursor::{Cursor, child};
+use crate::adapters::common::json_pos::json_issue;
+use crate::adapters::common::raw::{self, Members};
 
 /// Where the schemas a trajectory carries are said to come from.
 const SCHEMA_SOURCE: &str = "embedded in the trajectory (OpenHands system event `tools`)";
@@ -134,7 +134,7 @@ fn action_event(
     {
         {
             for t in tools {
-                if let Some((name, schema, _)) = super::openai::conv::tool_definition(t, false)
+                if let Some((name, schema, _)) = crate::adapters::openai::conv::tool_definition(t, false)
                     && !trace.embedded_tools.iter().any(|s| s.name == name)
                 {
                     let source = SchemaSource(SCHEMA_SOURCE.to_owned());

@@ -5,9 +5,9 @@
 
 use std::collections::{HashMap, HashSet};
 
-use crate::adapters::assemble::{LlmUnit, ToolUnit, Unanswered, Unit, assemble};
-use crate::adapters::chat::ToolDef;
-use crate::adapters::clock;
+use crate::adapters::common::assemble::{LlmUnit, ToolUnit, Unanswered, Unit, assemble};
+use crate::adapters::common::chat::ToolDef;
+use crate::adapters::common::clock;
 use crate::model::{Args, CallOrigin, InputRef, Location, StepKind, StepMeta, ToolResult, Trace};
 
 use super::attrs::text;

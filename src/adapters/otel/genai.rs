@@ -6,7 +6,7 @@
 
 use serde_json::Value;
 
-use crate::adapters::chat::{self, ChatMessage, Conversation, Side, ToolDef, decode_json_string};
+use crate::adapters::common::chat::{self, ChatMessage, Conversation, Side, ToolDef, decode_json_string};
 use crate::model::Role;
 
 use super::attrs::Attrs;

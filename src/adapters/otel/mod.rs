@@ -28,8 +28,8 @@ use serde_json::Value;
 use crate::finding::InputIssue;
 use crate::model::{InputRef, Trace};
 
-use super::json_pos::Line;
-use super::{Emit, Limits};
+use crate::adapters::common::json_pos::Line;
+use crate::adapters::{Emit, Limits};
 use scan::{Found, Layout, RecordRef};
 
 pub use build::{TRACE_ID, merge};
@@ -233,7 +233,7 @@ pub fn parse_seekable<R: Read + Seek>(
     let layout = match first_line_is_a_record(&mut file, limits.max_record) {
         Ok(Some(l)) => l,
         Ok(None) => {
-            return out.issue(InputIssue::file(&input.path, super::EMPTY_FILE));
+            return out.issue(InputIssue::file(&input.path, crate::adapters::EMPTY_FILE));
         }
         Err(e) => return fail(e, out),
     };

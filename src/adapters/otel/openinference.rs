@@ -9,7 +9,7 @@ use std::collections::BTreeMap;
 
 use serde_json::{Map, Value};
 
-use crate::adapters::chat::{self, ChatMessage, Side, ToolDef, decode_json_string};
+use crate::adapters::common::chat::{self, ChatMessage, Side, ToolDef, decode_json_string};
 
 use super::attrs::{Attrs, indexed, sub_indexed, unflatten};
 

@@ -7,8 +7,8 @@
 
 use serde_json::Value;
 
-use crate::adapters::chat::{self, ChatMessage, Side, ToolDef, str_of};
-use crate::adapters::record::{Envelopes, RecordedResult, record_args, record_result};
+use crate::adapters::common::chat::{self, ChatMessage, Side, ToolDef, str_of};
+use crate::adapters::common::record::{Envelopes, RecordedResult, record_args, record_result};
 use crate::model::{Args, ResultStatus};
 
 use super::attrs::text;

@@ -12,7 +12,7 @@ use serde_json::json;
 
 use super::*;
 use crate::adapters::Limits;
-use crate::adapters::{InputFormat, Parsed, parse_bytes, snapshot};
+use crate::adapters::{InputFormat, Parsed, parse_bytes, testing::snapshot};
 use crate::model::{Args, CallOrigin, ResultStatus};
 
 /// OpenInference files (Phoenix ones are ELv2: read here, never copied into the repo).

@@ -13,11 +13,11 @@ use serde_json::value::RawValue;
 use crate::finding::InputIssue;
 use crate::model::{InputRef, Trace};
 
-use super::Emit;
-use super::cursor::{Cursor, child, each_top_value, object_or_issue};
-use super::history::History;
-use super::json_pos::{Line, each_record};
-use super::raw::{self, Members};
+use crate::adapters::Emit;
+use crate::adapters::common::cursor::{Cursor, child, each_top_value, object_or_issue};
+use crate::adapters::common::history::History;
+use crate::adapters::common::json_pos::{Line, each_record};
+use crate::adapters::common::raw::{self, Members};
 
 /// Does this record look like a SWE-agent trajectory?
 pub fn sniff(record: &Value) -> u8 {
@@ -75,7 +75,7 @@ pub fn read(
 /// `submit`).
 fn action_call(action: &str, content: Option<&str>) -> (String, Value) {
     if let Some(text) = content {
-        if let Some(call) = super::dataset::markup_calls(text).into_iter().next() {
+        if let Some(call) = crate::adapters::dataset::markup_calls(text).into_iter().next() {
             return call;
         }
         if let Some(name) = markup_name(text) {

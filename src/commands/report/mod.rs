@@ -10,7 +10,7 @@ use std::collections::{BTreeMap, BTreeSet};
 
 use anyhow::{Context, bail};
 
-use crate::adapters::json_pos::LineReader;
+use crate::adapters::common::json_pos::LineReader;
 use crate::cli::{FailOn, ReportArgs};
 use crate::exit::ExitStatus;
 use crate::finding::{Finding, InputIssue, RuleMeta, Suppression, Tier};

@@ -221,7 +221,7 @@ impl Shards {
     /// Read one shard's text; `path` names it in errors.
     pub(crate) fn read(
         &mut self,
-        lines: impl Iterator<Item = Result<crate::adapters::json_pos::Line, InputIssue>>,
+        lines: impl Iterator<Item = Result<crate::adapters::common::json_pos::Line, InputIssue>>,
         path: &str,
         rules: &[&'static RuleMeta],
     ) {
@@ -267,7 +267,7 @@ impl Shards {
         let line: Line = serde_json::from_str(text).map_err(|e| {
             format!(
                 "not a tracelint JSON Lines record: {}",
-                crate::adapters::json_pos::error_message(&e)
+                crate::adapters::common::json_pos::error_message(&e)
             )
         })?;
         if line.version != 1 || line.tool.name != "tracelint" {

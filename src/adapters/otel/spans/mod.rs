@@ -17,7 +17,7 @@ use serde_json::{Map, Value};
 use crate::model::Location;
 
 use super::attrs::{self, Attrs};
-use crate::adapters::clock;
+use crate::adapters::common::clock;
 
 /// A span's status.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
@@ -117,7 +117,7 @@ fn read_text(
             column,
             message: format!(
                 "invalid span: {}",
-                crate::adapters::json_pos::error_message(&e)
+                crate::adapters::common::json_pos::error_message(&e)
             ),
         }
     })?;

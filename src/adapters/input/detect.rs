@@ -4,7 +4,7 @@
 
 use serde_json::Value;
 
-use super::{InputFormat, claude, cline, openai};
+use crate::adapters::{InputFormat, claude, cline, openai};
 
 /// How the input is laid out.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -9,8 +9,8 @@ use serde_json::{Map, Value};
 
 use crate::model::{Args, ResultStatus};
 
-use super::args;
-use super::chat::{decode_json_string, str_of};
+use crate::adapters::common::args;
+use crate::adapters::common::chat::{decode_json_string, str_of};
 
 /// How a record wraps its arguments.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]

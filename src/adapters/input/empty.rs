@@ -12,8 +12,8 @@ use regex::bytes::{Regex, RegexBuilder};
 use crate::finding::InputIssue;
 use crate::model::{Role, Trace};
 
-use super::json_pos::Line;
-use super::{Emit, InputFormat, json_pos};
+use crate::adapters::common::json_pos::Line;
+use crate::adapters::{Emit, InputFormat, common::json_pos};
 
 /// A key or value that only a record holding a tool call (or a tool's result, which answers
 /// one) has. Lists and objects must be non-empty (`"tool_calls": []` holds none).
@@ -281,14 +281,14 @@ mod tests {
         for (path, format, key) in cases {
             let text = std::fs::read_to_string(&path).unwrap();
             let name = path.display().to_string();
-            let (_, read) = super::super::parse_bytes(text.as_bytes(), &name, Some(format));
+            let (_, read) = crate::adapters::parse_bytes(text.as_bytes(), &name, Some(format));
             assert!(
                 read.traces.iter().map(Trace::call_count).sum::<usize>() > 0,
                 "{name}"
             );
             let renamed = text.replace(key, &key.replace("tool_", "tool_x"));
             assert_ne!(renamed, text, "{name}");
-            let (_, read) = super::super::parse_bytes(renamed.as_bytes(), &name, Some(format));
+            let (_, read) = crate::adapters::parse_bytes(renamed.as_bytes(), &name, Some(format));
             // An input error (exit 3): the adapter's own (native names the unknown step type),
             // or the empty-pass guard's.
             assert_eq!(read.traces.iter().map(Trace::call_count).sum::<usize>(), 0);
@@ -306,7 +306,7 @@ mod tests {
             {"role": "tool", "tool_call_id": "a", "content": "x"},
             {"role": "tool", "tool_call_id": "b", "content": "y"}]"#;
         let (_, read) =
-            super::super::parse_bytes(text.as_bytes(), "r.json", Some(InputFormat::OpenAi));
+            crate::adapters::parse_bytes(text.as_bytes(), "r.json", Some(InputFormat::OpenAi));
         assert_eq!(read.issues.len(), 0, "{:?}", read.issues);
         assert_eq!(
             read.notes,
@@ -318,7 +318,7 @@ mod tests {
             r#"{"role": "user", "content": "go"}, {"role": "assistant", "content": "on it"},"#,
         );
         let (_, read) =
-            super::super::parse_bytes(text.as_bytes(), "r.json", Some(InputFormat::OpenAi));
+            crate::adapters::parse_bytes(text.as_bytes(), "r.json", Some(InputFormat::OpenAi));
         assert!(
             read.issues
                 .iter()

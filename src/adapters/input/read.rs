@@ -8,12 +8,10 @@ use serde_json::Value;
 use crate::finding::InputIssue;
 use crate::model::InputRef;
 
-use super::detect::{DETECT_LINES, companion, looks_like_tools};
-use super::file::read_zip;
-use super::json_pos::{Line, LineReader};
-use super::{
-    Body, Container, Emit, Head, InputFormat, cline, detect, empty, inspect, json_pos, parse_body,
-};
+use crate::adapters::input::detect::{DETECT_LINES, companion, looks_like_tools};
+use crate::adapters::input::file::read_zip;
+use crate::adapters::common::json_pos::{Line, LineReader};
+use crate::adapters::{Body, Container, Emit, Head, InputFormat, cline, common::json_pos, detect, input::empty, inspect, parse_body};
 
 /// How to read one input.
 #[derive(Debug, Clone, Copy, Default)]

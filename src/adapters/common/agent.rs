@@ -14,10 +14,10 @@ use crate::model::{
     ContextKind, InputRef, LineIndex, Location, ResultStatus, StepKind, StepMeta, Trace,
 };
 
-use super::Emit;
-use super::content::{Collected, Item};
-use super::cursor::{Cursor, child};
-use super::json_pos::{Line, error_message, error_position};
+use crate::adapters::Emit;
+use crate::adapters::common::content::{Collected, Item};
+use crate::adapters::common::cursor::{Cursor, child};
+use crate::adapters::common::json_pos::{Line, error_message, error_position};
 
 /// A reader of one session's records, driven by `read_lines` / `read_document`.
 pub trait Records {

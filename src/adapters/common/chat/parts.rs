@@ -3,7 +3,7 @@
 
 use serde_json::{Map, Value};
 
-use crate::adapters::args;
+use crate::adapters::common::args;
 use crate::model::{Args, Role};
 
 use super::{CarriedResult, ChatMessage, EmittedCall, decode_json_string};

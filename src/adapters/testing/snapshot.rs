@@ -64,7 +64,7 @@ pub(crate) fn render(traces: &[Trace], issues: &[crate::finding::InputIssue]) ->
                 }
                 StepKind::ToolResult(r) => {
                     let content = if r.content_recorded {
-                        cut(&crate::adapters::chat::value_text(&r.content))
+                        cut(&crate::adapters::common::chat::value_text(&r.content))
                     } else {
                         "(not recorded)".to_owned()
                     };

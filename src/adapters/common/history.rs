@@ -12,10 +12,10 @@ use serde_json::value::RawValue;
 
 use crate::model::{Args, CallOrigin, ResultStatus, StepKind, ToolCall, ToolResult};
 
-use super::content::{self, Collected};
-use super::cursor::Cursor;
-use super::openai::chat::{self, Legacy};
-use super::raw::{self, Members};
+use crate::adapters::common::content::{self, Collected};
+use crate::adapters::common::cursor::Cursor;
+use crate::adapters::openai::chat::{self, Legacy};
+use crate::adapters::common::raw::{self, Members};
 
 /// Reads one history into items.
 pub struct History<'c, 't> {
@@ -142,7 +142,7 @@ impl History<'_, '_> {
         self,
         trace: &mut crate::model::Trace,
         path: &str,
-        out: &mut dyn super::Emit,
+        out: &mut dyn crate::adapters::Emit,
         said: impl FnOnce(&str) -> String,
     ) {
         if self.text_calls > 0 {

@@ -51,7 +51,7 @@ pub fn from_owned(value: Option<Value>) -> Args {
 /// The parser's reason, positioned inside the emitted text ("at column 16 of the emitted
 /// arguments").
 fn malformed_reason(e: &serde_json::Error) -> String {
-    let msg = super::json_pos::error_message(e);
+    let msg = crate::adapters::common::json_pos::error_message(e);
     if e.line() <= 1 {
         format!("{msg} at column {} of the emitted arguments", e.column())
     } else {

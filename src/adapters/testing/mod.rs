@@ -4,13 +4,15 @@
 //! hold this step" check (acceptance 5 of issue 3), and the VCR cassette reader that turns a
 //! YAML recording into the JSON Lines request/response log the `openai` adapter reads.
 
+pub(crate) mod snapshot;
+
 use std::path::PathBuf;
 
 use serde_json::{Value, json};
 
 use crate::model::{Args, Pairing, ResultStatus, StepKind, Trace};
 
-use super::Parsed;
+use crate::adapters::Parsed;
 
 /// The real fixtures shared by every branch.
 pub(crate) const REAL: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../shared/fixtures/real");
@@ -76,15 +78,15 @@ pub(crate) fn assert_not_an_empty_pass(parsed: &Parsed) {
 }
 
 /// Read a file with format detection: the format, what it yielded, and its text.
-pub(crate) fn parse_path(path: &std::path::Path) -> (Option<super::InputFormat>, Parsed, String) {
+pub(crate) fn parse_path(path: &std::path::Path) -> (Option<crate::adapters::InputFormat>, Parsed, String) {
     let text = std::fs::read_to_string(path).unwrap();
     let name = path.file_name().unwrap().to_string_lossy().into_owned();
-    let (format, parsed) = super::parse_bytes(text.as_bytes(), &name, None);
+    let (format, parsed) = crate::adapters::parse_bytes(text.as_bytes(), &name, None);
     (format, parsed, text)
 }
 
 /// The repository fixture of `folder` whose path ends with `name`, read (detected as `want`).
-pub(crate) fn repo_fixture(folder: &str, name: &str, want: super::InputFormat) -> (Parsed, String) {
+pub(crate) fn repo_fixture(folder: &str, name: &str, want: crate::adapters::InputFormat) -> (Parsed, String) {
     let path = repo_real_files(folder)
         .into_iter()
         .find(|p| p.to_string_lossy().ends_with(name))
@@ -354,7 +356,7 @@ pub(crate) fn cassette_log(path: &std::path::Path) -> String {
 /// it.
 pub(crate) fn check_real_counts(
     folder: &str,
-    format: super::InputFormat,
+    format: crate::adapters::InputFormat,
     table: &[(&str, usize, usize, usize)],
 ) {
     for (name, calls, results, ok) in table {
@@ -363,7 +365,7 @@ pub(crate) fn check_real_counts(
             .join(folder)
             .join(name);
         let text = std::fs::read_to_string(path).unwrap();
-        let (f, p) = super::parse_bytes(text.as_bytes(), name, None);
+        let (f, p) = crate::adapters::parse_bytes(text.as_bytes(), name, None);
         assert_eq!(f, Some(format), "{name}");
         assert!(p.issues.is_empty(), "{name}: {:?}", p.issues);
         let c = p

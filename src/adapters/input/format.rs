@@ -2,10 +2,7 @@
 
 use serde_json::Value;
 
-use super::{
-    atif, claude, cline, codex, copilot, dataset, gemini, inspect, langfuse, langsmith, miniswe,
-    native, openai, openhands, otel, sweagent,
-};
+use crate::adapters::{atif, claude, cline, codex, copilot, dataset, gemini, inspect, langfuse, langsmith, miniswe, native, openai, openhands, otel, sweagent};
 
 /// The input formats tracelint reads.
 ///

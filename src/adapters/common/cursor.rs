@@ -10,7 +10,7 @@ use serde_json::value::RawValue;
 use crate::model::location::Columns;
 use crate::model::{LineIndex, Location};
 
-use super::json_pos::offset_in;
+use crate::adapters::common::json_pos::offset_in;
 
 /// Locates values borrowed from one record's text.
 #[derive(Clone)]
@@ -114,16 +114,16 @@ impl<'t> Cursor<'t> {
 pub fn each_top_value(
     text: &str,
     path: &str,
-    out: &mut dyn super::Emit,
-    mut each: impl FnMut(&RawValue, &Cursor<'_>, &str, &str, &mut dyn super::Emit),
+    out: &mut dyn crate::adapters::Emit,
+    mut each: impl FnMut(&RawValue, &Cursor<'_>, &str, &str, &mut dyn crate::adapters::Emit),
 ) {
     let raw: &RawValue = match serde_json::from_str(text) {
         Ok(r) => r,
-        Err(e) => return super::json_pos::json_issue(&e, 1, path, out),
+        Err(e) => return crate::adapters::common::json_pos::json_issue(&e, 1, path, out),
     };
     let index = LineIndex::new(text);
     let cur = Cursor::document(text, &index);
-    match super::raw::array(raw) {
+    match crate::adapters::common::raw::array(raw) {
         Some(items) => {
             for (i, item) in items.iter().enumerate() {
                 each(item, &cur, &child("", i), &format!("{path}[{i}]"), out);
@@ -140,9 +140,9 @@ pub fn object_or_issue<'a>(
     ptr: &str,
     path: &str,
     what: &str,
-    out: &mut dyn super::Emit,
-) -> Option<super::raw::Members<'a>> {
-    let m = super::raw::object(raw);
+    out: &mut dyn crate::adapters::Emit,
+) -> Option<crate::adapters::common::raw::Members<'a>> {
+    let m = crate::adapters::common::raw::object(raw);
     if m.is_none() {
         let at = cur.at(raw, ptr.to_owned());
         out.issue(crate::finding::InputIssue::at(

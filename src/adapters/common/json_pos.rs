@@ -33,7 +33,7 @@ pub fn error_position(err: &serde_json::Error, first_line: u32) -> (u32, u32) {
 }
 
 /// Report a JSON parse error of a text that starts at line `first_line` as an input issue.
-pub fn json_issue(e: &serde_json::Error, first_line: u32, path: &str, out: &mut dyn super::Emit) {
+pub fn json_issue(e: &serde_json::Error, first_line: u32, path: &str, out: &mut dyn crate::adapters::Emit) {
     let (line, col) = error_position(e, first_line);
     out.issue(InputIssue::at(
         path,
@@ -48,8 +48,8 @@ pub fn json_issue(e: &serde_json::Error, first_line: u32, path: &str, out: &mut 
 pub fn each_record(
     lines: &mut dyn Iterator<Item = Result<Line, InputIssue>>,
     path: &str,
-    out: &mut dyn super::Emit,
-    mut each: impl FnMut(&RawValue, &Line, &mut dyn super::Emit),
+    out: &mut dyn crate::adapters::Emit,
+    mut each: impl FnMut(&RawValue, &Line, &mut dyn crate::adapters::Emit),
 ) {
     for line in lines {
         match line {

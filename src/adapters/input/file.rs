@@ -5,7 +5,7 @@ use std::io::{BufReader, Read, Seek, SeekFrom};
 
 use crate::model::InputRef;
 
-use super::{Emit, InputFormat, Parsed, ReadOptions, ReadOutcome, inspect, otel, parse_reader};
+use crate::adapters::{Emit, InputFormat, Parsed, ReadOptions, ReadOutcome, inspect, otel, parse_reader};
 use crate::finding::InputIssue;
 
 /// Read one input file. OTel span files — read as `otel`, or recognised as OTLP JSON from their

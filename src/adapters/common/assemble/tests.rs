@@ -1,7 +1,7 @@
 //! Tests of unit assembly: joining, provenance seeding, unanswered calls.
 
 use super::*;
-use crate::adapters::chat::{CarriedResult, EmittedCall};
+use crate::adapters::common::chat::{CarriedResult, EmittedCall};
 use crate::model::InputRef;
 use serde_json::{Value, json};
 

@@ -17,8 +17,8 @@ use crate::model::{
     ToolResult,
 };
 
-use super::args;
-use super::cursor::{Cursor, child};
+use crate::adapters::common::args;
+use crate::adapters::common::cursor::{Cursor, child};
 
 /// One step read from a record, not yet placed in a trace.
 #[derive(Debug, Clone)]
@@ -123,7 +123,7 @@ pub fn read_content(
             Ok(blocks) => read_blocks(&blocks, role, cur, pointer, out),
             Err(e) => out.problem(
                 cur.at(content, pointer.to_owned()),
-                format!("unreadable content: {}", super::json_pos::error_message(&e)),
+                format!("unreadable content: {}", crate::adapters::common::json_pos::error_message(&e)),
             ),
         },
         Some(b'n') => {}
@@ -164,7 +164,7 @@ fn read_blocks(
                 // A block nested past the limit is an object too deep to read, not "not an
                 // object".
                 let why = if raw.get().starts_with('{') {
-                    format!("block {i}: {}", super::json_pos::error_message(&e))
+                    format!("block {i}: {}", crate::adapters::common::json_pos::error_message(&e))
                 } else {
                     format!("block {i} is not an object")
                 };

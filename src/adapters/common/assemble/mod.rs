@@ -12,7 +12,7 @@ use crate::model::{
     ToolResult, Trace,
 };
 
-use super::chat::ChatMessage;
+use crate::adapters::common::chat::ChatMessage;
 
 /// One model call the trace observed.
 #[derive(Debug, Clone)]
@@ -258,7 +258,7 @@ fn tool_unit(units: &[Unit], i: usize) -> Option<&ToolUnit> {
     }
 }
 
-fn model_call(units: &[Unit], (u, m, c): CallPos) -> Option<&super::chat::EmittedCall> {
+fn model_call(units: &[Unit], (u, m, c): CallPos) -> Option<&crate::adapters::common::chat::EmittedCall> {
     match units.get(u)? {
         Unit::Llm(l) => l.output.get(m)?.calls.get(c),
         Unit::Tool(_) => None,
@@ -276,7 +276,7 @@ struct Joins {
 
 fn join(units: &[Unit]) -> Joins {
     let mut joins = Joins::default();
-    let mut calls: Vec<(CallPos, &super::chat::EmittedCall)> = Vec::new();
+    let mut calls: Vec<(CallPos, &crate::adapters::common::chat::EmittedCall)> = Vec::new();
     let mut first_by_id: HashMap<&str, CallPos> = HashMap::new();
     for (u, unit) in units.iter().enumerate() {
         if let Unit::Llm(l) = unit {
@@ -317,7 +317,7 @@ fn join(units: &[Unit]) -> Joins {
             continue;
         }
         // Arguments that are not JSON never reach a tool: no record is their execution.
-        let free = |(pos, c): &&(CallPos, &super::chat::EmittedCall)| {
+        let free = |(pos, c): &&(CallPos, &crate::adapters::common::chat::EmittedCall)| {
             c.name == tool.name
                 && !joins.by_call.contains_key(pos)
                 && (c.id.is_none() || tool.call_id.is_none())
