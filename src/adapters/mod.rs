@@ -29,52 +29,13 @@ use crate::model::{InputRef, Trace};
 
 use common::json_pos::{self, Line};
 
+pub use common::body::Body;
+pub use common::emit::{Emit, Parsed};
 pub use input::detect::{Container, Head, detect};
 pub use input::file::{parse_bytes, parse_file};
 pub use input::format::InputFormat;
-pub use input::read::{EMPTY_FILE, Limits, ReadOptions, ReadOutcome, parse_reader};
-
-/// Where an adapter sends what it reads: traces (one at a time, so JSON Lines can stream) and
-/// input issues.
-pub trait Emit {
-    /// A finished trace.
-    fn trace(&mut self, trace: Trace);
-    /// A problem with the input; the adapter keeps reading.
-    fn issue(&mut self, issue: InputIssue);
-    /// A fact about the input worth a line in the report (not a problem).
-    fn note(&mut self, _note: String) {}
-}
-
-/// Everything read from one input, collected.
-#[derive(Debug, Default)]
-pub struct Parsed {
-    /// The traces, in input order.
-    pub traces: Vec<Trace>,
-    /// Problems with the input.
-    pub issues: Vec<InputIssue>,
-    /// Notes about the input.
-    pub notes: Vec<String>,
-}
-
-impl Emit for Parsed {
-    fn trace(&mut self, trace: Trace) {
-        self.traces.push(trace);
-    }
-    fn issue(&mut self, issue: InputIssue) {
-        self.issues.push(issue);
-    }
-    fn note(&mut self, note: String) {
-        self.notes.push(note);
-    }
-}
-
-/// The body an adapter reads.
-pub enum Body<'a> {
-    /// A whole JSON document.
-    Document(&'a str),
-    /// JSON Lines, streamed.
-    Lines(&'a mut dyn Iterator<Item = Result<Line, InputIssue>>),
-}
+pub use common::limits::{EMPTY_FILE, Limits};
+pub use input::read::{ReadOptions, ReadOutcome, parse_reader};
 
 /// Run one adapter over a body.
 pub fn parse_body(format: InputFormat, body: Body<'_>, input: &InputRef, out: &mut dyn Emit) {

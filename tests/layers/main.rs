@@ -18,7 +18,7 @@
 //! The file is over 400 lines because the tokenizer, the `use`-tree parser and the resolver are
 //! one small program read together; splitting it would scatter a single pass.
 
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 mod graph;
@@ -163,12 +163,12 @@ fn no_import_circles() {
     for circle in &circles {
         text.push_str(&format!("circle of {} files:\n", circle.len()));
         for file in circle {
-            let inside: BTreeSet<&String> = graph
+            let inside: Vec<String> = graph
                 .edges_from(file)
                 .filter(|(to, _)| circle.contains(to))
-                .map(|(to, _)| to)
+                .map(|(to, why)| format!("{to} ({why})"))
                 .collect();
-            text.push_str(&format!("  {file} -> {inside:?}\n"));
+            text.push_str(&format!("  {file} -> {}\n", inside.join(", ")));
         }
     }
     assert!(circles.is_empty(), "{text}");

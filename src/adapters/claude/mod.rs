@@ -8,6 +8,7 @@
 
 mod newer;
 mod session;
+mod record;
 
 use serde::Deserialize;
 use serde_json::Value;
@@ -25,6 +26,7 @@ pub use newer::{SERVER_TOOLS_SOURCE, companion};
 #[cfg_attr(not(any(test, feature = "__internal")), allow(unused_imports))] // used by tests only
 pub use session::MIRROR_ATTRIBUTE;
 use session::{Session, ThreadKey};
+use record::{Record};
 
 /// How strongly a record looks like a Claude Code / stream-json / flat event record.
 pub fn sniff(record: &Value) -> u8 {
@@ -121,63 +123,6 @@ pub fn parse_document(text: &str, input: &InputRef, out: &mut dyn Emit) {
         }
     }
     session.finish(out);
-}
-
-/// The fields of a record that say where it belongs and what it holds. Large payloads stay
-/// borrowed `RawValue`s, read only when needed.
-#[derive(Deserialize)]
-struct Record<'a> {
-    #[serde(rename = "type", default)]
-    kind: Option<String>,
-    #[serde(default)]
-    subtype: Option<String>,
-    #[serde(rename = "isSidechain", default)]
-    is_sidechain: Option<bool>,
-    #[serde(rename = "agentId", default)]
-    agent_id: Option<String>,
-    #[serde(rename = "sessionId", default)]
-    session_id: Option<String>,
-    #[serde(rename = "session_id", default)]
-    session_id_snake: Option<String>,
-    #[serde(default)]
-    uuid: Option<String>,
-    #[serde(rename = "parentUuid", default)]
-    parent_uuid: Option<String>,
-    #[serde(default)]
-    timestamp: Option<String>,
-    #[serde(default)]
-    version: Option<String>,
-    #[serde(default)]
-    claude_code_version: Option<String>,
-    /// The session's working directory, on every line (and in a stream-json `system/init`).
-    #[serde(default)]
-    cwd: Option<String>,
-    #[serde(rename = "gitBranch", default)]
-    git_branch: Option<String>,
-    #[serde(default)]
-    model: Option<String>,
-    #[serde(default, borrow)]
-    message: Option<&'a RawValue>,
-    #[serde(default, borrow)]
-    content: Option<&'a RawValue>,
-    #[serde(default, borrow)]
-    data: Option<&'a RawValue>,
-    #[serde(default)]
-    parent_tool_use_id: Option<String>,
-    #[serde(rename = "parentToolUseID", default)]
-    parent_tool_use_id_camel: Option<String>,
-    #[serde(default, borrow)]
-    tools: Option<&'a RawValue>,
-    #[serde(default)]
-    result: Option<Value>,
-    #[serde(default, borrow)]
-    tool_calls: Option<&'a RawValue>,
-    #[serde(default, borrow)]
-    function_call: Option<&'a RawValue>,
-    #[serde(default)]
-    name: Option<Value>,
-    #[serde(default, borrow)]
-    input: Option<&'a RawValue>,
 }
 
 /// An Anthropic message inside a record.

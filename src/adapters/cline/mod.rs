@@ -10,19 +10,18 @@
 //! both are structured verdicts. The metadata file alone is read through the messages file it
 //! names; `ui_messages.json` and `task_metadata.json` are companions, not conversations.
 
+mod metadata;
 mod task;
 
-use serde::Deserialize;
 use serde_json::Value;
-use serde_json::value::RawValue;
 
 use crate::finding::InputIssue;
-use crate::model::{ContextKind, InputRef};
+use crate::model::InputRef;
 
 use crate::adapters::Emit;
-use crate::adapters::common::agent::{self, Session};
-use crate::adapters::common::cursor::{Cursor, child};
+use crate::adapters::common::agent;
 use crate::adapters::common::json_pos::Line;
+use metadata::apply_metadata;
 
 /// How strongly a record looks like a Cline record.
 pub fn sniff(record: &Value) -> u8 {
@@ -170,85 +169,6 @@ fn read_bounded(path: &std::path::Path) -> std::io::Result<String> {
     Ok(text)
 }
 
-/// The SDK session's metadata fields read.
-#[derive(Deserialize, Default)]
-struct SdkMeta {
-    #[serde(default)]
-    session_id: Option<String>,
-    #[serde(default)]
-    cwd: Option<String>,
-    #[serde(default)]
-    model: Option<String>,
-    #[serde(default)]
-    provider: Option<String>,
-    #[serde(default)]
-    status: Option<String>,
-    #[serde(default)]
-    metadata: Option<Value>,
-}
-
-/// Put what an SDK session's metadata says into the session.
-fn apply_metadata(meta: &Value, session: &mut Session) -> Option<String> {
-    let m: SdkMeta = serde_json::from_value(meta.clone()).ok()?;
-    session.context(ContextKind::WorkingDirectory, m.cwd.as_deref());
-    session.attribute(crate::model::ATTR_MODEL, m.model.as_deref());
-    session.attribute("provider", m.provider.as_deref());
-    session.attribute("status", m.status.as_deref());
-    let version = m
-        .metadata
-        .as_ref()
-        .and_then(|x| x.pointer("/sessionHistoryOrigin/version"))
-        .and_then(Value::as_str);
-    session.attribute(crate::model::ATTR_AGENT_VERSION, version);
-    m.session_id
-}
-
-/// An SDK messages file's top level.
-#[derive(Deserialize)]
-struct SdkMessages<'a> {
-    #[serde(rename = "sessionId", default)]
-    session_id: Option<String>,
-    #[serde(default)]
-    agent: Option<String>,
-    #[serde(default)]
-    origin: Option<Value>,
-    #[serde(default, borrow)]
-    messages: Option<&'a RawValue>,
-    #[serde(default)]
-    system_prompt: Option<String>,
-}
-
-fn pointer_to_messages(ptr: &str) -> String {
-    child(ptr, "messages")
-}
-
 #[cfg(test)]
 mod tests;
 
-/// Read an SDK messages file's top level into `reader`; false when it is not one.
-fn sdk_messages(
-    reader: &mut task::Reader<'_>,
-    raw: &RawValue,
-    cur: &Cursor<'_>,
-    ptr: &str,
-    out: &mut dyn Emit,
-) -> bool {
-    let Ok(m) = serde_json::from_str::<SdkMessages<'_>>(raw.get()) else {
-        return false;
-    };
-    let Some(messages) = m.messages else {
-        return false;
-    };
-    reader.id = reader.id.take().or(m.session_id);
-    let s = &mut reader.session;
-    s.attribute("cline_agent", m.agent.as_deref());
-    let version = m
-        .origin
-        .as_ref()
-        .and_then(|o| o.get("version"))
-        .and_then(Value::as_str);
-    s.attribute(crate::model::ATTR_AGENT_VERSION, version);
-    s.context(ContextKind::Instructions, m.system_prompt.as_deref());
-    reader.messages(messages, cur, &pointer_to_messages(ptr), out);
-    true
-}

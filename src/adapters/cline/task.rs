@@ -225,7 +225,7 @@ impl Records for Reader<'_> {
     fn record(&mut self, raw: &RawValue, cur: &Cursor<'_>, ptr: &str, out: &mut dyn Emit) {
         if raw.get().starts_with('[') {
             self.messages(raw, cur, ptr, out);
-        } else if !super::sdk_messages(self, raw, cur, ptr, out) {
+        } else if !sdk_messages(self, raw, cur, ptr, out) {
             self.message(raw, cur, ptr, out);
         }
     }
@@ -314,6 +314,54 @@ fn request_verdict(content: &Value) -> Option<(ResultStatus, Option<String>)> {
         Some(e) => (ResultStatus::Error, Some(e)),
         None => (ResultStatus::Ok, None),
     })
+}
+
+
+/// An SDK messages file's top level.
+#[derive(Deserialize)]
+pub(super) struct SdkMessages<'a> {
+    #[serde(rename = "sessionId", default)]
+    session_id: Option<String>,
+    #[serde(default)]
+    agent: Option<String>,
+    #[serde(default)]
+    origin: Option<Value>,
+    #[serde(default, borrow)]
+    messages: Option<&'a RawValue>,
+    #[serde(default)]
+    system_prompt: Option<String>,
+}
+
+pub(super) fn pointer_to_messages(ptr: &str) -> String {
+    child(ptr, "messages")
+}
+
+/// Read an SDK messages file's top level into `reader`; false when it is not one.
+pub(super) fn sdk_messages(
+    reader: &mut Reader<'_>,
+    raw: &RawValue,
+    cur: &Cursor<'_>,
+    ptr: &str,
+    out: &mut dyn Emit,
+) -> bool {
+    let Ok(m) = serde_json::from_str::<SdkMessages<'_>>(raw.get()) else {
+        return false;
+    };
+    let Some(messages) = m.messages else {
+        return false;
+    };
+    reader.id = reader.id.take().or(m.session_id);
+    let s = &mut reader.session;
+    s.attribute("cline_agent", m.agent.as_deref());
+    let version = m
+        .origin
+        .as_ref()
+        .and_then(|o| o.get("version"))
+        .and_then(Value::as_str);
+    s.attribute(crate::model::ATTR_AGENT_VERSION, version);
+    s.context(ContextKind::Instructions, m.system_prompt.as_deref());
+    reader.messages(messages, cur, &pointer_to_messages(ptr), out);
+    true
 }
 
 #[cfg(test)]

@@ -8,6 +8,8 @@ use crate::model::InputRef;
 use crate::adapters::{Emit, InputFormat, Parsed, ReadOptions, ReadOutcome, inspect, otel, parse_reader};
 use crate::finding::InputIssue;
 
+use super::read::read_zip;
+
 /// Read one input file. OTel span files — read as `otel`, or recognised as OTLP JSON from their
 /// first bytes — are streamed in two passes (`otel::parse_seekable`), so memory follows the
 /// largest trace, not the file; everything else goes through `parse_reader`.
@@ -50,21 +52,6 @@ pub fn parse_file<R: Read + Seek>(
     };
     otel::parse_seekable(file, &input, opts.limits, out);
     ReadOutcome::Read(InputFormat::Otel)
-}
-
-/// A zip archive: an Inspect `.eval` log.
-pub(super) fn read_zip<R: Read + Seek>(
-    file: R,
-    path: &str,
-    opts: &ReadOptions,
-    out: &mut dyn Emit,
-) -> ReadOutcome {
-    let input = InputRef {
-        path: path.to_owned(),
-        format: InputFormat::Inspect.name().to_owned(),
-    };
-    inspect::parse_zip(file, &input, opts.limits, out);
-    ReadOutcome::Read(InputFormat::Inspect)
 }
 
 /// Parse a whole input held in memory (library API and tests).

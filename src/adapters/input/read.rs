@@ -1,7 +1,7 @@
 //! `parse_reader`: one input read as a JSON document or as streamed JSON Lines, its format detected
 //! unless given, and its body handed to the adapter, within the size limits.
 
-use std::io::{BufRead, Read};
+use std::io::{BufRead, Read, Seek};
 
 use serde_json::Value;
 
@@ -9,9 +9,9 @@ use crate::finding::InputIssue;
 use crate::model::InputRef;
 
 use crate::adapters::input::detect::{DETECT_LINES, companion, looks_like_tools};
-use crate::adapters::input::file::read_zip;
+
 use crate::adapters::common::json_pos::{Line, LineReader};
-use crate::adapters::{Body, Container, Emit, Head, InputFormat, cline, common::json_pos, detect, input::empty, inspect, parse_body};
+use crate::adapters::{Body, Container, EMPTY_FILE, Emit, Head, InputFormat, Limits, cline, common::json_pos, detect, input::empty, inspect, parse_body};
 
 /// How to read one input.
 #[derive(Debug, Clone, Copy, Default)]
@@ -39,22 +39,19 @@ pub enum ReadOutcome {
     Failed,
 }
 
-/// The input error of an empty input (`check` turns it into a note when other inputs are linted).
-pub const EMPTY_FILE: &str = "the file is empty: nothing to lint";
-
-/// Limits on what one input may hold.
-#[derive(Debug, Clone, Copy)]
-pub struct Limits {
-    /// Largest single record (a JSON Lines line, or a whole JSON document), in bytes.
-    pub max_record: usize,
-}
-
-impl Default for Limits {
-    fn default() -> Self {
-        Self {
-            max_record: 256 << 20,
-        }
-    }
+/// A zip archive: an Inspect `.eval` log.
+pub(super) fn read_zip<R: Read + Seek>(
+    file: R,
+    path: &str,
+    opts: &ReadOptions,
+    out: &mut dyn Emit,
+) -> ReadOutcome {
+    let input = InputRef {
+        path: path.to_owned(),
+        format: InputFormat::Inspect.name().to_owned(),
+    };
+    inspect::parse_zip(file, &input, opts.limits, out);
+    ReadOutcome::Read(InputFormat::Inspect)
 }
 
 /// Read one input: decide document vs. JSON Lines, detect the format (unless given), and run

@@ -4,8 +4,8 @@
 
 mod step;
 mod trace;
+mod raw;
 
-use serde::Deserialize;
 use serde_json::Value;
 use serde_json::value::RawValue;
 
@@ -15,6 +15,7 @@ use crate::model::{InputRef, LineIndex, Location, Trace};
 use crate::adapters::common::json_pos::{Line, error_message, error_position};
 use crate::adapters::{Emit, Parsed};
 use trace::{build_trace, parse_trace};
+use raw::{ATTR_CONTINUES, RawTrace, Steps};
 
 /// Does this record look like a native trace? (`steps` list of typed steps.)
 pub fn sniff(record: &Value) -> u8 {
@@ -34,74 +35,6 @@ pub fn sniff(record: &Value) -> u8 {
         })
         .count();
     if typed > 0 { 10 } else { 1 }
-}
-
-#[derive(Deserialize)]
-struct RawTrace<'a> {
-    #[serde(default)]
-    run_id: Option<Value>,
-    #[serde(default, borrow)]
-    steps: Option<Steps<'a>>,
-    #[serde(default, rename = "final")]
-    final_answer: Option<Value>,
-    /// A JSON Lines record that continues the trace of the line before (same `run_id`): how
-    /// `tracelint mcp proxy` writes a session one step per line, flushed as it goes.
-    #[serde(default)]
-    continues: bool,
-    /// MCP tools (`tools/list` entries) the run had: the trace's embedded registry.
-    #[serde(default)]
-    tools: Option<Value>,
-    /// Facts of an MCP session (`tracelint mcp proxy`'s header): the record holds only the
-    /// tool channel.
-    #[serde(default)]
-    mcp: Option<Value>,
-}
-
-/// A trace's `steps` member: its items as raw JSON (read in the same pass as the trace), or
-/// `None` when it is not a list.
-struct Steps<'a>(Option<Vec<&'a RawValue>>);
-
-impl<'de: 'a, 'a> Deserialize<'de> for Steps<'a> {
-    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        use serde::de::{IgnoredAny, MapAccess, SeqAccess, Visitor};
-        struct Items<'a>(std::marker::PhantomData<&'a ()>);
-        impl<'de: 'a, 'a> Visitor<'de> for Items<'a> {
-            type Value = Steps<'a>;
-            fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-                f.write_str("a list of steps")
-            }
-            fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Self::Value, A::Error> {
-                let mut items = Vec::new();
-                while let Some(item) = seq.next_element::<&'de RawValue>()? {
-                    items.push(item);
-                }
-                Ok(Steps(Some(items)))
-            }
-            fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Self::Value, A::Error> {
-                while map.next_entry::<IgnoredAny, IgnoredAny>()?.is_some() {}
-                Ok(Steps(None))
-            }
-            fn visit_bool<E>(self, _: bool) -> Result<Self::Value, E> {
-                Ok(Steps(None))
-            }
-            fn visit_i64<E>(self, _: i64) -> Result<Self::Value, E> {
-                Ok(Steps(None))
-            }
-            fn visit_u64<E>(self, _: u64) -> Result<Self::Value, E> {
-                Ok(Steps(None))
-            }
-            fn visit_f64<E>(self, _: f64) -> Result<Self::Value, E> {
-                Ok(Steps(None))
-            }
-            fn visit_str<E>(self, _: &str) -> Result<Self::Value, E> {
-                Ok(Steps(None))
-            }
-            fn visit_unit<E>(self) -> Result<Self::Value, E> {
-                Ok(Steps(None))
-            }
-        }
-        d.deserialize_any(Items(std::marker::PhantomData))
-    }
 }
 
 /// Parse a whole native document (object or array of objects).
@@ -221,9 +154,6 @@ impl Emit for Continued<'_> {
         self.out.note(note);
     }
 }
-
-/// A transient attribute: this line's trace continues the one before.
-const ATTR_CONTINUES: &str = "native.continues";
 
 /// Parse a native document given as a string (tests and the library API).
 #[cfg_attr(not(any(test, feature = "__internal")), allow(dead_code))] // used by tests only

@@ -13,6 +13,7 @@ pub mod chat;
 pub mod conv;
 mod reader;
 pub mod responses;
+mod bfcl;
 
 use serde_json::Value;
 use serde_json::value::RawValue;
@@ -25,6 +26,7 @@ use crate::adapters::common::cursor::{Cursor, child};
 use crate::adapters::common::json_pos::{Line, error_message, error_position};
 
 use reader::Reader;
+use bfcl::{BFCL, BFCL_ANSWERS, BFCL_DOCS, BFCL_MULTI_TURN};
 
 /// Roles a chat message may have (OpenAI, Anthropic, ShareGPT spellings).
 const ROLES: &[&str] = &[
@@ -41,13 +43,6 @@ const ROLES: &[&str] = &[
     "observation",
     "function_call",
 ];
-
-/// What BFCL benchmark records are, for the input error.
-const BFCL: &str = "a BFCL benchmark file (`question` + `function`: prompts and tool definitions, not an agent run, so there are no tool calls to lint)";
-const BFCL_MULTI_TURN: &str = "a BFCL multi-turn benchmark file (`question` + `involved_classes`: prompts, not an agent run, so there are no tool calls to lint)";
-const BFCL_ANSWERS: &str =
-    "a BFCL ground-truth file (`ground_truth`: expected calls, not an agent run)";
-const BFCL_DOCS: &str = "BFCL function documentation (tool definitions whose schemas use `\"type\": \"dict\"`, which is not JSON Schema)";
 
 /// How strongly a record looks like an OpenAI / Anthropic / ShareGPT record.
 pub fn sniff(record: &Value) -> u8 {

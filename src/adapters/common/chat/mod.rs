@@ -7,47 +7,10 @@
 
 use serde_json::{Map, Value};
 
-use crate::model::{Args, Role};
+use crate::model::Role;
 
-/// One message, whatever shape it came in.
-#[derive(Debug, Clone, PartialEq)]
-pub struct ChatMessage {
-    /// Who wrote it (a Gemini `model` is the assistant, a LangChain `human` the user).
-    pub role: Role,
-    /// Its text parts, joined with newlines (empty for a call-only turn).
-    pub text: String,
-    /// Tool calls the message carries (an assistant's requests).
-    pub calls: Vec<EmittedCall>,
-    /// Tool results the message carries (a `tool` message, Anthropic `tool_result` blocks,
-    /// Gemini `function_response` parts, GenAI `tool_call_response` parts).
-    pub results: Vec<CarriedResult>,
-}
-
-/// A tool call as a model emitted it.
-#[derive(Debug, Clone, PartialEq)]
-pub struct EmittedCall {
-    /// The call id, when recorded.
-    pub id: Option<String>,
-    /// The tool's name.
-    pub name: String,
-    /// The arguments.
-    pub args: Args,
-    /// The argument text, when the arguments came as a string.
-    pub raw: Option<String>,
-}
-
-/// A tool result carried inside a message.
-#[derive(Debug, Clone, PartialEq)]
-pub struct CarriedResult {
-    /// The id of the call it answers, when recorded.
-    pub call_id: Option<String>,
-    /// The tool's name, when recorded.
-    pub name: Option<String>,
-    /// The result as recorded.
-    pub content: Value,
-    /// The message's own error flag (Anthropic `is_error`), when present.
-    pub is_error: Option<bool>,
-}
+/// Deepest nesting of wrappers and double-encoded strings followed.
+const MAX_DEPTH: usize = 12;
 
 /// A conversation read from one value: its messages and the tools offered with it.
 #[derive(Debug, Clone, Default, PartialEq)]
@@ -58,33 +21,11 @@ pub struct Conversation {
     pub tools: Vec<ToolDef>,
 }
 
-/// Which side of a model call a value records: a bare string is the user's prompt on the input
-/// side and the model's reply on the output side.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Side {
-    /// What the model was sent.
-    Input,
-    /// What the model answered.
-    Output,
-}
-
-/// Deepest nesting of wrappers and double-encoded strings followed.
-const MAX_DEPTH: usize = 12;
-
 /// Read a conversation from any supported shape; an unrecognised value gives an empty one.
 pub fn read(value: &Value, side: Side) -> Conversation {
     let mut out = Conversation::default();
     read_into(value, side, 0, &mut out);
     out
-}
-
-/// Decode a string that holds JSON (double-encoded records); `None` when it does not.
-pub fn decode_json_string(s: &str) -> Option<Value> {
-    let t = s.trim();
-    if !(t.starts_with('{') || t.starts_with('[') || t.starts_with('"')) {
-        return None;
-    }
-    serde_json::from_str(t).ok()
 }
 
 fn read_into(value: &Value, side: Side, depth: usize, out: &mut Conversation) {
@@ -363,6 +304,7 @@ fn one_message(
 
 mod parts;
 mod tools;
+mod message;
 
 pub use parts::{emitted, str_of, value_text};
 #[cfg_attr(not(any(test, feature = "__internal")), allow(unused_imports))] // used by tests only
@@ -371,6 +313,7 @@ pub use tools::{EMBEDDED, ToolDef, tool_defs};
 use parts::{
     call_of, langchain_serialized, lc_class, parts_text, read_part, role_of, text_message,
 };
+pub use message::{CarriedResult, ChatMessage, EmittedCall, Side, decode_json_string};
 
 #[cfg(test)]
 mod tests;

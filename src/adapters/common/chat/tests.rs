@@ -1,5 +1,6 @@
 //! Tests of the chat-message normaliser: one case per provider shape.
 
+use crate::model::Args;
 use super::*;
 use serde_json::json;
 
