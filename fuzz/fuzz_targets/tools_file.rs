@@ -4,7 +4,7 @@
 
 use libfuzzer_sys::fuzz_target;
 use serde_json::json;
-use tracelint::rules::context::compile;
+use tracelint::model::schema::compile;
 use tracelint::sources::file::parse_tools_str;
 
 fuzz_target!(|data: &[u8]| {

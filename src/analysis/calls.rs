@@ -5,10 +5,9 @@
 
 use std::hash::{DefaultHasher, Hash, Hasher};
 
-use crate::model::{Args, Step, ToolCall, ToolResult};
+use crate::model::{Args, Pairing, Step, ToolCall, ToolResult, Trace};
 
 use super::normalize::canonical_args_into;
-use crate::rules::TraceCx;
 
 /// A call's identity for repeats: tool name and canonical arguments, with its hash computed
 /// once (comparisons and maps look at the hash first).
@@ -61,8 +60,8 @@ pub(crate) struct CallRecord<'a> {
 }
 
 /// Every tool call of the trace, in order.
-pub(crate) fn records<'a>(cx: &TraceCx<'a>) -> Vec<CallRecord<'a>> {
-    let steps = &cx.trace.steps;
+pub(crate) fn records<'a>(trace: &'a Trace, pairing: &Pairing) -> Vec<CallRecord<'a>> {
+    let steps = &trace.steps;
     steps
         .iter()
         .filter_map(|step| {
@@ -71,8 +70,7 @@ pub(crate) fn records<'a>(cx: &TraceCx<'a>) -> Vec<CallRecord<'a>> {
                 Args::Known(v) => Some(CallKey::new(&call.name, v)),
                 _ => None,
             };
-            let result = cx
-                .pairing
+            let result = pairing
                 .result_for(step.index)
                 .and_then(|i| steps.get(i))
                 .and_then(Step::as_result)

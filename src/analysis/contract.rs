@@ -7,7 +7,7 @@ use serde_json::Value;
 use crate::model::{Step, ToolCall};
 
 use super::outcome::Outcome;
-use crate::rules::TraceCx;
+use super::context::TraceCx;
 
 /// How a call ended, as the trace records it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -6,12 +6,13 @@
 //! its arguments (`effects`), whether a result looks like a failure by its content (`suspicion`),
 //! schema error listings (`schema_errors`), URLs in text (`urls`) and
 //! the one-line excerpt of a step that evidence carries (`excerpt`).
-//! No findings are made here. Modules that read a whole trace take the rules' per-trace context
-//! (`crate::rules::TraceCx`), which caches their results once per trace.
+//! No findings are made here. Modules that read a whole trace take the per-trace context
+//! (`context::TraceCx`), which caches the outcomes and calls of a trace once for every rule.
 
 pub(crate) mod automaton;
 pub(crate) mod bitmap;
 pub(crate) mod calls;
+pub(crate) mod context;
 pub(crate) mod contract;
 pub(crate) mod effects;
 pub(crate) mod excerpt;

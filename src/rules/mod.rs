@@ -2,7 +2,6 @@
 //! registry `RULES`, rule selection, and `run`, which applies the selected rules to one trace.
 //! Rules produce data (findings, suppressions, coverage); they never print.
 
-pub mod context;
 mod e1_expectation_not_met;
 mod r10_result_contract;
 mod r11_contract_drift;
@@ -25,7 +24,9 @@ use crate::model::Step;
 
 pub use crate::analysis::excerpt::excerpt;
 #[cfg_attr(not(any(test, feature = "__internal")), allow(unused_imports))] // used by tests only
-pub use context::{RuleSettings, RunCx, SchemaCache, TraceCx};
+pub use crate::analysis::context::{RuleSettings, RunCx, TraceCx};
+#[cfg_attr(not(any(test, feature = "__internal")), allow(unused_imports))] // used by tests only
+pub use crate::model::schema::SchemaCache;
 
 /// A lint rule.
 pub trait Rule: Sync {

@@ -13,7 +13,7 @@ use serde_json::Value;
 use crate::finding::{FindingType, RuleId, RuleMeta, Tier};
 use crate::model::{Step, ToolResult};
 
-use super::context::Compiled;
+use crate::model::schema::Compiled;
 use super::{Rule, Sink, TraceCx};
 use crate::analysis::contract::verdict;
 use crate::analysis::schema_errors;

@@ -7,7 +7,7 @@ use std::sync::Arc;
 
 use crate::finding::{FindingType, RuleId, RuleMeta, Tier};
 
-use super::context::Compiled;
+use crate::model::schema::Compiled;
 use super::{Rule, Sink, TraceCx};
 use crate::analysis::schema_errors;
 

@@ -138,12 +138,12 @@ pub(crate) fn check_output_schema(schema: &Value, path: Path) -> Result<(), Bad>
             ),
         ));
     }
-    if crate::rules::context::ref_chain_too_long(schema) {
+    if crate::model::schema::ref_chain_too_long(schema) {
         return Err(Bad::new(
             path,
             format!(
                 "the output schema's `$ref` chain is longer than {} links: too deep to check safely; {fix}",
-                crate::rules::context::MAX_REF_CHAIN
+                crate::model::schema::MAX_REF_CHAIN
             ),
         ));
     }

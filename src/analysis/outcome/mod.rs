@@ -6,10 +6,10 @@
 use serde_json::Value;
 
 use crate::model::{
-    Args, FailureOutcome, JsonEvent, JsonEvents, ResultStatus, Step, ToolCall, ToolResult, ToolSpec,
+    Args, FailureOutcome, JsonEvent, JsonEvents, Pairing, ResultStatus, Step, ToolCall, ToolResult,
+    ToolSpec, Trace,
 };
 
-use crate::rules::TraceCx;
 
 /// What a result says about its call.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -313,8 +313,8 @@ pub(crate) fn visit_strings(v: Option<&Value>, depth: usize, f: &mut dyn FnMut(&
 
 /// For each step index, the nearest earlier tool call's step index (the call before a call).
 /// R2a and R2b need tool results: calls without any cannot show whether a call failed.
-pub(crate) fn results_recorded(cx: &TraceCx<'_>) -> Result<(), String> {
-    let steps = &cx.trace.steps;
+pub(crate) fn results_recorded(trace: &Trace) -> Result<(), String> {
+    let steps = &trace.steps;
     if steps.iter().any(|s| s.as_call().is_some()) && !steps.iter().any(|s| s.as_result().is_some())
     {
         return Err("no tool results recorded: the trace cannot show whether a call failed".into());
@@ -324,14 +324,18 @@ pub(crate) fn results_recorded(cx: &TraceCx<'_>) -> Result<(), String> {
 
 /// The outcome of every result of a trace, by step index (`None` for other steps): each result
 /// classified with its paired call, the tool's spec and the call before that one.
-pub(crate) fn classify_all(cx: &TraceCx<'_>) -> Vec<Option<Outcome>> {
-    let steps = &cx.trace.steps;
+pub(crate) fn classify_all<'a>(
+    trace: &'a Trace,
+    pairing: &Pairing,
+    spec: impl Fn(&str) -> Option<&'a ToolSpec>,
+) -> Vec<Option<Outcome>> {
+    let steps = &trace.steps;
     let previous = previous_calls(steps);
     steps
         .iter()
         .map(|s| {
             let result = s.as_result()?;
-            let call_step = cx.pairing.call_for(s.index);
+            let call_step = pairing.call_for(s.index);
             let call = call_step.and_then(|i| steps.get(i)).and_then(Step::as_call);
             let prev = call_step
                 .and_then(|i| previous.get(i).copied().flatten())
@@ -340,7 +344,7 @@ pub(crate) fn classify_all(cx: &TraceCx<'_>) -> Vec<Option<Outcome>> {
             Some(classify(
                 result,
                 call,
-                call.and_then(|c| cx.spec(&c.name)),
+                call.and_then(|c| spec(&c.name)),
                 prev,
             ))
         })

@@ -78,7 +78,7 @@ impl Rule for ErrorMishandled {
     }
 
     fn applicable(&self, cx: &TraceCx<'_>) -> Result<(), String> {
-        results_recorded(cx)
+        results_recorded(cx.trace)
     }
 
     fn check(&self, cx: &TraceCx<'_>, out: &mut Sink) {

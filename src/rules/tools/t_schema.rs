@@ -8,7 +8,7 @@ use serde_json::Value;
 use super::{ToolRule, ToolSink, ToolsCx, cut, shown, walk};
 use crate::finding::{FindingType, RuleId, RuleMeta, Tier};
 use crate::model::toolset::{SetKind, ToolDef};
-use crate::rules::context;
+use crate::model::schema as context;
 
 /// Schema errors reported per tool, at most.
 const MAX_ERRORS: usize = 20;

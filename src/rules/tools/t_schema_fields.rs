@@ -7,7 +7,7 @@ use serde_json::{Map, Value};
 use super::t_schema::{each_schema, one_line};
 use super::{ToolRule, ToolSink, ToolsCx, cut, shown, walk};
 use crate::finding::{FindingType, RuleId, RuleMeta, Tier};
-use crate::rules::context;
+use crate::model::schema as context;
 
 /// `default` / `enum` / `const` / `examples` values checked per tool, at most.
 const MAX_PROBES: usize = 500;

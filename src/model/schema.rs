@@ -1,16 +1,17 @@
-//! What a rule may look at: the per-run context (compiled schemas, shared across traces and
-//! threads) and the per-trace context (the trace, its pairing, the registry in force).
+//! A tool schema compiled once per run (`SchemaCache`, keyed by its canonical text), with the
+//! network and the file system out of reach, a size-limited linear-time regex engine for
+//! `pattern`, and a bound on chains of local `$ref`s (`ref_chain_too_long`). Used by the rules
+//! that validate arguments and results, the tool-definition rules and the contract reader.
 
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 
 use serde_json::Value;
 
-use crate::model::{Pairing, ToolRegistry, ToolSpec, Trace};
 
 /// Upper bound on a compiled schema `pattern` regex (bytes), so a hostile schema cannot make
 /// compilation or matching explode. The engine is linear-time.
-const PATTERN_SIZE_LIMIT: usize = crate::model::registry::REGEX_SIZE_LIMIT;
+const PATTERN_SIZE_LIMIT: usize = super::registry::REGEX_SIZE_LIMIT;
 
 /// A tool schema compiled once per run, or the reason it cannot be used.
 pub type Compiled = Result<jsonschema::Validator, String>;
@@ -77,7 +78,7 @@ pub fn compile(schema: &Value) -> Compiled {
         Ok(Ok(v)) => Ok(v),
         // jsonschema reports a bad `pattern` as "… is not a \"regex\"": name the regex, where
         // it is and why (broken, or past the size limit).
-        Ok(Err(e)) => Err(match crate::model::patterns::first_problem(schema) {
+        Ok(Err(e)) => Err(match super::patterns::first_problem(schema) {
             Some(p) if e.to_string().contains("\"regex\"") => format!("the schema is invalid: {p}"),
             _ => format!("the schema is invalid: {}", one_line(&e.to_string())),
         }),
@@ -187,104 +188,6 @@ fn remote_ref(schema: &Value, depth: usize) -> Option<String> {
         }
         Value::Array(items) => items.iter().find_map(|v| remote_ref(v, depth + 1)),
         _ => None,
-    }
-}
-
-/// Settings rules read (resolved from flags and config before linting starts).
-#[derive(Debug, Clone, Default)]
-pub struct RuleSettings {
-    /// `--closed-toolset`: an unknown tool is a hard defect.
-    pub closed_toolset: bool,
-    /// `--expect FILE` and the config's `[[expect]]` tables: what E1 checks (`None`: E1 idles).
-    pub expectations: Option<Arc<crate::expect::ExpectFile>>,
-    /// One flag per expectation, set when it selected a trace (an expectation that selected
-    /// none checked nothing, and `check` says so).
-    pub expectations_used: Arc<Vec<std::sync::atomic::AtomicBool>>,
-}
-
-/// Per-run context, shared across traces and threads.
-#[derive(Debug, Default)]
-pub struct RunCx {
-    /// Compiled schemas.
-    pub schemas: SchemaCache,
-    /// Rule settings.
-    pub settings: RuleSettings,
-    /// Count coverage per tool too (a baseline's ratchet and `doctor` need it).
-    pub tool_coverage: bool,
-}
-
-/// Per-trace context: everything a rule may read.
-pub struct TraceCx<'a> {
-    /// The trace.
-    pub trace: &'a Trace,
-    /// Its call ↔ result pairing.
-    pub pairing: Pairing,
-    /// The registry in force for this trace (given, or embedded in the trace).
-    pub registry: &'a ToolRegistry,
-    /// The run.
-    pub run: &'a RunCx,
-    /// What each result says about its call, classified once for R2a and R2b.
-    outcomes: std::sync::OnceLock<Vec<Option<crate::analysis::outcome::Outcome>>>,
-    /// Every call with its key and result, built once for R4 and R5.
-    calls: std::sync::OnceLock<Vec<crate::analysis::calls::CallRecord<'a>>>,
-    /// The spec of every tool the trace calls, by name: rules ask it for each call, and a hash
-    /// probe is cheaper than the registry's ordered search.
-    specs: std::sync::OnceLock<HashMap<&'a str, Option<&'a ToolSpec>, foldhash::fast::RandomState>>,
-}
-
-impl<'a> TraceCx<'a> {
-    /// Build the context for one trace.
-    pub fn new(trace: &'a Trace, registry: &'a ToolRegistry, run: &'a RunCx) -> Self {
-        Self {
-            trace,
-            pairing: Pairing::new(trace),
-            registry,
-            run,
-            outcomes: std::sync::OnceLock::new(),
-            calls: std::sync::OnceLock::new(),
-            specs: std::sync::OnceLock::new(),
-        }
-    }
-
-    /// The registry's spec for a tool.
-    pub fn spec(&self, name: &str) -> Option<&'a ToolSpec> {
-        let by_name = self.specs.get_or_init(|| {
-            let mut by_name = HashMap::default();
-            for call in self
-                .trace
-                .steps
-                .iter()
-                .filter_map(crate::model::Step::as_call)
-            {
-                by_name
-                    .entry(call.name.as_str())
-                    .or_insert_with(|| self.registry.get(&call.name));
-            }
-            by_name
-        });
-        match by_name.get(name) {
-            Some(spec) => *spec,
-            None => self.registry.get(name),
-        }
-    }
-
-    /// True when an undeclared tool is a hard defect.
-    /// The outcome of the result at step `index` (`None` when it is not a result).
-    pub(crate) fn outcome(&self, index: usize) -> Option<&crate::analysis::outcome::Outcome> {
-        self.outcomes
-            .get_or_init(|| crate::analysis::outcome::classify_all(self))
-            .get(index)?
-            .as_ref()
-    }
-
-    /// Every tool call of the trace, in order, with its key and recorded result.
-    pub(crate) fn calls(&self) -> &[crate::analysis::calls::CallRecord<'a>] {
-        self.calls
-            .get_or_init(|| crate::analysis::calls::records(self))
-    }
-
-    pub fn closed(&self) -> bool {
-        self.registry.closed || self.run.settings.closed_toolset
     }
 }
 
