@@ -2,6 +2,7 @@
 //! `fail*` / `pass*` / `suppressed*` traces; each file behaves as its name says, and the
 //! findings of every file are snapshotted.
 use super::*;
+use crate::finding::Tier;
 use crate::lint::{Linter, ReportBuilder};
 use std::path::Path;
 

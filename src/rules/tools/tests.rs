@@ -6,6 +6,7 @@ use std::collections::BTreeSet;
 use std::path::PathBuf;
 
 use super::*;
+use serde_json::Value;
 use crate::model::toolset::ToolDef;
 use crate::sources::builtin::{self, Agent};
 use crate::sources::lintable::{self, Locator};
