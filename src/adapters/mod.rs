@@ -33,6 +33,7 @@ pub use common::body::Body;
 pub use common::emit::{Emit, Parsed};
 pub use input::detect::{Container, Head, detect};
 pub use input::file::{parse_bytes, parse_file};
+pub(crate) use input::file::{load_whole, read_path};
 pub use input::format::InputFormat;
 pub use common::limits::{EMPTY_FILE, Limits};
 pub use input::read::{ReadOptions, ReadOutcome, parse_reader};

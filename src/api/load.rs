@@ -34,41 +34,12 @@ pub struct Loaded {
 pub fn load_traces(path: impl AsRef<Path>) -> Result<Loaded, Error> {
     let path = path.as_ref();
     let display = path.display().to_string();
-    let file = crate::inputs::open_file(path).map_err(|source| Error::Io {
+    let parsed = adapters::read_path(path).map_err(|source| Error::Io {
         path: display.clone(),
         source,
     })?;
-    let mut parsed = adapters::Parsed::default();
-    adapters::parse_reader(
-        std::io::BufReader::new(file),
-        &display,
-        &adapters::ReadOptions::default(),
-        &mut parsed,
-    );
     Ok(Loaded {
         traces: parsed.traces,
         issues: parsed.issues,
     })
-}
-
-/// Every trace in a file, or every problem met reading it (one per line, each at
-/// `path:line:col`): for inputs that must be read whole (a recorded run, a reference trace).
-pub(crate) fn load_whole(path: &Path) -> Result<Vec<Trace>, String> {
-    let display = path.display().to_string();
-    let join = |issues: &[InputIssue]| {
-        issues
-            .iter()
-            .map(ToString::to_string)
-            .collect::<Vec<_>>()
-            .join("\n")
-    };
-    match load_traces(path) {
-        Ok(loaded) if loaded.issues.is_empty() => Ok(loaded.traces),
-        Ok(loaded) => Err(join(&loaded.issues)),
-        Err(Error::Io { source, .. }) => Err(join(&[InputIssue::file(
-            &display,
-            format!("cannot read: {source}"),
-        )])),
-        Err(e) => Err(e.to_string()),
-    }
 }

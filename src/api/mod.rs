@@ -9,5 +9,4 @@ mod load;
 
 pub use error::Error;
 pub use linter::{Linter, LinterBuilder, TraceResult};
-pub(crate) use load::load_whole;
 pub use load::{Loaded, load_traces};

@@ -113,7 +113,7 @@ fn recorded(args: &ScorecardArgs, dir: &std::path::Path) -> anyhow::Result<ExitS
     let mut traces = Vec::new();
     let mut problems = Vec::new();
     for f in &files {
-        match crate::api::load_whole(f) {
+        match crate::adapters::load_whole(f) {
             Ok(t) => traces.extend(t),
             Err(e) => problems.push(e),
         }

@@ -4,7 +4,7 @@
 
 use serde_json::Value;
 
-use super::eval::{Miss, Verdict, last_step, not_met, show_call, undecidable};
+use super::verdict::{Miss, Verdict, last_step, not_met, show_call, undecidable};
 use super::values::{self};
 use super::{CallFilter, Check, Condition};
 use crate::model::{Args, FailureOutcome, Pairing, ResultStatus, Role, StepKind, Trace};

@@ -292,7 +292,7 @@ pub(super) fn trajectory(raw: &RawExpect, here: &Here<'_>) -> Result<Trajectory,
         }
         (None, Some(r)) => {
             let file = here.base.join(r.get_ref());
-            let traces = crate::api::load_whole(&file).map_err(|e| {
+            let traces = crate::adapters::load_whole(&file).map_err(|e| {
                 here.err(
                     r.span(),
                     format!("cannot read the reference trace {}: {e}", file.display()),

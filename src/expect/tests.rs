@@ -249,7 +249,7 @@ fn every_kind_in_every_format() {
     ] {
         for ext in ["json", "openai.json", "claude.jsonl", "otel.json"] {
             let path = dir.join(format!("{stem}.{ext}"));
-            let traces = crate::api::load_whole(&path).unwrap_or_else(|e| panic!("{e}"));
+            let traces = crate::adapters::load_whole(&path).unwrap_or_else(|e| panic!("{e}"));
             assert_eq!(traces.len(), 1, "{}", path.display());
             let t = &traces[0];
             assert_eq!(t.call_count(), 2, "{}", path.display());

@@ -5,7 +5,7 @@
 use std::collections::BTreeMap;
 
 use super::assign::{self, HUNGARIAN_MAX, Op};
-use super::eval::{Call, Miss, Verdict, calls, last_step, show_actual, show_call, undecidable};
+use super::verdict::{Call, Miss, Verdict, calls, last_step, show_actual, show_call, undecidable};
 use super::values::{self, ArgDiff};
 use super::{ArgsMode, MatchMode, Trajectory};
 use crate::model::Trace;

@@ -2,8 +2,9 @@
 //! anything else handed to `parse_reader`.
 
 use std::io::{BufReader, Read, Seek, SeekFrom};
+use std::path::Path;
 
-use crate::model::InputRef;
+use crate::model::{InputRef, Trace};
 
 use crate::adapters::{Emit, InputFormat, Parsed, ReadOptions, ReadOutcome, inspect, otel, parse_reader};
 use crate::finding::InputIssue;
@@ -70,4 +71,40 @@ pub fn parse_bytes(
         _ => None,
     };
     (f, parsed)
+}
+
+/// Read a whole file through the format its content shows (`load_traces`, `load_whole`): an
+/// error only when the file cannot be opened; problems with its content are in the result.
+pub(crate) fn read_path(path: &Path) -> std::io::Result<Parsed> {
+    let display = path.display().to_string();
+    let file = crate::inputs::open_file(path)?;
+    let mut parsed = Parsed::default();
+    parse_reader(
+        std::io::BufReader::new(file),
+        &display,
+        &ReadOptions::default(),
+        &mut parsed,
+    );
+    Ok(parsed)
+}
+
+/// Every trace in a file, or every problem met reading it (one per line, each at
+/// `path:line:col`): for inputs that must be read whole (a recorded run, a reference trace).
+pub(crate) fn load_whole(path: &Path) -> Result<Vec<Trace>, String> {
+    let display = path.display().to_string();
+    let join = |issues: &[InputIssue]| {
+        issues
+            .iter()
+            .map(ToString::to_string)
+            .collect::<Vec<_>>()
+            .join("\n")
+    };
+    match read_path(path) {
+        Ok(parsed) if parsed.issues.is_empty() => Ok(parsed.traces),
+        Ok(parsed) => Err(join(&parsed.issues)),
+        Err(source) => Err(join(&[InputIssue::file(
+            &display,
+            format!("cannot read: {source}"),
+        )])),
+    }
 }
