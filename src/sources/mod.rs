@@ -10,86 +10,19 @@ pub mod http;
 mod keys;
 pub mod lintable;
 pub mod mcp;
+mod options;
 pub mod origins;
 pub mod sse;
 pub mod stdio;
 
 use std::path::Path;
-use std::time::Duration;
 
 use crate::model::ToolRegistry;
 
-/// A `--tools` source could not be used. Messages name the source and the fix.
-#[derive(Debug, thiserror::Error)]
-pub enum SourceError {
-    /// The file could not be read.
-    #[error("cannot read tools file `{path}`: {reason}; check the path given to `--tools`")]
-    Unreadable {
-        /// The path.
-        path: String,
-        /// The OS error.
-        reason: String,
-    },
-    /// The source's content is not a usable tool list.
-    #[error("{source_name}: {message}")]
-    Invalid {
-        /// The source (path, with `:line:col` when known).
-        source_name: String,
-        /// What is wrong.
-        message: String,
-    },
-    /// A live MCP server could not be listed: what happened, with the server's stderr tail.
-    #[error("{source_name}: {message}")]
-    Server {
-        /// `mcp-stdio `cmd`` or `mcp-http `url``.
-        source_name: String,
-        /// What happened.
-        message: String,
-    },
-    /// An unknown or malformed built-in source name.
-    #[error("{0}")]
-    Unsupported(String),
-}
-
-/// Default `--mcp-timeout`: start, handshake and listing together.
-pub const DEFAULT_MCP_TIMEOUT: Duration = Duration::from_secs(30);
-/// Largest single reply from an MCP server (a stdout line, an HTTP body, an SSE event).
-pub const MAX_REPLY: usize = 16 << 20;
-
-/// How live sources are loaded.
-#[derive(Clone)]
-pub struct LoadOptions {
-    /// Budget for starting the server, the handshake and every `tools/list` page.
-    pub timeout: Duration,
-    /// Extra HTTP headers (`--header`), e.g. for auth.
-    pub headers: Vec<(String, String)>,
-    /// Largest single reply, in bytes.
-    pub max_reply: usize,
-}
-
-impl std::fmt::Debug for LoadOptions {
-    /// Header values are credentials: only their names are shown.
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("LoadOptions")
-            .field("timeout", &self.timeout)
-            .field(
-                "headers",
-                &self.headers.iter().map(|(k, _)| k).collect::<Vec<_>>(),
-            )
-            .field("max_reply", &self.max_reply)
-            .finish()
-    }
-}
-
-impl Default for LoadOptions {
-    fn default() -> Self {
-        LoadOptions {
-            timeout: DEFAULT_MCP_TIMEOUT,
-            headers: Vec::new(),
-            max_reply: MAX_REPLY,
-        }
-    }
-}
+pub(crate) use mcp::describe;
+pub use options::{
+    DEFAULT_MCP_TIMEOUT, LoadOptions, MAX_REPLY, MAX_TOOLS_FILE, SourceError,
+};
 
 /// A loaded registry and notes for the user (where the tools came from, skipped noise).
 #[derive(Debug, Clone, Default)]
@@ -131,9 +64,6 @@ impl SourceSpec {
         }
     }
 }
-
-/// Largest tools file read, in bytes.
-pub const MAX_TOOLS_FILE: u64 = 64 << 20;
 
 /// Resolve a `builtin:` spec: `Ok(None)` means "follow each session's version".
 #[cfg_attr(not(any(test, feature = "__internal")), allow(dead_code))] // used by tests only
@@ -256,33 +186,6 @@ pub fn load_with(spec: &SourceSpec, opts: &LoadOptions) -> Result<Loaded, Source
     })
 }
 
-/// The message for a failure common to every transport.
-pub(crate) fn describe(what: &str, failure: &mcp::Failure, timeout: Duration) -> String {
-    use mcp::Failure;
-    match failure {
-        Failure::Timeout => format!("timed out after {} waiting for {what}", seconds(timeout)),
-        Failure::Closed => format!("the server closed the connection before answering {what}"),
-        Failure::TooLarge(n) => format!("a reply larger than {n} bytes while waiting for {what}"),
-        Failure::Io(m) => format!("{m} while waiting for {what}"),
-        Failure::Http { status, detail, .. } => {
-            format!("HTTP {status} while waiting for {what}: {detail}")
-        }
-        Failure::NoReply => format!("the server sent no answer to {what}"),
-        Failure::Rpc(r) => format!("the server answered {what} with {r}"),
-        Failure::Protocol(m) => format!("unusable answer to {what}: {m}"),
-    }
-}
-
-/// `30 s`, `2.5 s`.
-fn seconds(d: Duration) -> String {
-    let s = d.as_secs_f64();
-    if s.fract() == 0.0 {
-        format!("{s:.0} s")
-    } else {
-        format!("{}", ((s * 1000.0).round() / 1000.0)) + " s"
-    }
-}
-
 /// Load a tools file.
 pub fn load_file(path: &Path, display: &str) -> Result<ToolRegistry, SourceError> {
     use std::io::Read;
@@ -334,13 +237,6 @@ pub fn load_all_with(specs: &[SourceSpec], opts: &LoadOptions) -> Result<Loaded,
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn seconds_read_naturally() {
-        assert_eq!(seconds(Duration::from_secs(30)), "30 s");
-        assert_eq!(seconds(Duration::from_millis(2500)), "2.5 s");
-        assert_eq!(seconds(Duration::from_millis(300)), "0.3 s");
-    }
 
     #[test]
     fn spec_forms() {

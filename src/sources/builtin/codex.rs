@@ -19,12 +19,10 @@ use crate::model::ToolRegistry;
 
 use super::captures::{self, Candidate, Leading, Runtime, ToolSet};
 use super::{Matched, Version, parse_version, show};
+pub use super::names::CODEX;
 
 /// The embedded bundle.
 const BUNDLE: &str = include_str!("../../../data/codex-tools/bundle.json");
-
-/// The source name users write.
-pub const CODEX: &str = "builtin:codex";
 
 /// Strings Codex's runtime accepts only from a fixed set while the schema it sends says just
 /// `"type": "string"` (the set is in the description, which the bundle leaves out). Measured:

@@ -18,12 +18,10 @@ use crate::model::ToolRegistry;
 
 use super::captures::{self, Candidate, Leading, Runtime, ToolSet};
 use super::{Matched, Version, parse_version, show};
+pub use super::names::GEMINI_CLI;
 
 /// The embedded bundle.
 const BUNDLE: &str = include_str!("../../../data/gemini-cli-tools/bundle.json");
-
-/// The source name users write.
-pub const GEMINI_CLI: &str = "builtin:gemini-cli";
 
 #[derive(Deserialize)]
 struct RawBundle {

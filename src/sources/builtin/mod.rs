@@ -12,6 +12,8 @@
 mod captures;
 pub mod codex;
 pub mod gemini;
+mod names;
+mod version;
 
 use std::collections::BTreeMap;
 use std::sync::OnceLock;
@@ -22,12 +24,11 @@ use serde_json::Value;
 use crate::model::{SchemaSource, ToolRegistry, ToolSpec};
 
 use super::SourceError;
+pub use names::CLAUDE_CODE;
+pub use version::{Matched, Version, parse_version, show};
 
 /// The embedded bundle.
 const BUNDLE: &str = include_str!("../../../data/claude-code-tools/bundle.json");
-
-/// The source name users write.
-pub const CLAUDE_CODE: &str = "builtin:claude-code";
 
 /// Tools whose runtime drops unknown keys instead of rejecting the call (measured by running
 /// Claude Code itself; see the bundle's README).
@@ -54,24 +55,6 @@ struct RawVersion {
     alternates: BTreeMap<String, Vec<String>>,
 }
 
-/// A version number `major.minor.patch`.
-pub type Version = (u32, u32, u32);
-
-/// Parse `2.1.53` (a `-suffix` or missing parts are tolerated: `2.1` → 2.1.0).
-pub fn parse_version(s: &str) -> Option<Version> {
-    let core = s.trim().split(['-', '+', ' ']).next()?;
-    let mut parts = core.split('.').map(|p| p.parse::<u32>());
-    let major = parts.next()?.ok()?;
-    let minor = parts.next().unwrap_or(Ok(0)).ok()?;
-    let patch = parts.next().unwrap_or(Ok(0)).ok()?;
-    Some((major, minor, patch))
-}
-
-/// A version as written.
-pub fn show(v: Version) -> String {
-    format!("{}.{}.{}", v.0, v.1, v.2)
-}
-
 /// The embedded captures, parsed once.
 pub struct ClaudeCodeTools {
     /// Versions in ascending order, each with its tools (name → schema hash) and alternates.
@@ -86,15 +69,6 @@ impl std::fmt::Debug for ClaudeCodeTools {
             .field("schemas", &self.schemas.len())
             .finish()
     }
-}
-
-/// How a session's version was matched to a capture.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Matched {
-    /// The capture used.
-    pub version: String,
-    /// A sentence for the report when the match is not exact.
-    pub note: Option<String>,
 }
 
 impl ClaudeCodeTools {

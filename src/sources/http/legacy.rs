@@ -10,7 +10,9 @@ use serde_json::Value;
 use ureq::BodyReader;
 use ureq::http::Uri;
 
-use super::{ACCEPT, Client, content_type, display_url, failure_of, io_failure, origin, resolve};
+use super::client::{
+    ACCEPT, Client, content_type, display_url, failure_of, io_failure, origin, resolve,
+};
 use crate::sources::mcp::{self, Failure, Transport};
 use crate::sources::sse::SseReader;
 

@@ -10,7 +10,7 @@
 //! one transport.
 
 use std::collections::BTreeSet;
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
 use serde_json::{Value, json};
 
@@ -538,6 +538,32 @@ pub fn one_line(s: &str, max: usize) -> String {
 /// Bidi controls and zero-width characters, which could disguise a message on a terminal.
 fn is_invisible(c: char) -> bool {
     matches!(c, '\u{200B}'..='\u{200F}' | '\u{202A}'..='\u{202E}' | '\u{2060}'..='\u{2069}' | '\u{FEFF}')
+}
+
+/// The message for a failure common to every transport.
+pub(crate) fn describe(what: &str, failure: &Failure, timeout: Duration) -> String {
+    match failure {
+        Failure::Timeout => format!("timed out after {} waiting for {what}", seconds(timeout)),
+        Failure::Closed => format!("the server closed the connection before answering {what}"),
+        Failure::TooLarge(n) => format!("a reply larger than {n} bytes while waiting for {what}"),
+        Failure::Io(m) => format!("{m} while waiting for {what}"),
+        Failure::Http { status, detail, .. } => {
+            format!("HTTP {status} while waiting for {what}: {detail}")
+        }
+        Failure::NoReply => format!("the server sent no answer to {what}"),
+        Failure::Rpc(r) => format!("the server answered {what} with {r}"),
+        Failure::Protocol(m) => format!("unusable answer to {what}: {m}"),
+    }
+}
+
+/// `30 s`, `2.5 s`.
+fn seconds(d: Duration) -> String {
+    let s = d.as_secs_f64();
+    if s.fract() == 0.0 {
+        format!("{s:.0} s")
+    } else {
+        format!("{}", ((s * 1000.0).round() / 1000.0)) + " s"
+    }
 }
 
 #[cfg(test)]

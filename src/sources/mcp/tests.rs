@@ -437,3 +437,10 @@ fn one_line_cleans_and_cuts() {
     assert_eq!(one_line("abcdef", 3), "abc…");
     assert_eq!(one_line("a\u{202E}b\u{200B}c", 10), "abc");
 }
+
+#[test]
+fn seconds_read_naturally() {
+    assert_eq!(seconds(Duration::from_secs(30)), "30 s");
+    assert_eq!(seconds(Duration::from_millis(2500)), "2.5 s");
+    assert_eq!(seconds(Duration::from_millis(300)), "0.3 s");
+}

@@ -1,0 +1,11 @@
+//! The source names users write for the built-in tool catalogues (`builtin:claude-code`,
+//! `builtin:codex`, `builtin:gemini-cli`): what each catalogue and its origins table are keyed by.
+
+/// The source name users write for Claude Code.
+pub const CLAUDE_CODE: &str = "builtin:claude-code";
+
+/// The source name users write for the Codex CLI.
+pub const CODEX: &str = "builtin:codex";
+
+/// The source name users write for the Gemini CLI.
+pub const GEMINI_CLI: &str = "builtin:gemini-cli";
