@@ -321,8 +321,8 @@ fn embedded_sources(r: &ToolRegistry) -> Vec<String> {
 mod report;
 mod settle;
 
-pub use report::{EXCERPT_BUDGET, ReportBuilder, exit_status};
-pub use settle::Settle;
+pub use report::{EXCERPT_BUDGET, ReportBuilder};
+pub use settle::{Settle, exit_status};
 
 #[cfg(test)]
 mod tests;

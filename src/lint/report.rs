@@ -331,26 +331,3 @@ impl ReportBuilder {
     }
 }
 
-/// The exit status for a set of active findings (SPEC §1: highest wins).
-pub fn exit_status<'a>(
-    active: impl Iterator<Item = &'a Finding>,
-    fail_on: Tier,
-    input_error: bool,
-) -> ExitStatus {
-    let mut status = if input_error {
-        ExitStatus::InputError
-    } else {
-        ExitStatus::Clean
-    };
-    for f in active {
-        let s = if f.tier == Tier::HardDefect {
-            ExitStatus::HardDefect
-        } else if f.tier >= fail_on {
-            ExitStatus::GateTripped
-        } else {
-            ExitStatus::Clean
-        };
-        status = status.max(s);
-    }
-    status
-}

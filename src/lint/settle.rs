@@ -7,7 +7,6 @@ use crate::exit::ExitStatus;
 use crate::finding::{Finding, Tier};
 use crate::reporters::ExcerptCut;
 
-use super::exit_status;
 
 /// Per-finding bookkeeping, applied in report order: the report's excerpt budget, reasoned
 /// ignores, the baseline, the counts and the exit status. `ReportBuilder::finish` runs it over
@@ -150,4 +149,28 @@ fn tier_slot(t: Tier) -> usize {
         Tier::HardEvent => 1,
         Tier::Candidate => 2,
     }
+}
+
+/// The exit status for a set of active findings (SPEC §1: highest wins).
+pub fn exit_status<'a>(
+    active: impl Iterator<Item = &'a Finding>,
+    fail_on: Tier,
+    input_error: bool,
+) -> ExitStatus {
+    let mut status = if input_error {
+        ExitStatus::InputError
+    } else {
+        ExitStatus::Clean
+    };
+    for f in active {
+        let s = if f.tier == Tier::HardDefect {
+            ExitStatus::HardDefect
+        } else if f.tier >= fail_on {
+            ExitStatus::GateTripped
+        } else {
+            ExitStatus::Clean
+        };
+        status = status.max(s);
+    }
+    status
 }
