@@ -8,6 +8,7 @@ pub mod doctor;
 pub mod infer;
 pub mod init;
 pub mod mcp;
+mod pipe;
 pub(crate) mod output;
 pub mod report;
 pub mod rules;
@@ -17,52 +18,7 @@ pub mod tools;
 use crate::cli::{Cli, Command};
 use crate::exit::ExitStatus;
 
-/// A writer that, once its reader has gone away (a broken pipe: `tracelint check … | head`),
-/// drops the rest of the output instead of failing, so the run goes on to its decided exit
-/// status: a gate must not pass because its reader stopped reading.
-#[derive(Debug)]
-pub struct PipeSafe<W> {
-    inner: W,
-    closed: bool,
-}
-
-impl<W: std::io::Write> PipeSafe<W> {
-    /// Wrap `inner`.
-    pub fn new(inner: W) -> Self {
-        Self {
-            inner,
-            closed: false,
-        }
-    }
-}
-
-impl<W: std::io::Write> std::io::Write for PipeSafe<W> {
-    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
-        if self.closed {
-            return Ok(buf.len());
-        }
-        match self.inner.write(buf) {
-            Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => {
-                self.closed = true;
-                Ok(buf.len())
-            }
-            other => other,
-        }
-    }
-
-    fn flush(&mut self) -> std::io::Result<()> {
-        if self.closed {
-            return Ok(());
-        }
-        match self.inner.flush() {
-            Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => {
-                self.closed = true;
-                Ok(())
-            }
-            other => other,
-        }
-    }
-}
+pub use pipe::PipeSafe;
 
 /// Run a parsed command line.
 pub fn run(cli: Cli) -> anyhow::Result<ExitStatus> {
@@ -81,7 +37,6 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitStatus> {
         Command::Mcp(cmd) => mcp::run(&cmd),
     }
 }
-
 
 /// The binary: parse the command line (with the implicit `check`), run the command, map errors
 /// to exit code 3. A closed stdout pipe ends `rules`, `explain` and the like with success;

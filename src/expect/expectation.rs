@@ -5,9 +5,8 @@ use std::collections::BTreeMap;
 
 use toml::Spanned;
 
-use super::parse::{
-    ExpectError, Here, MAX_REF_CALLS, args_mode, conditions, glob_list, other_call,
-};
+use super::error::ExpectError;
+use super::fields::{Here, MAX_REF_CALLS, args_mode, conditions, glob_list, other_call};
 use super::raw::RawExpect;
 use super::{ArgsMode, CallFilter, Check, Expectation, MatchMode, RefCall, Select, Trajectory};
 use crate::finding::Tier;

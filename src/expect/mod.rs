@@ -10,8 +10,10 @@
 
 mod assertion;
 pub mod assign;
+mod error;
 mod eval;
 mod expectation;
+mod fields;
 mod parse;
 mod raw;
 mod spec;
@@ -23,7 +25,7 @@ use crate::model::Trace;
 
 #[cfg_attr(not(any(test, feature = "__internal")), allow(unused_imports))] // used by tests only
 pub use verdict::{Miss, Undecided, Verdict};
-pub use parse::ExpectError;
+pub use error::ExpectError;
 pub use spec::{
     ArgsMode, CallFilter, Check, Condition, ExpectFile, Expectation, MatchMode, RefCall, Select,
     Trajectory,

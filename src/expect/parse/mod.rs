@@ -7,69 +7,15 @@ use std::path::Path;
 
 use toml::Spanned;
 
+use super::error::ExpectError;
 use super::expectation::expectation;
+use super::ExpectFile;
+use super::fields::Here;
 use super::raw::*;
-use super::{ArgsMode, CallFilter, Condition, ExpectFile};
-use crate::model::{LineIndex, ResultStatus};
+use crate::model::LineIndex;
 
 /// Most expectations one file may declare.
 const MAX_EXPECTATIONS: usize = 10_000;
-/// Most calls one reference may list.
-pub(super) const MAX_REF_CALLS: usize = 10_000;
-
-/// A malformed expectations file: where and what.
-#[derive(Debug, Clone, thiserror::Error)]
-#[error("{location}: {message}")]
-pub struct ExpectError {
-    /// `path:line:col`, or `path`.
-    pub location: String,
-    /// What is wrong and how to fix it.
-    pub message: String,
-}
-
-/// Turns byte spans into `path:line:col`.
-pub(super) struct Here<'a> {
-    pub(super) text: &'a str,
-    pub(super) path: &'a str,
-    pub(super) index: LineIndex,
-    /// The folder `reference` paths resolve against.
-    pub(super) base: &'a Path,
-}
-
-impl Here<'_> {
-    pub(super) fn at(&self, span: std::ops::Range<usize>) -> String {
-        let (l, c) = self.index.line_col(self.text, span.start);
-        format!("{}:{l}:{c}", self.path)
-    }
-
-    pub(super) fn err(
-        &self,
-        span: std::ops::Range<usize>,
-        message: impl Into<String>,
-    ) -> ExpectError {
-        ExpectError {
-            location: self.at(span),
-            message: message.into(),
-        }
-    }
-
-    pub(super) fn toml(&self, e: &toml::de::Error) -> ExpectError {
-        let mut message = e.message().trim().to_owned();
-        let unknown = message
-            .strip_prefix("unknown field `")
-            .and_then(|rest| rest.split('`').next())
-            .and_then(|k| crate::suggest::closest_name(k, KEYS.iter().copied()));
-        if let Some(k) = unknown {
-            message = format!("{message} (did you mean `{k}`?)");
-        }
-        ExpectError {
-            location: e
-                .span()
-                .map_or_else(|| self.path.to_owned(), |s| self.at(s)),
-            message,
-        }
-    }
-}
 
 pub(super) fn parse_file(text: &str, path: &str, base: &Path) -> Result<ExpectFile, ExpectError> {
     let here = Here {
@@ -133,145 +79,6 @@ fn build(list: Vec<Spanned<RawExpect>>, here: &Here<'_>) -> Result<ExpectFile, E
         out.expectations.push(e);
     }
     Ok(out)
-}
-
-pub(super) fn glob_list(
-    v: Option<Spanned<OneOrMany>>,
-    key: &str,
-    here: &Here<'_>,
-) -> Result<Vec<glob::Pattern>, ExpectError> {
-    let Some(v) = v else {
-        return Ok(Vec::new());
-    };
-    let span = v.span();
-    v.into_inner()
-        .into_vec()
-        .into_iter()
-        .map(|g| {
-            glob::Pattern::new(&g).map_err(|e| {
-                here.err(
-                    span.clone(),
-                    format!("`{key}` {g:?} is not a valid glob: {e}"),
-                )
-            })
-        })
-        .collect()
-}
-
-pub(super) fn conditions(
-    list: Option<Vec<Spanned<toml::Value>>>,
-    key: &str,
-    here: &Here<'_>,
-) -> Result<Vec<Condition>, ExpectError> {
-    list.unwrap_or_default()
-        .into_iter()
-        .map(|c| {
-            let span = c.span();
-            let json = serde_json::to_value(c.into_inner())
-                .map_err(|e| here.err(span.clone(), format!("`{key}`: {e}")))?;
-            let predicate = crate::sources::file::parse_failure_when(&json)
-                .map_err(|m| here.err(span.clone(), format!("a `{key}` condition {m}")))?;
-            Ok(Condition {
-                text: condition_text(&json),
-                predicate,
-            })
-        })
-        .collect()
-}
-
-/// One condition, already parsed into a JSON value.
-pub(super) fn condition(json: serde_json::Value, key: &str) -> Result<Condition, String> {
-    let predicate = crate::sources::file::parse_failure_when(&json)
-        .map_err(|m| format!("a `{key}` condition {m}"))?;
-    Ok(Condition {
-        text: condition_text(&json),
-        predicate,
-    })
-}
-
-pub(super) fn status_of(s: &str) -> Result<ResultStatus, String> {
-    match s {
-        "ok" => Ok(ResultStatus::Ok),
-        "error" => Ok(ResultStatus::Error),
-        other => Err(format!(
-            "unknown `status` {other:?} (expected \"ok\" or \"error\")"
-        )),
-    }
-}
-
-/// The other call of `before` / `after`; its errors are at the key's span.
-pub(super) fn other_call(
-    raw: &Spanned<RawOther>,
-    key: &str,
-    here: &Here<'_>,
-) -> Result<CallFilter, ExpectError> {
-    let err = |m: String| here.err(raw.span(), format!("`{key}`: {m}"));
-    let conds =
-        |list: &Option<Vec<toml::Value>>, what: &str| -> Result<Vec<Condition>, ExpectError> {
-            list.iter()
-                .flatten()
-                .map(|v| {
-                    let json = serde_json::to_value(v).map_err(|e| err(e.to_string()))?;
-                    condition(json, what).map_err(err)
-                })
-                .collect()
-        };
-    match raw.get_ref() {
-        RawOther::Tool(t) if !t.trim().is_empty() => Ok(CallFilter {
-            tool: t.clone(),
-            args: Vec::new(),
-            result: Vec::new(),
-            status: None,
-        }),
-        RawOther::Call(c) if !c.tool.trim().is_empty() => Ok(CallFilter {
-            tool: c.tool.clone(),
-            args: conds(&c.where_args, "where")?,
-            result: conds(&c.result, "result")?,
-            status: c.status.as_deref().map(status_of).transpose().map_err(err)?,
-        }),
-        _ => Err(err("must name a tool: `\"tool\"` or `{ tool = \"…\", where = […], result = […], status = \"ok\" }`".into())),
-    }
-}
-
-/// `/order_ref equals "ord_7Hk2Qp"`: how a condition reads in a message.
-pub(super) fn condition_text(v: &serde_json::Value) -> String {
-    let Some(m) = v.as_object() else {
-        return v.to_string();
-    };
-    let pointer = m
-        .get("pointer")
-        .and_then(|p| p.as_str())
-        .filter(|p| !p.is_empty())
-        .unwrap_or("(whole)");
-    let cond = m
-        .iter()
-        .filter(|(k, _)| *k != "pointer" && *k != "optional")
-        .map(|(k, v)| format!("{k} {v}"))
-        .next()
-        .unwrap_or_else(|| "exists".into());
-    format!("{pointer} {cond}")
-}
-
-pub(super) fn args_mode(
-    v: &Spanned<toml::Value>,
-    key: &str,
-    here: &Here<'_>,
-) -> Result<ArgsMode, ExpectError> {
-    let bad = || {
-        here.err(
-            v.span(),
-            format!("`{key}` must be one of \"exact\", \"ignore\", \"subset\", \"superset\", or a list of argument keys to compare"),
-        )
-    };
-    match v.get_ref() {
-        toml::Value::String(s) => ArgsMode::parse(s).ok_or_else(bad),
-        toml::Value::Array(items) if !items.is_empty() => items
-            .iter()
-            .map(|i| i.as_str().map(str::to_owned).ok_or_else(bad))
-            .collect::<Result<Vec<_>, _>>()
-            .map(ArgsMode::Keys),
-        _ => Err(bad()),
-    }
 }
 
 #[cfg(test)]

@@ -1,4 +1,5 @@
 use super::*;
+use crate::expect::ArgsMode;
 use crate::expect::{Check, MatchMode};
 use crate::finding::Tier;
 

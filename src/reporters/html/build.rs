@@ -7,19 +7,13 @@ use std::collections::BTreeMap;
 use crate::finding::{Finding, Tier};
 
 use super::super::Report;
-use super::super::escape::{terminal, truncate};
+
 use super::timeline::{Timelines, traces};
 use super::{
-    Count, CoverageView, EvidenceView, FindingView, Group, InputView, IssueView, MAX_VALUE,
+    Count, CoverageView, EvidenceView, FindingView, Group, InputView, IssueView,
     ReportView, RuleRow, Section, Seg, SuppressionView, Tile,
 };
-
-/// Untrusted text prepared for the page: invisible and control characters made visible (a bidi
-/// override must not reorder what the reader sees), bounded in length. HTML escaping is
-/// askama's, at render time.
-pub(super) fn clean(s: &str) -> String {
-    truncate(&terminal(s), MAX_VALUE).into_owned()
-}
+use super::view::{clean, plural};
 
 /// Untrusted text whose backtick spans (`` `limit` ``, as messages quote names and values) are
 /// shown as code; an unpaired backtick stays a backtick. Each piece is escaped when rendered.
@@ -95,10 +89,6 @@ fn finding_view(report: &Report, index: usize, f: &Finding, tl: &Timelines<'_>) 
         ignored: f.ignored.as_deref().map(clean),
         trace_href: tl.trace_href(f),
     }
-}
-
-pub(super) fn plural(n: usize, one: &'static str, many: &'static str) -> &'static str {
-    if n == 1 { one } else { many }
 }
 
 /// The collapsed sections: hard events, candidates, ignored findings, each by rule.

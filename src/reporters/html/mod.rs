@@ -18,14 +18,11 @@ mod build;
 mod timeline;
 mod view;
 
-use build::clean;
+use view::clean;
 pub use view::{
     Count, CoverageView, EvidenceView, FindingView, Group, InputView, IssueView, Mark, ReportView,
     RuleRow, Section, Seg, StepView, SuppressionView, Tile, TraceView,
 };
-
-/// Longest untrusted value shown on the page, in characters.
-const MAX_VALUE: usize = 4000;
 
 /// A whole page: a title, an optional lead paragraph, extra tables (e.g. the demo's PASS/FAIL
 /// table) shown before the findings, and the report.

@@ -6,7 +6,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use crate::finding::{Finding, Tier};
 
 use super::super::{Report, StepKind};
-use super::build::{clean, plural};
+use super::view::{clean, plural};
 use super::{Mark, StepView, TraceView};
 
 /// Where each outlined run's timeline is, and which of its steps it shows.

@@ -1,5 +1,7 @@
 //! The view model the template reads: plain structs of text already made safe to show, built by
-//! `build.rs` and `timeline.rs` from a `Report`.
+//! `build.rs` and `timeline.rs` from a `Report`, and how untrusted text is made safe (`clean`).
+
+use super::super::escape::{terminal, truncate};
 
 /// Everything the page shows about a report, in the order a reader wants it: the summary by
 /// rule and tier, hard defects expanded, hard events, candidates and ignored findings collapsed
@@ -257,4 +259,19 @@ pub struct InputView {
     pub schemas: String,
     /// Notes.
     pub notes: Vec<String>,
+}
+
+/// Untrusted text prepared for the page: invisible and control characters made visible (a bidi
+/// override must not reorder what the reader sees), bounded in length. HTML escaping is
+/// askama's, at render time.
+pub(super) fn clean(s: &str) -> String {
+    truncate(&terminal(s), MAX_VALUE).into_owned()
+}
+
+/// Longest untrusted value shown on the page, in characters.
+pub(super) const MAX_VALUE: usize = 4000;
+
+/// `one` or `many`, by `n`.
+pub(super) fn plural(n: usize, one: &'static str, many: &'static str) -> &'static str {
+    if n == 1 { one } else { many }
 }

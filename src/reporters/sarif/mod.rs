@@ -32,8 +32,6 @@ use super::paths::PathBase;
 /// The schema a SARIF log names (the OASIS errata 01 copy).
 const SCHEMA_URI: &str =
     "https://docs.oasis-open.org/sarif/sarif/v2.1.0/errata01/os/schemas/sarif-schema-2.1.0.json";
-/// The base the relative URIs are relative to, resolved by the consumer (the checkout root).
-const SRCROOT: &str = "%SRCROOT%";
 /// Longest message text kept (GitHub shows the start; R1 can list many errors).
 const MAX_MESSAGE: usize = 4000;
 /// GitHub's limit on `fullDescription.text`.

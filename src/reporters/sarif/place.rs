@@ -5,7 +5,6 @@ use crate::finding::Finding;
 use crate::model::Location as SpanAt;
 
 use super::super::paths::{PathBase, Place, file_uri, uri_reference};
-use super::SRCROOT;
 use super::wire::{Artifact, Physical, Region};
 
 /// An input's artifact URI: relative to `%SRCROOT%` when it is under the root, else an absolute
@@ -86,3 +85,6 @@ pub(super) fn line_hash(f: &Finding) -> u64 {
         .unwrap_or_default();
     fnv1a(&[f.rule.as_str(), f.tool.as_deref().unwrap_or(""), &content])
 }
+
+/// The base the relative URIs are relative to, resolved by the consumer (the checkout root).
+pub(super) const SRCROOT: &str = "%SRCROOT%";
