@@ -25,49 +25,52 @@ mod graph;
 
 use graph::Graph;
 
-/// Each layer: the `src/` prefixes it holds, then the layers it may import (besides itself).
-/// Read from the bottom up: `model` imports nothing of the crate but `finding`'s neighbours.
+/// Each layer: its name, the `src/` files and folders it holds, and the layers it may import
+/// (besides itself). From the bottom up:
+///
+/// - `base`: the exit-code contract and "did you mean", which import nothing of the crate;
+/// - `model`: the canonical trace and registry, findings, compiled schemas and record quality;
+/// - `io`: INPUT arguments to files, and opening them;
+/// - `adapters`: input formats → the model, above the model only;
+/// - `sources`: tools files, MCP servers, built-in catalogues → a registry; above the adapters
+///   only because `tools lint` also reads the tools a trace embeds;
+/// - `expect`: expectations files and their verdicts (they read reference traces and the
+///   `failure_when` language of tools files);
+/// - `analysis`: what the rules share, with the per-trace context;
+/// - `rules`: one file per rule;
+/// - `reporters`: a finished report to text, JSON, SARIF, HTML, GitHub; above the model only,
+///   never rules, adapters or sources;
+/// - `config`: `tracelint.toml` and baselines;
+/// - `lint`: one trace through the selected rules, and the report builder;
+/// - `pipeline`: inputs → adapters → rules in parallel → an ordered report;
+/// - `features`: the subcommands' own machinery (`init`, `infer`, `doctor`, the MCP proxy, the
+///   scorecard, the demo);
+/// - `api`: the library API, the command line and the binary.
 const LAYERS: &[(&str, &[&str], &[&str])] = &[
     ("base", &["exit.rs", "suggest.rs"], &[]),
-    ("model", &["model/", "finding.rs"], &["base"]),
-    ("adapters", &["adapters/"], &["model", "base"]),
-    ("sources", &["sources/"], &["adapters", "model", "base"]),
-    ("analysis", &["analysis/"], &["model", "base"]),
-    ("expect", &["expect/"], &["analysis", "model", "base"]),
+    ("model", &["model/", "finding.rs", "record.rs"], &["base"]),
+    ("io", &["inputs.rs"], &["model", "base"]),
+    ("adapters", &["adapters/"], &["io", "model", "base"]),
+    ("sources", &["sources/"], &["adapters", "io", "model", "base"]),
+    (
+        "expect",
+        &["expect/"],
+        &["adapters", "sources", "io", "model", "base"],
+    ),
+    ("analysis", &["analysis/"], &["expect", "model", "base"]),
     (
         "rules",
         &["rules/"],
-        &["expect", "analysis", "model", "base"],
+        &["analysis", "expect", "model", "base"],
     ),
     ("reporters", &["reporters/"], &["model", "base"]),
     (
         "config",
         &["config.rs", "baseline/"],
-        &["rules", "reporters", "model", "base"],
-    ),
-    (
-        "lint",
-        &["lint/"],
         &[
-            "config",
+            "reporters",
             "rules",
             "expect",
-            "analysis",
-            "reporters",
-            "model",
-            "base",
-        ],
-    ),
-    (
-        "pipeline",
-        &["pipeline/", "inputs.rs", "record.rs"],
-        &[
-            "lint",
-            "config",
-            "rules",
-            "expect",
-            "analysis",
-            "reporters",
             "sources",
             "adapters",
             "model",
@@ -75,7 +78,40 @@ const LAYERS: &[(&str, &[&str], &[&str])] = &[
         ],
     ),
     (
-        "tools",
+        "lint",
+        &["lint/"],
+        &[
+            "config",
+            "reporters",
+            "rules",
+            "analysis",
+            "expect",
+            "sources",
+            "adapters",
+            "io",
+            "model",
+            "base",
+        ],
+    ),
+    (
+        "pipeline",
+        &["pipeline/"],
+        &[
+            "lint",
+            "config",
+            "reporters",
+            "rules",
+            "analysis",
+            "expect",
+            "sources",
+            "adapters",
+            "io",
+            "model",
+            "base",
+        ],
+    ),
+    (
+        "features",
         &[
             "infer.rs",
             "init.rs",
@@ -88,12 +124,13 @@ const LAYERS: &[(&str, &[&str], &[&str])] = &[
             "pipeline",
             "lint",
             "config",
-            "rules",
-            "expect",
-            "analysis",
             "reporters",
+            "rules",
+            "analysis",
+            "expect",
             "sources",
             "adapters",
+            "io",
             "model",
             "base",
         ],
@@ -109,16 +146,17 @@ const LAYERS: &[(&str, &[&str], &[&str])] = &[
             "fuzzing.rs",
         ],
         &[
-            "tools",
+            "features",
             "pipeline",
             "lint",
             "config",
-            "rules",
-            "expect",
-            "analysis",
             "reporters",
+            "rules",
+            "analysis",
+            "expect",
             "sources",
             "adapters",
+            "io",
             "model",
             "base",
         ],
