@@ -1,7 +1,10 @@
-//! Input formats → the canonical model. `InputFormat`, content-based detection (never the file
-//! name), and `parse_reader`, which decides between a JSON document and JSON Lines, streams JSON
-//! Lines record by record, and hands each adapter its body. Adapters never see rules, sources or
-//! reports; a problem with one record is an `InputIssue`, and the rest is still read.
+//! Input formats → the canonical model. Each format has its own folder (`claude/`, `codex/`,
+//! `otel/`, …); the way in from a file or bytes is `input/` (`InputFormat`, content-based
+//! detection — never the file name —, and `parse_reader`, which decides between a JSON document
+//! and JSON Lines and streams JSON Lines record by record); the pieces the readers share
+//! (positions, content, arguments, chat messages, `Emit`) are `common/`. This file hands each
+//! format its body. Adapters never see rules, sources or reports; a problem with one record is
+//! an `InputIssue`, and the rest is still read.
 
 pub mod atif;
 pub mod claude;

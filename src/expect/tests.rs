@@ -1,4 +1,4 @@
-//! Evaluation tests over small hand-built traces (the parser's own are in `parse.rs`).
+//! Evaluation tests over small hand-built traces (the parser's own are in `parse/tests.rs`).
 
 use serde_json::{Value, json};
 

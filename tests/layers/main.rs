@@ -51,7 +51,11 @@ const LAYERS: &[(&str, &[&str], &[&str])] = &[
     ("model", &["model/", "finding.rs", "record.rs"], &["base"]),
     ("io", &["inputs.rs"], &["model", "base"]),
     ("adapters", &["adapters/"], &["io", "model", "base"]),
-    ("sources", &["sources/"], &["adapters", "io", "model", "base"]),
+    (
+        "sources",
+        &["sources/"],
+        &["adapters", "io", "model", "base"],
+    ),
     (
         "expect",
         &["expect/"],

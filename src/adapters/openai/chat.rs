@@ -2,7 +2,7 @@
 //! with `arguments` strings parsed and kept raw for R6, `role:"tool"` results by
 //! `tool_call_id`, legacy `function_call` + `role:"function"`), ShareGPT (`from`/`value`,
 //! `function_call`/`observation` turns) and Anthropic Messages (content blocks, through
-//! `content.rs`). Legacy function calls carry no id: each gets a synthetic `function_call-N`
+//! `common/content.rs`). Legacy function calls carry no id: each gets a synthetic `function_call-N`
 //! id, which the next function result takes (that API allowed one call at a time). No error
 //! status is read from text.
 

@@ -4,7 +4,7 @@
 //! the fallback ladder of §6.4 down to the legacy HTTP+SSE transport (GET the stream, POST to its
 //! `endpoint`). No `Origin` is sent, no redirect to another host is followed, replies are
 //! bounded, `--header` adds auth. This is the only network code in the binary. It owns HTTP
-//! only: the conversation is `mcp.rs`'s.
+//! only: the conversation is `mcp/`'s.
 //!
 //! One cohesive transport: Streamable HTTP and its legacy fallback share one session, one agent and
 //! one bounded reader.

@@ -3,8 +3,8 @@
 //! result or `-32022` means the 2026-07-28 era, anything else the legacy `initialize` →
 //! `notifications/initialized` handshake), paged `tools/list` with a page cap and a
 //! repeated-cursor guard, replies matched by id, server requests answered (`ping` → `{}`, others
-//! → `-32601`), notifications ignored. It must not touch bytes, processes or sockets (`stdio.rs`,
-//! `http.rs` do), and never sees traces or rules.
+//! → `-32601`), notifications ignored. It must not touch bytes, processes or sockets (`stdio/`,
+//! `http/` do), and never sees traces or rules.
 //!
 //! One cohesive client: era detection, the handshake and paging are one JSON-RPC conversation over
 //! one transport.

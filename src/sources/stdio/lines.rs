@@ -1,7 +1,7 @@
 //! Newline-delimited JSON-RPC framing over any reader and writer (MCP.md §5.1): bounded lines,
 //! `\r` stripped, blank lines skipped, non-JSON lines skipped and counted, a reader thread and a
 //! writer thread so that no call blocks past its deadline. It owns framing only: processes are
-//! the parent module's, the conversation is `mcp.rs`'s.
+//! the parent module's, the conversation is `mcp/`'s.
 
 use std::io::{self, BufRead, BufReader, Read, Write};
 use std::sync::mpsc::{self, Receiver, RecvTimeoutError, Sender, SyncSender};

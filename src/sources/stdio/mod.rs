@@ -3,7 +3,7 @@
 //! newline-delimited JSON-RPC over its pipes (MCP.md §5): `\r` stripped, blank lines skipped,
 //! non-JSON lines skipped and counted, lines bounded, stderr tail kept for error messages.
 //! Shutdown closes stdin, waits 2 s, SIGTERMs the group, waits 2 s, SIGKILLs it; dropping a
-//! server kills it. It owns processes and pipes only: the conversation is `mcp.rs`'s.
+//! server kills it. It owns processes and pipes only: the conversation is `mcp/`'s.
 //!
 //! One cohesive transport: spawning, line framing and shutdown all work on the same child, its
 //! pipes and its process group, and none is useful alone.
