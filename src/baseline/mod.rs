@@ -19,8 +19,8 @@ mod ratchet;
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::path::{Path, PathBuf};
 
-#[cfg_attr(not(any(test, feature = "__internal")), allow(unused_imports))] // used by tests only
 pub use entry::{Baseline, FileEntry, Key};
+#[cfg_attr(not(any(test, feature = "__internal")), allow(unused_imports))] // used by tests only
 pub use file::{BaselineError, VERSION, parse, render};
 
 use crate::finding::{Finding, RuleId, Tier};

@@ -322,7 +322,7 @@ mod report;
 mod settle;
 
 pub use report::{EXCERPT_BUDGET, ReportBuilder};
-pub use settle::{Settle, exit_status};
+pub use settle::Settle;
 
 #[cfg(test)]
 mod tests;

@@ -21,7 +21,7 @@ use crate::model::ToolRegistry;
 
 pub(crate) use mcp::describe;
 pub use options::{
-    DEFAULT_MCP_TIMEOUT, LoadOptions, MAX_REPLY, MAX_TOOLS_FILE, SourceError,
+    DEFAULT_MCP_TIMEOUT, LoadOptions, MAX_TOOLS_FILE, SourceError,
 };
 
 /// A loaded registry and notes for the user (where the tools came from, skipped noise).

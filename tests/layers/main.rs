@@ -15,13 +15,12 @@
 //!
 //! A file's layer is that of the longest prefix in `LAYERS` that names it; a file may import
 //! files of its own layer (without circles) and of the layers its entry lists.
-//! The file is over 400 lines because the tokenizer, the `use`-tree parser and the resolver are
-//! one small program read together; splitting it would scatter a single pass.
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 mod graph;
+mod tokens;
 
 use graph::Graph;
 
@@ -269,5 +268,31 @@ fn the_check_sees_a_planted_circle() {
     assert_eq!(
         names,
         vec![vec!["a.rs", "b.rs"], vec!["p/c.rs", "p/mod.rs"]]
+    );
+}
+
+#[test]
+fn the_contributing_map_names_files_that_exist() {
+    // Every concrete `src/…` or `tests/…` path in CONTRIBUTING.md (placeholders such as
+    // `rN_name.rs` or `<format>` aside) is a file or folder of the repository.
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let text = std::fs::read_to_string(root.join("CONTRIBUTING.md")).unwrap();
+    let mut missing = Vec::new();
+    for quoted in text.split('`').skip(1).step_by(2) {
+        let path = quoted.split_whitespace().next().unwrap_or_default();
+        let concrete = !path.contains(['<', '…', '*'])
+            && !path.contains("rN_")
+            && !path.contains("TN.")
+            && !path.contains("RN.");
+        if (path.starts_with("src/") || path.starts_with("tests/"))
+            && concrete
+            && !root.join(path).exists()
+        {
+            missing.push(path.to_owned());
+        }
+    }
+    assert!(
+        missing.is_empty(),
+        "CONTRIBUTING.md names paths that do not exist: {missing:?}"
     );
 }

@@ -16,13 +16,14 @@ mod walk;
 use crate::finding::{Coverage, RuleId, RuleMeta};
 use crate::model::toolset::ToolSet;
 
-#[cfg_attr(not(any(test, feature = "__internal")), allow(unused_imports))] // used by tests only
 pub use rule::{
-    SetOutcome,
-    DEFAULT_DESCRIPTION_BUDGET, ToolRule, ToolSettings, ToolSink, ToolsCx, evidence,
+    DEFAULT_DESCRIPTION_BUDGET, SetOutcome, ToolRule, ToolSettings, ToolSink, ToolsCx, evidence,
 };
+#[cfg_attr(not(any(test, feature = "__internal")), allow(unused_imports))] // used by tests only
 pub use t_poisoning::{Signal, signals};
-pub use walk::{MAX_SCHEMA_DEPTH, MAX_SUBSCHEMAS, cut, parameters, shown, walk};
+pub use walk::{cut, parameters, shown, walk};
+#[cfg_attr(not(any(test, feature = "__internal")), allow(unused_imports))] // used by tests only
+pub use walk::{MAX_SCHEMA_DEPTH, MAX_SUBSCHEMAS};
 
 /// Every tool rule, in id order.
 pub static TOOL_RULES: &[&dyn ToolRule] = &[

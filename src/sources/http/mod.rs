@@ -25,7 +25,9 @@ mod legacy;
 use legacy::LegacySse;
 
 use client::{ACCEPT, Client, content_type, failure_of, io_failure};
-pub use client::{display_url, resolve};
+pub use client::display_url;
+#[cfg_attr(not(any(test, feature = "__internal")), allow(unused_imports))] // used by tests only
+pub use client::resolve;
 
 /// Headers tracelint sets itself; `--header` may not replace them.
 const RESERVED: &[&str] = &[
