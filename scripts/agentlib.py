@@ -13,6 +13,7 @@ import shutil
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -56,13 +57,19 @@ def install(agent, version):
         return binary
     os.makedirs(dest, exist_ok=True)
     log(f"npm install {pkg}@{version}")
-    argv = ["npm", "install", "--prefix", dest, "--no-audit", "--no-fund", "--loglevel=error",
-            f"{pkg}@{version}"]
-    if subprocess.run(argv, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL).returncode:
-        # Some releases' dependencies download a binary from the network when installed (a
-        # ripgrep build): without it the CLI falls back to its own code.
-        log(f"npm install {pkg}@{version}: retrying with --ignore-scripts")
-        subprocess.run(argv + ["--ignore-scripts"], check=True, stdout=subprocess.DEVNULL)
+    # A cache of its own, deleted once installed: a sweep over a hundred releases would leave
+    # tens of GB of tarballs in ~/.npm (a Claude Code release is a 100 MB native binary).
+    npm_cache = os.path.join(dest, ".npm-cache")
+    argv = ["npm", "install", "--prefix", dest, "--cache", npm_cache, "--no-audit", "--no-fund",
+            "--loglevel=error", f"{pkg}@{version}"]
+    try:
+        if subprocess.run(argv, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL).returncode:
+            # Some releases' dependencies download a binary from the network when installed (a
+            # ripgrep build): without it the CLI falls back to its own code.
+            log(f"npm install {pkg}@{version}: retrying with --ignore-scripts")
+            subprocess.run(argv + ["--ignore-scripts"], check=True, stdout=subprocess.DEVNULL)
+    finally:
+        shutil.rmtree(npm_cache, ignore_errors=True)
     if not os.path.exists(binary):
         raise RuntimeError(f"{pkg}@{version} installed no `{BINARIES[agent]}` executable")
     return binary
@@ -70,6 +77,20 @@ def install(agent, version):
 
 def uninstall(agent, version):
     shutil.rmtree(os.path.join(CACHE, f"{agent}-{version}"), ignore_errors=True)
+
+
+def uninstall_later(agent, version):
+    """Move the install aside and delete it on a thread while the next release installs
+    (deleting a node_modules tree takes a minute on a busy disk); join the returned thread."""
+    dest = os.path.join(CACHE, f"{agent}-{version}")
+    if not os.path.exists(dest):
+        return None
+    trash = f"{dest}.removing-{os.getpid()}"
+    shutil.rmtree(trash, ignore_errors=True)
+    os.rename(dest, trash)
+    t = threading.Thread(target=shutil.rmtree, args=(trash,), kwargs={"ignore_errors": True})
+    t.start()
+    return t
 
 
 class Fake:

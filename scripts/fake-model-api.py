@@ -25,7 +25,8 @@ When the script is used up the model says "done." and stops. Side requests (no t
 next-speaker checks, summaries) get a short answer that ends the side task.
 
 usage: fake-model-api.py --port-file F --log DIR [--script S.json]
-The chosen port is written to F once the server listens.
+The chosen port is written to F once the server listens. Used as an HTTPS proxy, it refuses
+every CONNECT, so a CLI pointed at it sends nothing off the machine.
 """
 
 import argparse
@@ -101,6 +102,15 @@ class Handler(BaseHTTPRequestHandler):
         self.send_header("content-length", str(len(data)))
         self.end_headers()
         self.wfile.write(data)
+
+    def do_CONNECT(self):
+        # A CLI told to use this server as its HTTPS proxy (to keep what it sends elsewhere,
+        # such as feature-flag fetches and telemetry, on the machine) is refused every tunnel.
+        self.close_connection = True
+        try:
+            self.send_json({"error": {"message": "no tunnels"}}, 403)
+        except OSError:  # the client gave up first
+            pass
 
     def do_GET(self):
         save("get", self.path, None)
