@@ -9,9 +9,9 @@ use serde_json::Value;
 /// Real traces of every format that read cleanly: Claude Code sessions, Langfuse exports,
 /// OpenInference spans, tau-bench OpenAI messages.
 const CORPUS: &[&str] = &[
-    "../shared/fixtures/real/claude-code/",
-    "../shared/fixtures/real/otel-openinference/",
-    "../shared/fixtures/real/openai-chat/tau-bench-gpt-4o-airline.subset.json",
+    "fixtures/real/claude-code/",
+    "fixtures/real/otel-openinference/",
+    "fixtures/real/openai-chat/tau-bench-gpt-4o-airline.subset.json",
     "fixtures/real/langfuse/",
 ];
 
