@@ -331,8 +331,9 @@ mod tests {
                 compared += 1;
             }
         }
-        // Langfuse, OpenInference and OpenAI traces with schemas of their own.
-        assert!(compared >= 8, "{compared}");
+        // Langfuse, OpenInference (the two Phoenix exports) and OpenAI traces with schemas of
+        // their own.
+        assert!(compared >= 7, "{compared}");
     }
 
     #[test]
