@@ -15,6 +15,7 @@ mod install;
 mod job;
 mod precommit;
 mod readme;
+mod rehearsal;
 mod release_server;
 mod runner;
 mod support;
