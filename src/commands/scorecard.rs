@@ -53,7 +53,8 @@ pub fn run(args: &ScorecardArgs) -> anyhow::Result<ExitStatus> {
     let runs = match &args.runs {
         RunsArg::Dir(dir) if !args.demo => {
             // The older spelling: still read, with a note (stderr; stdout stays the card).
-            eprintln!(
+            let _ = writeln!(
+                std::io::stderr(),
                 "note: `--runs {}` is read as `--recorded {}`: --runs is now only a number of runs",
                 dir.display(),
                 dir.display()
