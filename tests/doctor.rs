@@ -12,7 +12,8 @@ const CORPUS: &[&str] = &[
     "fixtures/real/claude-code/",
     "fixtures/real/otel-openinference/",
     "fixtures/real/openai-chat/tau-bench-gpt-4o-airline.subset.json",
-    "fixtures/real/langfuse/",
+    // The trace exports only: the folder also holds Langfuse's expected ChatML mappings.
+    "fixtures/real/langfuse/*.trace.json",
 ];
 
 fn tracelint(args: &[&str]) -> std::process::Output {
