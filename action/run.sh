@@ -10,10 +10,10 @@
 #   INPUT_TOOLS                     schema sources, one per line
 #   INPUT_INPUT_FORMAT              auto (default: tracelint.toml or content decides) or a format
 #   INPUT_OUTPUT_FORMAT             the report file's format: sarif (default), json, html or text
-#   INPUT_FORMAT                    seed 000's name for it (text, json, sarif; html too)
+#   INPUT_FORMAT                    the older name for it (text, json, sarif; html too)
 #   INPUT_REPORT_PATH               the report file (default: a fresh folder in $RUNNER_TEMP)
 #   INPUT_FAIL_ON                   hard_defect | hard_event | candidate | never | empty
-#   INPUT_FAIL_ON_BLOCKERS          seed 000's switch: false = fail-on never, true = by fail-on
+#   INPUT_FAIL_ON_BLOCKERS          the older switch: false = fail-on never, true = by fail-on
 #   INPUT_CONFIG                    a tracelint.toml to use instead of the nearest one
 #   INPUT_ARGS                      extra flags, split on whitespace
 #   TRACELINT_BIN                   the binary (default: `tracelint` on PATH)
@@ -85,7 +85,7 @@ done <<<"${INPUT_TOOLS:-}"
 output_format=$(trim "${INPUT_OUTPUT_FORMAT:-sarif}")
 format=$(trim "${INPUT_FORMAT:-}")
 if [ -n "$format" ]; then
-    # Seed 000's `format` names the report file's format; `output-format` left at its default
+    # The older `format` input names the report file's format; `output-format` left at its default
     # gives way to it, a different explicit one is a contradiction.
     if [ -n "$(trim "${INPUT_OUTPUT_FORMAT:-}")" ] && [ "$output_format" != sarif ] && [ "$output_format" != "$format" ]; then
         usage_error "inputs \`format\` ($format) and \`output-format\` ($output_format) disagree: give one of them"

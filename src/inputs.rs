@@ -22,8 +22,18 @@ pub struct InputSpec {
     pub resolved: Option<PathBuf>,
 }
 
-/// Extensions a directory walk picks up.
+/// Extensions a directory walk picks up: the one list that `check --help`, the message for a
+/// directory without traces and the documentation show (`walked_extensions`).
 const TRACE_EXTENSIONS: &[&str] = &["json", "jsonl", "ndjson", "eval", "traj"];
+
+/// The walked extensions for people: `.json, .jsonl, .ndjson, .eval or .traj`.
+pub(crate) fn walked_extensions() -> String {
+    let dotted: Vec<String> = TRACE_EXTENSIONS.iter().map(|e| format!(".{e}")).collect();
+    match dotted.split_last() {
+        Some((last, rest)) if !rest.is_empty() => format!("{} or {last}", rest.join(", ")),
+        _ => dotted.concat(),
+    }
+}
 /// Deepest directory nesting walked.
 const MAX_WALK_DEPTH: usize = 64;
 
@@ -70,7 +80,7 @@ pub fn expand(args: &[String]) -> (Vec<InputSpec>, Vec<InputIssue>) {
             if found.is_empty() {
                 issues.push(InputIssue::file(
                     arg,
-                    "the directory holds no .json, .jsonl, .ndjson, .eval or .traj file",
+                    format!("the directory holds no {} file", walked_extensions()),
                 ));
             }
             for p in found {

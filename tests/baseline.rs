@@ -11,7 +11,7 @@ use std::process::{Command, Output};
 
 use serde_json::Value;
 
-const SESSIONS: &str = "../shared/fixtures/real/claude-code";
+const SESSIONS: &str = "fixtures/real/claude-code";
 
 struct Project {
     dir: tempfile::TempDir,

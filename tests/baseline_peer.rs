@@ -1,12 +1,12 @@
 //! The baseline and its ratchet against the Python peer (`tracelint` 0.14, a black box run by
-//! `../shared/reference/run.sh`), where the two agree: the same native traces and seed 002 tools
+//! `scripts/reference-tracelint`), where the two agree: the same native traces and seed 002 tools
 //! file go through the same adoption steps in both, and each step must end with the same exit
 //! code and, where a finding is new, the same new finding (rule, tool). Known differences are
 //! left out on purpose: the peer calls a tool never checked before "no longer checked" (we do
 //! not), and the peer's R3 and candidate heuristics differ from ours.
 //!
-//! `scripts/test` installs the peer (and sets `TRACELINT_SHARED`); without it this test says so and passes, unless
-//! `TRACELINT_FULL_TEST` is set.
+//! `scripts/test` installs the reference (and sets `TRACELINT_REFERENCE`); without it this test says
+//! so and passes, unless `TRACELINT_FULL_TEST` is set.
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -15,12 +15,11 @@ use serde_json::{Value, json};
 
 #[allow(clippy::print_stderr)]
 fn peer() -> Option<PathBuf> {
-    let shared = std::env::var_os("TRACELINT_SHARED")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared"));
     let run = std::env::var_os("TRACELINT_REFERENCE")
         .map(PathBuf::from)
-        .unwrap_or_else(|| shared.join("reference/run.sh"));
+        .unwrap_or_else(|| {
+            Path::new(env!("CARGO_MANIFEST_DIR")).join("scripts/reference-tracelint")
+        });
     let ok = run.is_file()
         && Command::new(&run)
             .arg("--version")

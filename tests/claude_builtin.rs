@@ -12,7 +12,7 @@ use tracelint::lint::Linter;
 use tracelint::rules::{RuleSettings, Selection};
 
 fn real_dir() -> std::path::PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/fixtures/real/claude-code")
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/real/claude-code")
 }
 
 #[test]
@@ -20,7 +20,7 @@ fn input_validation_errors_are_exactly_the_r1_hard_defects() {
     let dir = real_dir();
     let mut sessions = 0;
     let mut oracle_total = 0;
-    for entry in std::fs::read_dir(&dir).expect("../shared/fixtures/real/claude-code is needed") {
+    for entry in std::fs::read_dir(&dir).expect("fixtures/real/claude-code is needed") {
         let path = entry.unwrap().path();
         if path.extension().and_then(|e| e.to_str()) != Some("jsonl") {
             continue;

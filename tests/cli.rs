@@ -1,4 +1,5 @@
-//! End-to-end CLI cases as data (`tests/cmd/*.toml`): arguments, exit code, stdout, stderr.
+//! End-to-end CLI cases as data (`tests/cmd/*.toml`): arguments, exit code, stdout, stderr; and
+//! the ```console blocks of `README.md` and `docs/*.md`, run from the repository root.
 //! Bless changes with `TRYCMD=overwrite cargo test --test cli`.
 
 #[test]
@@ -20,6 +21,9 @@ fn cli_cases() {
         }
     }
     cases.case("tests/cmd/*.toml");
+    // The console blocks of the README and the documentation pages are runs too.
+    cases.case("README.md");
+    cases.case("docs/*.md");
 }
 
 /// A program on `PATH`.

@@ -62,11 +62,11 @@ fn corpus(path: &Path, traces: usize, calls: usize, hard_every: usize) {
     std::fs::write(path, text).unwrap();
 }
 
-/// The official SARIF 2.1.0 schema (errata 01), from the shared data folder.
+/// The SARIF 2.1.0 schema (`fixtures/sarif/`: the SARIF SDK's copy with errata 01's constraints).
 fn sarif_schema() -> jsonschema::Validator {
     let path = concat!(
         env!("CARGO_MANIFEST_DIR"),
-        "/../shared/data/sarif/sarif-schema-2.1.0.json"
+        "/fixtures/sarif/sarif-schema-2.1.0.json"
     );
     let text = std::fs::read_to_string(path)
         .unwrap_or_else(|e| panic!("the official SARIF schema must be at {path}: {e}"));
@@ -299,7 +299,7 @@ fn the_job_summary_lists_3_hard_defects_behind_500_candidates() {
 #[test]
 fn report_over_two_shards_writes_what_one_check_over_the_union_writes() {
     let dir = tempfile::tempdir().unwrap();
-    let real = "../shared/fixtures/real/claude-code";
+    let real = "fixtures/real/claude-code";
     let a: Vec<String> = vec![
         "fixtures/quickstart/transcript.json".into(),
         format!("{real}/erk-1b2fa935-2b3c-47c3-a234-caee199c619b.jsonl"),

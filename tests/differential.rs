@@ -4,7 +4,7 @@
 //! tool and evidence steps, per run — except the deliberate differences listed with their
 //! reasons in `expected.json` (an entry that no longer occurs fails too).
 //!
-//! The reference is installed by `./scripts/test` (through `../shared/reference/run.sh`) and
+//! The reference is installed by `./scripts/test` (through `scripts/reference-tracelint`) and
 //! found through `TRACELINT_REFERENCE` or its cache folder; the test never installs it (no
 //! network). Without it the test says so and passes, except under `TRACELINT_FULL_TEST=1`,
 //! where a missing reference is a failure.
@@ -158,7 +158,7 @@ fn contract_rules_agree_with_the_reference() {
     let Some(reference) = reference() else {
         assert!(
             std::env::var_os("TRACELINT_FULL_TEST").is_none(),
-            "TRACELINT_FULL_TEST is set but the reference (Python tracelint 0.14.0) is missing: run ./scripts/test, which installs it through ../shared/reference/run.sh"
+            "TRACELINT_FULL_TEST is set but the reference (Python tracelint 0.14.0) is missing: run ./scripts/test, which installs it through scripts/reference-tracelint"
         );
         eprintln!("skipped: the reference is not installed (./scripts/test installs it)");
         return;

@@ -9,10 +9,11 @@ use serde_json::Value;
 /// Real traces of every format that read cleanly: Claude Code sessions, Langfuse exports,
 /// OpenInference spans, tau-bench OpenAI messages.
 const CORPUS: &[&str] = &[
-    "../shared/fixtures/real/claude-code/",
-    "../shared/fixtures/real/otel-openinference/",
-    "../shared/fixtures/real/openai-chat/tau-bench-gpt-4o-airline.subset.json",
-    "fixtures/real/langfuse/",
+    "fixtures/real/claude-code/",
+    "fixtures/real/otel-openinference/",
+    "fixtures/real/openai-chat/tau-bench-gpt-4o-airline.subset.json",
+    // The trace exports only: the folder also holds Langfuse's expected ChatML mappings.
+    "fixtures/real/langfuse/*.trace.json",
 ];
 
 fn tracelint(args: &[&str]) -> std::process::Output {

@@ -235,9 +235,9 @@ fn demo_page_opens_in_chromium_with_every_case_and_scorecard() {
 /// The real sessions of the combined run: the quickstart and three Claude Code sessions.
 const REAL_RUN: &[&str] = &[
     "fixtures/quickstart/transcript.json",
-    "../shared/fixtures/real/claude-code/erk-1b2fa935-2b3c-47c3-a234-caee199c619b.jsonl",
-    "../shared/fixtures/real/claude-code/ccviewer-fe5e1c67-53e7-4862-81ae-d0e013e3270b.jsonl",
-    "../shared/fixtures/real/claude-code/erk-52bc43f3-2f5f-46f5-b693-bedf4ffd23db.jsonl",
+    "fixtures/real/claude-code/erk-1b2fa935-2b3c-47c3-a234-caee199c619b.jsonl",
+    "fixtures/real/claude-code/ccviewer-fe5e1c67-53e7-4862-81ae-d0e013e3270b.jsonl",
+    "fixtures/real/claude-code/erk-52bc43f3-2f5f-46f5-b693-bedf4ffd23db.jsonl",
 ];
 
 /// `check` over `inputs` (Claude Code's built-in schemas and the quickstart's tools) writing the

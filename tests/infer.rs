@@ -95,8 +95,7 @@ fn a_real_claude_code_session_has_no_r1_finding_under_its_inferred_schema() {
     let dir = tempfile::tempdir().unwrap();
     let tools = dir.path().join("tools.json");
     let tools = tools.to_str().unwrap();
-    let session =
-        "../shared/fixtures/real/claude-code/erk-1b2fa935-2b3c-47c3-a234-caee199c619b.jsonl";
+    let session = "fixtures/real/claude-code/erk-1b2fa935-2b3c-47c3-a234-caee199c619b.jsonl";
     let out = tracelint(&["infer", session, "-o", tools, "--pretty"]);
     let stdout = String::from_utf8_lossy(&out.stdout);
     assert_eq!(out.status.code(), Some(0), "{out:?}");

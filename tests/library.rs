@@ -5,6 +5,14 @@
 
 use std::process::Command;
 
+/// The cargo target folder of this build (`CARGO_TARGET_DIR`, else `target/` of the crate).
+fn target_dir() -> std::path::PathBuf {
+    std::env::var_os("CARGO_TARGET_DIR").map_or_else(
+        || std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("target"),
+        std::path::PathBuf::from,
+    )
+}
+
 #[test]
 fn a_program_outside_the_crate_uses_the_public_api() {
     let root = env!("CARGO_MANIFEST_DIR");
@@ -18,7 +26,7 @@ fn a_program_outside_the_crate_uses_the_public_api() {
             "tracelint-outside",
             "--target-dir",
         ])
-        .arg(format!("{root}/target/outside"))
+        .arg(target_dir().join("outside"))
         .arg("--")
         .arg(root)
         .current_dir(root)

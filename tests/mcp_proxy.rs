@@ -1,5 +1,5 @@
 //! `tracelint mcp proxy` end to end, with a REAL client and REAL servers: the official MCP
-//! Python SDK's client (`mcp` 2.3.0, from the peers' venv that `../shared/mcp-peers.sh` pins)
+//! Python SDK's client (`mcp` 2.3.0, from the peers' venv that `scripts/mcp-peers.sh` pins)
 //! scripted as a tiny agent (`tests/mcp_proxy/agent.py`), talking to
 //! `@modelcontextprotocol/server-everything` and `mcp-server-time` over stdio, once directly and
 //! once through the proxy. The agent logs every raw line the SDK reads from the server; the

@@ -1,7 +1,7 @@
-//! End-to-end tests against REAL MCP servers installed by `../shared/mcp-peers.sh` (its
+//! End-to-end tests against REAL MCP servers installed by `scripts/mcp-peers.sh` (its
 //! `peers.json`, found through `$TRACELINT_MCP_PEERS`): every stdio and HTTP peer lists its tools
 //! through the binary and a trace is linted against them; the tool counts equal the saved
-//! `tools/list` results in `../shared/data/mcp/`; a saved result of either era, used as a file
+//! `tools/list` results in `fixtures/real/mcp/`; a saved result of either era, used as a file
 //! source, gives the same registry as the live server; every misbehaving server ends in exit 3
 //! with a clear message within its timeout and leaves no process behind. Without the peers these
 //! tests skip with a reason, except under `TRACELINT_FULL_TEST=1` (`./scripts/test`), where they

@@ -30,10 +30,9 @@ fn json(bytes: &[u8]) -> Value {
         .unwrap_or_else(|e| panic!("not JSON ({e}): {}", String::from_utf8_lossy(bytes)))
 }
 
-/// The official SARIF 2.1.0 schema (OASIS errata 01, draft-04) from the shared data folder.
+/// The SARIF 2.1.0 schema (`fixtures/sarif/`: the SARIF SDK's copy with errata 01's constraints).
 fn sarif_schema() -> jsonschema::Validator {
-    let path =
-        Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/data/sarif/sarif-schema-2.1.0.json");
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/sarif/sarif-schema-2.1.0.json");
     let text = std::fs::read_to_string(&path).unwrap_or_else(|e| {
         panic!(
             "the official SARIF schema must be at {}: {e}",

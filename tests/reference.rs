@@ -1,4 +1,4 @@
-//! The differential test against the Python tracelint 0.14 (`../shared/reference/run.sh`, a
+//! The differential test against the Python tracelint 0.14 (`scripts/reference-tracelint`, a
 //! black box) on the harness formats it reads: Harbor ATIF (`--format atif`), LangSmith run
 //! trees (`--format langsmith`) and Inspect AI logs (through its documented library reader,
 //! `tests/reference/inspect_peer.py`, which its Scout scanners use; its CLI has no Inspect
@@ -120,10 +120,9 @@ fn full_test() -> bool {
     std::env::var("TRACELINT_FULL_TEST").is_ok_and(|v| v == "1")
 }
 
-fn shared() -> PathBuf {
-    std::env::var_os("TRACELINT_SHARED")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared"))
+/// The script that installs the Python tracelint 0.14 from PyPI on first use and runs it.
+fn reference_script() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("scripts/reference-tracelint")
 }
 
 /// The reference's own Python (where `run.sh` installs it).
@@ -245,19 +244,7 @@ fn theirs(file: &Path, peer: Peer, run_sh: &Path, tmp: &Path) -> Tally {
 
 #[test]
 fn same_calls_and_findings_as_the_reference() {
-    let run_sh = shared().join("reference/run.sh");
-    if !run_sh.is_file() {
-        assert!(
-            !full_test(),
-            "TRACELINT_FULL_TEST=1 but the reference is missing: {}",
-            run_sh.display()
-        );
-        eprintln!(
-            "skipped: the reference is not at {} (set TRACELINT_SHARED)",
-            run_sh.display()
-        );
-        return;
-    }
+    let run_sh = reference_script();
     // `run.sh` installs the reference on first use; `--version` makes sure it is there.
     let installed = Command::new(&run_sh).arg("--version").output();
     if !installed.as_ref().is_ok_and(|o| o.status.success()) {

@@ -65,7 +65,7 @@ fn fail_files(rule: &str) -> Vec<String> {
 #[test]
 fn sarif_validates_and_each_region_is_the_offending_key() {
     let sarif = validator(
-        &Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/data/sarif/sarif-schema-2.1.0.json"),
+        &Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/sarif/sarif-schema-2.1.0.json"),
     );
     // What the text at each result's region must start with, per rule.
     let expected: &[(&str, &[&str])] = &[

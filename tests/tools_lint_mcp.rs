@@ -1,6 +1,6 @@
-//! `tracelint tools lint` against REAL MCP servers (the peers `../shared/mcp-peers.sh` installs,
+//! `tracelint tools lint` against REAL MCP servers (the peers `scripts/mcp-peers.sh` installs,
 //! found as `tests/mcp_real.rs` finds them): a live server, over stdio and over Streamable HTTP,
-//! lints exactly like its saved `tools/list` result in `../shared/data/mcp/` (same tools, same
+//! lints exactly like its saved `tools/list` result in `fixtures/real/mcp/` (same tools, same
 //! findings; only the locations differ, a live reply having no file). Without the peers these
 //! tests skip with a reason, except under `TRACELINT_FULL_TEST=1` (`./scripts/test`).
 

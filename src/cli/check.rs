@@ -33,14 +33,22 @@ Exit codes (highest wins):
   2  a hard_defect
   3  input or usage error (unreadable file, malformed input, bad tools source, unknown rule)";
 
+/// The help of `check`'s INPUT: what a directory walk picks up, from the list the walk uses.
+fn inputs_help() -> String {
+    format!(
+        "Traces to lint: files, directories (walked for {} files), globs, or `-` for stdin",
+        crate::inputs::walked_extensions()
+    )
+}
+
 /// `check` arguments.
 #[derive(Debug, Args, Clone, Default)]
 pub struct CheckArgs {
-    /// Traces to lint: files, directories (walked for .json/.jsonl/.ndjson), globs, or `-` for stdin.
-    #[arg(required = true, value_name = "INPUT")]
+    /// Traces to lint: files, directories (walked for the extensions below), globs, or `-` for stdin.
+    #[arg(required = true, value_name = "INPUT", help = inputs_help())]
     pub inputs: Vec<String>,
 
-    /// Where tool schemas come from: a tools file, `mcp-stdio:<command>`, `mcp-http:<url>` or `builtin:claude-code[@VERSION]`. Repeatable. Claude Code sessions linted without it use the built-in schemas.
+    /// Where tool schemas come from: a tools file, `mcp-stdio:<command>`, `mcp-http:<url>`, `builtin:claude-code[@VERSION]`, `builtin:codex[@VERSION]` or `builtin:gemini-cli[@VERSION]`. Repeatable. Claude Code, Codex CLI and Gemini CLI sessions linted without it use their agent's built-in schemas.
     #[arg(
         long = "tools",
         short = 't',
@@ -69,7 +77,7 @@ pub struct CheckArgs {
     #[arg(long, value_name = "BYTES", value_parser = parse_record_size, help_heading = "Input")]
     pub max_record_size: Option<usize>,
 
-    /// What goes to stdout: text, json, json-lines, sarif, html or github. `--format native|openai|openinference|otel|langfuse` (seed 002's spelling) sets the input format instead.
+    /// What goes to stdout: text, json, json-lines, sarif, html or github (`--format` is the same flag, as on `tools lint` and `report`). An input format name given to `--format` (`--format openinference`, the Python tracelint's spelling) is still read as `--input-format`, with a note.
     #[arg(long, alias = "format", value_name = "FORMAT", help_heading = "Output", value_parser = Listed::output_formats(true), hide_possible_values = true)]
     pub output_format: Option<String>,
 

@@ -33,7 +33,7 @@ pub struct DoctorArgs {
     #[arg(required = true, value_name = "INPUT")]
     pub inputs: Vec<String>,
 
-    /// Where tool schemas come from, as for `check`. Repeatable.
+    /// Where tool schemas come from, as for `check`: a tools file, `mcp-stdio:<command>`, `mcp-http:<url>`, `builtin:claude-code[@VERSION]`, `builtin:codex[@VERSION]` or `builtin:gemini-cli[@VERSION]`. Repeatable.
     #[arg(
         long = "tools",
         short = 't',

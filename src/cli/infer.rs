@@ -23,8 +23,8 @@ pub struct InferArgs {
     #[arg(required = true, value_name = "INPUT")]
     pub inputs: Vec<String>,
 
-    /// Where to write the inferred tools file (`-` for stdout).
-    #[arg(long, short = 'o', value_name = "FILE")]
+    /// Where to write the inferred tools file (`-`, the default, is stdout, as for `init`).
+    #[arg(long, short = 'o', value_name = "FILE", default_value = "-")]
     pub output: PathBuf,
 
     /// Indent the JSON.

@@ -29,7 +29,7 @@ pub struct InitArgs {
     #[arg(required = true, value_name = "INPUT")]
     pub inputs: Vec<String>,
 
-    /// A real schema source to take schemas from (a tools file, `mcp-stdio:`, `mcp-http:`, `builtin:claude-code[@VERSION]`). Repeatable.
+    /// A real schema source to take schemas from: a tools file, `mcp-stdio:<command>`, `mcp-http:<url>`, `builtin:claude-code[@VERSION]`, `builtin:codex[@VERSION]` or `builtin:gemini-cli[@VERSION]`. Repeatable.
     #[arg(long = "tools", short = 't', value_name = "SOURCE")]
     pub tools: Vec<String>,
 

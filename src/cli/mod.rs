@@ -135,7 +135,7 @@ pub const SUBCOMMANDS: &[&str] = &[
 ];
 
 /// Insert `check` when the first argument is not a subcommand or a global flag, so
-/// `tracelint FILE --tools T` works (seed 000's form). A first argument that is no file, reads
+/// `tracelint FILE --tools T` works (the short form). A first argument that is no file, reads
 /// like a word rather than a path and is close to a subcommand's name (`chek`) is left for clap,
 /// which says "a similar subcommand exists: 'check'" instead of linting a file named `chek`.
 pub fn with_implicit_check(mut args: Vec<std::ffi::OsString>) -> Vec<std::ffi::OsString> {

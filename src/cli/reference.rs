@@ -9,7 +9,8 @@ Examples:
   tracelint completions bash > ~/.local/share/bash-completion/completions/tracelint
   tracelint completions zsh > \"${fpath[1]}/_tracelint\"
   tracelint completions fish > ~/.config/fish/completions/tracelint.fish
-  tracelint completions powershell >> $PROFILE";
+  tracelint completions powershell >> $PROFILE
+  tracelint completions elvish > ~/.config/elvish/lib/tracelint.elv   (then `use tracelint` in rc.elv)";
 
 /// `rules` arguments.
 #[derive(Debug, Args)]

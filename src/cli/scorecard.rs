@@ -1,4 +1,5 @@
-//! `tracelint scorecard` arguments, and the `--runs N | DIR` value.
+//! `tracelint scorecard` arguments, and the `--runs` value (a number; a folder, the older spelling
+//! of `--recorded DIR`, is still read, with a note).
 
 use clap::{Args, ValueEnum};
 
@@ -12,8 +13,13 @@ tracelint flagged.
 
 Faults: timeout, error, rate_limit, malformed_json, empty, truncated, wrong_schema, denied
 
+Recorded runs: --recorded DIR scores the MCP sessions `tracelint mcp proxy --record DIR` wrote
+(runs recorded without --inject are the baseline), judged by --oracle ORACLE.toml.
+
 Examples:
   tracelint scorecard --demo --runs 50
+  tracelint scorecard --demo --html scorecard.html
+  tracelint scorecard --recorded runs/ --oracle oracle.toml
   tracelint scorecard --demo --buggy --faults timeout,error,denied --runs 20 --seed 7
   tracelint scorecard --demo --output-format json";
 
@@ -29,14 +35,17 @@ pub struct ScorecardArgs {
     /// Faults to inject, comma-separated (default: all eight).
     #[arg(long, value_delimiter = ',', value_name = "LIST")]
     pub faults: Vec<String>,
-    /// Runs per fault (and for the baseline), at least 1; or, without `--demo`, a folder of MCP
-    /// sessions recorded by `tracelint mcp proxy --record` to score (with `--oracle`).
+    /// Runs per fault (and for the baseline) of the built-in task, at least 1.
     #[arg(long, default_value = "20", value_name = "N", value_parser = RunsParser)]
     pub runs: RunsArg,
-    /// With `--runs DIR`: the expectations file (TOML `[[expect]]`) that judges each run.
+    /// Score the MCP sessions recorded in DIR by `tracelint mcp proxy --record DIR` instead of
+    /// the built-in task.
+    #[arg(long, value_name = "DIR", conflicts_with = "demo")]
+    pub recorded: Option<std::path::PathBuf>,
+    /// With `--recorded DIR`: the expectations file (TOML `[[expect]]`) that judges each run.
     #[arg(long, value_name = "ORACLE.toml")]
     pub oracle: Option<std::path::PathBuf>,
-    /// With `--runs DIR`: also write the card as HTML.
+    /// Also write the card as one self-contained HTML page.
     #[arg(long, value_name = "FILE")]
     pub html: Option<std::path::PathBuf>,
     /// Seed for every draw; the same seed reproduces the same table.
@@ -53,12 +62,13 @@ pub struct ScorecardArgs {
     pub output_format: ScorecardFormat,
 }
 
-/// `scorecard --runs`: a number of runs (the built-in task), or a folder of recorded runs.
+/// `scorecard --runs`: a number of runs (the built-in task), or (the older spelling of
+/// `--recorded DIR`) a folder of recorded runs.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum RunsArg {
     /// Runs per fault.
     Count(u32),
-    /// Recorded runs.
+    /// Recorded runs, given as `--runs DIR`.
     Dir(std::path::PathBuf),
 }
 

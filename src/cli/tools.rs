@@ -16,8 +16,9 @@ pub enum ToolsCommand {
 
 pub(super) const TOOLS_LINT_AFTER_HELP: &str = "\
 SOURCE is any `--tools` form: a tools file (MCP `{\"tools\": [...]}`, a bare array, OpenAI or
-Anthropic tools, a saved `tools/list` reply, seed 002's map), `mcp-stdio:<command>`,
-`mcp-http:<url>`, `builtin:claude-code[@VERSION]` (also codex, gemini-cli), or a trace file, whose
+Anthropic tools, a saved `tools/list` reply, the Python tracelint's map), `mcp-stdio:<command>`,
+`mcp-http:<url>`, `builtin:claude-code[@VERSION]`, `builtin:codex[@VERSION]`,
+`builtin:gemini-cli[@VERSION]`, or a trace file, whose
 embedded tool schemas are linted. Sources are linted together, as the toolset an agent would get.
 Findings point at the offending key's line:col in the tools file. `tracelint rules` lists T1…T13;
 `tracelint explain T12` says what a rule checks.
@@ -65,7 +66,7 @@ const TOOLS_LINT_WORDING: &[(&str, &str)] = &[
 #[derive(Debug, Args, Clone, Default)]
 #[command(mut_args(reword(TOOLS_LINT_WORDING)))]
 pub struct ToolsLintArgs {
-    /// Tool definitions to lint: tools files, `mcp-stdio:<command>`, `mcp-http:<url>`, `builtin:AGENT[@VERSION]`, or trace files (their embedded schemas).
+    /// Tool definitions to lint: tools files, `mcp-stdio:<command>`, `mcp-http:<url>`, `builtin:claude-code[@VERSION]`, `builtin:codex[@VERSION]`, `builtin:gemini-cli[@VERSION]`, or trace files (their embedded schemas).
     #[arg(required = true, value_name = "SOURCE")]
     pub sources: Vec<String>,
 

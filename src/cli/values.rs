@@ -110,7 +110,7 @@ pub const OUTPUT_FORMATS: &[&str] = &["text", "json", "json-lines", "sarif", "ht
 
 impl Listed {
     /// The output formats; with `legacy`, also (hidden from completion) the input format names
-    /// `--format` accepts in seed 002's spelling.
+    /// `check --format` still accepts (the Python tracelint's spelling), read as `--input-format`.
     pub(super) fn output_formats(legacy: bool) -> Self {
         use clap::builder::PossibleValue;
         let mut values: Vec<PossibleValue> = OUTPUT_FORMATS
@@ -119,8 +119,8 @@ impl Listed {
             .collect();
         values.push(PossibleValue::new("jsonl").hide(true));
         if legacy {
-            // Seed 002's input names for `--format` (a fixed list: newer input formats have no
-            // legacy spelling).
+            // The Python tracelint's input names for `--format` (a fixed list: newer input
+            // formats have no legacy spelling).
             for name in ["native", "openai", "openinference", "otel", "langfuse"] {
                 values.push(PossibleValue::new(name).hide(true));
             }

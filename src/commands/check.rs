@@ -237,7 +237,7 @@ fn explain_source_error(
             message,
         } if message.starts_with("invalid JSON") && !message.contains("nested deeper") => {
             anyhow::anyhow!(
-                "{source_name}: the tools file is not JSON ({}): a tools file holds `{{\"tools\": [...]}}` (MCP style), a JSON array of tools (OpenAI or Anthropic), seed 002's `{{\"tools\": {{name: {{...}}}}}}` or a saved `tools/list` reply; check the path given to `--tools`",
+                "{source_name}: the tools file is not JSON ({}): a tools file holds `{{\"tools\": [...]}}` (MCP style), a JSON array of tools (OpenAI or Anthropic), the Python tracelint's `{{\"tools\": {{name: {{...}}}}}}` or a saved `tools/list` reply; check the path given to `--tools`",
                 message.trim_start_matches("invalid JSON: ")
             )
         }

@@ -77,6 +77,27 @@ fn scorecard_table(card: &Scorecard) -> Table {
     }
 }
 
+/// `scorecard --demo --html FILE`: one scorecard as a self-contained page (the same table as in
+/// the demo's page; no findings report).
+pub(crate) fn write_scorecard_page(card: &Scorecard, path: &std::path::Path) -> anyhow::Result<()> {
+    let page = Page {
+        title: "tracelint recovery scorecard".into(),
+        lead: Some(format!(
+            "The {} agent on the built-in task (cancel order A-1001 if it has not shipped), each fault injected into one tool result. \
+             Every run was linted; the findings of single runs are not listed here.",
+            card.agent
+        )),
+        tables: vec![scorecard_table(card)],
+        report: ReportView::new(&crate::reporters::Report::default()),
+    };
+    let mut file = std::io::BufWriter::new(
+        std::fs::File::create(path).with_context(|| format!("cannot write `{}`", path.display()))?,
+    );
+    render_page(&page, &mut file)
+        .and_then(|()| file.flush())
+        .with_context(|| format!("cannot write `{}`", path.display()))
+}
+
 /// `tracelint demo`.
 pub fn run(args: &DemoArgs) -> anyhow::Result<ExitStatus> {
     let (outcomes, report) = demo::run()

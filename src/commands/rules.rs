@@ -1,5 +1,5 @@
 //! `tracelint rules` (the table of rules) and `tracelint explain RULE` (a rule's doc), both
-//! generated from the rules' static metadata, as is the README's rules table.
+//! generated from the rules' static metadata, as is the rules table of docs/rules.md.
 
 use std::io::Write;
 
@@ -12,13 +12,13 @@ use crate::finding::RuleMeta;
 use crate::rules::tools::TOOL_RULES;
 use crate::rules::{RULES, meta_of};
 
-/// The rules table in Markdown (the README embeds exactly this; a test keeps them equal).
+/// The rules table in Markdown (docs/rules.md embeds exactly this; a test keeps them equal).
 #[cfg_attr(not(any(test, feature = "__internal")), allow(dead_code))] // used by tests only
 pub fn markdown_table() -> String {
     table_of(RULES.iter().map(|r| r.meta()))
 }
 
-/// The tool rules table (`tools lint`) in Markdown (the README embeds exactly this too).
+/// The tool rules table (`tools lint`) in Markdown (docs/rules.md embeds exactly this too).
 #[cfg_attr(not(any(test, feature = "__internal")), allow(dead_code))] // used by tests only
 pub fn tools_markdown_table() -> String {
     table_of(TOOL_RULES.iter().map(|r| r.meta()))
@@ -239,22 +239,22 @@ mod tests {
     }
 
     #[test]
-    fn readme_rules_table_is_current() {
-        let readme = include_str!("../../README.md");
+    fn docs_rules_table_is_current() {
+        let readme = include_str!("../../docs/rules.md");
         let table = markdown_table();
         assert!(
             readme.contains(&table),
-            "the README's rules table is stale; replace it with:\n{table}"
+            "the rules table of docs/rules.md is stale; replace it with:\n{table}"
         );
     }
 
     #[test]
-    fn readme_tool_rules_table_is_current() {
-        let readme = include_str!("../../README.md");
+    fn docs_tool_rules_table_is_current() {
+        let readme = include_str!("../../docs/rules.md");
         let table = tools_markdown_table();
         assert!(
             readme.contains(&table),
-            "the README's tool rules table is stale; replace it with:\n{table}"
+            "the tool rules table of docs/rules.md is stale; replace it with:\n{table}"
         );
     }
 

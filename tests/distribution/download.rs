@@ -32,11 +32,11 @@ fn sha256_of(path: &Path) -> String {
 }
 
 /// The two archives, made once per test process (packaging a binary takes seconds).
-struct Packaged {
+pub(crate) struct Packaged {
     /// The binary in the good archive.
     binary: PathBuf,
     /// The good archive and its `.sha256` file, in one folder.
-    good: PathBuf,
+    pub(crate) good: PathBuf,
     good_sha: String,
     /// An archive of the same name holding the tampered binary.
     tampered: PathBuf,
@@ -57,7 +57,7 @@ fn package(python: &Path, binary: &Path, out: &Path) -> PathBuf {
     archive
 }
 
-fn packaged() -> Option<&'static Packaged> {
+pub(crate) fn packaged() -> Option<&'static Packaged> {
     let python = require_tool("python3")?;
     let strip = require_tool("strip")?;
     static PACKAGED: OnceLock<Packaged> = OnceLock::new();

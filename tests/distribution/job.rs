@@ -1,5 +1,5 @@
 //! A job set up for the action tests: a workspace holding the `fixtures/dist` files where the
-//! README's workflow expects them, the emulated runner around it, a cache seeded with the built
+//! docs/ci.md's workflow expects them, the emulated runner around it, a cache seeded with the built
 //! binary or a fake `cargo`, and the rendering of a run for snapshots (temporary paths and
 //! digests replaced by placeholders). No assertion about the action lives here.
 
@@ -21,14 +21,14 @@ pub(crate) struct Job {
     pub(crate) runner: Runner,
 }
 
-/// The `with:` of the README's workflow for the tracelint step.
+/// The `with:` of docs/ci.md's workflow for the tracelint step.
 pub(crate) fn readme_with() -> Vec<(String, String)> {
     let wf = crate::runner::yaml(&repo().join("tests/distribution/snippets/workflow.yml"));
     let steps = wf["jobs"]["traces"]["steps"].as_array().expect("steps");
     let step = steps
         .iter()
         .find(|s| s["id"] == "tracelint")
-        .expect("the README workflow has a step `tracelint`");
+        .expect("the docs/ci.md workflow has a step `tracelint`");
     let uses = step["uses"].as_str().expect("uses");
     assert!(uses.starts_with("tracelint/tracelint@"), "{uses}");
     step["with"]

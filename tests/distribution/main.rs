@@ -1,7 +1,7 @@
 //! The distribution tests: the GitHub composite action (`action.yml`, `action/*.sh`) run the way
 //! a runner runs it (its release download against a loopback server), real checkers on the
 //! action, the workflows and the hooks, real `pre-commit` with every hook route, the wheel
-//! maturin builds, the release pieces against each other, and the README's snippets kept equal
+//! maturin builds, the release pieces against each other, and docs/ci.md's snippets kept equal
 //! to the files these tests use. External tools come from
 //! `scripts/test` (a PyPI venv under the dev cache); without them a test says so and passes,
 //! unless `TRACELINT_FULL_TEST` is set, where a missing tool is a failure.
@@ -15,6 +15,7 @@ mod install;
 mod job;
 mod precommit;
 mod readme;
+mod rehearsal;
 mod release_server;
 mod runner;
 mod support;

@@ -1,8 +1,8 @@
 //! Acceptance 3: real `pre-commit` (from PyPI, in the venv `scripts/test` makes) against a clone
 //! of this repository, in a fresh git repository: a commit adding a trace with an R1 violation
 //! is refused with the finding shown, a clean one goes in. `tracelint-system` runs through
-//! `pre-commit try-repo` and through the README's config with the built binary on PATH;
-//! `tracelint` (language: rust) through the README's config, building with cargo, once per run.
+//! `pre-commit try-repo` and through docs/ci.md's config with the built binary on PATH;
+//! `tracelint` (language: rust) through docs/ci.md's config, building with cargo, once per run.
 
 use std::ffi::OsString;
 use std::path::{Path, PathBuf};
@@ -106,7 +106,7 @@ impl Scratch {
         cmd
     }
 
-    /// The README's config with the repository and revision pointed at the local clone (a
+    /// docs/ci.md's config with the repository and revision pointed at the local clone (a
     /// `repo: local` config is used as it is).
     fn install_config(&self, snippet: &str, pre_commit: &Path, path: &OsString) {
         let text =
@@ -206,7 +206,7 @@ fn system_hook_through_try_repo_refuses_r1_and_accepts_clean() {
     assert!(text.contains("Passed"), "{text}");
 }
 
-/// A real `git commit` through the README's config: refused with the finding, then accepted;
+/// A real `git commit` through docs/ci.md's config: refused with the finding, then accepted;
 /// a JSON file outside `transcripts/` is not the hook's business.
 fn commit_gate(
     snippet: &str,
@@ -297,7 +297,7 @@ fn virtualenv_wheels(pre_commit: &Path) -> PathBuf {
     PathBuf::from(out.stdout.trim())
 }
 
-/// The README's wheel route: `repo: local`, `language: python`, the `tracelint-rs` wheel as an
+/// docs/ci.md's wheel route: `repo: local`, `language: python`, the `tracelint-rs` wheel as an
 /// additional dependency, installed by pip from the wheel `maturin build` made (no index).
 #[test]
 fn wheel_hook_installs_the_wheel_and_gates_real_commits_with_the_readme_config() {

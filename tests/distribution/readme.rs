@@ -1,7 +1,7 @@
-//! Acceptance 4 and the hooks' declared contract: every YAML block the README marks with
-//! `<!-- snippet: PATH -->` is byte-for-byte the file the tests run, every snippet file is shown,
-//! the README's input and output tables list exactly action.yml's, and the hooks file declares
-//! the two hooks with the trace extensions and one process for all files.
+//! The CI page (`docs/ci.md`) and the hooks' declared contract: every YAML block the page marks
+//! with `<!-- snippet: PATH -->` is byte-for-byte the file the tests run, every snippet file is
+//! shown, the page's input and output tables list exactly action.yml's, and the hooks file
+//! declares the two hooks with the trace extensions and one process for all files.
 
 use std::collections::BTreeSet;
 
@@ -11,7 +11,7 @@ use crate::support::repo;
 const MARKER: &str = "<!-- snippet: ";
 
 fn readme() -> String {
-    std::fs::read_to_string(repo().join("README.md")).expect("read README.md")
+    std::fs::read_to_string(repo().join("docs/ci.md")).expect("read docs/ci.md")
 }
 
 /// (path, block) for every marked snippet.
@@ -33,17 +33,17 @@ fn marked(readme: &str) -> Vec<(String, String)> {
 }
 
 #[test]
-fn readme_snippets_are_the_files_the_tests_run() {
+fn ci_page_snippets_are_the_files_the_tests_run() {
     let readme = readme();
     let snippets = marked(&readme);
-    assert!(!snippets.is_empty(), "no marked snippet in the README");
+    assert!(!snippets.is_empty(), "no marked snippet in docs/ci.md");
     let mut shown = BTreeSet::new();
     for (path, block) in &snippets {
         let file = std::fs::read_to_string(repo().join(path))
-            .unwrap_or_else(|e| panic!("the README shows {path}, which cannot be read: {e}"));
+            .unwrap_or_else(|e| panic!("docs/ci.md shows {path}, which cannot be read: {e}"));
         assert_eq!(
             block, &file,
-            "the README's copy of {path} differs from the file"
+            "the copy of {path} in docs/ci.md differs from the file"
         );
         shown.insert(path.clone());
     }
@@ -53,7 +53,7 @@ fn readme_snippets_are_the_files_the_tests_run() {
         let path = format!("tests/distribution/snippets/{}", name.to_string_lossy());
         assert!(
             shown.contains(&path),
-            "{path} is tested but not shown in the README"
+            "{path} is tested but not shown in docs/ci.md"
         );
     }
 }
@@ -75,7 +75,7 @@ fn table_names(section: &str, header: &str) -> BTreeSet<String> {
 }
 
 #[test]
-fn readme_tables_list_exactly_the_action_inputs_and_outputs() {
+fn ci_page_tables_list_exactly_the_action_inputs_and_outputs() {
     let readme = readme();
     let start = readme
         .find("## GitHub Action")

@@ -148,4 +148,6 @@ fn maturin_wheel_installs_into_a_fresh_venv_and_runs() {
         demo.stdout, expected.stdout,
         "the wheel's demo is the built binary's"
     );
+    // The release rehearsal: demo and the README's check, from the venv's own script.
+    crate::rehearsal::runs_demo_and_check(&installed, Some(&venv.join("bin")));
 }

@@ -1,4 +1,4 @@
-"""A tiny scripted agent on the official MCP Python SDK (`mcp`, pinned by ../shared/mcp-peers.sh
+"""A tiny scripted agent on the official MCP Python SDK (`mcp`, pinned by scripts/mcp-peers.sh
 and checked by ./scripts/test): it starts a server over stdio (the proxy, or the server itself),
 initialises, lists the tools, makes the calls given as JSON, and prints one JSON line per call.
 Every raw line the SDK reads from the server is appended to --wire, so a test can compare what

@@ -170,7 +170,7 @@ pub(crate) fn scorecard_of_recorded_runs_separates_a_robust_from_a_buggy_client(
                     let html = dir.join(format!("{policy}.html"));
                     let out = tracelint(&[
                         "scorecard",
-                        "--runs",
+                        "--recorded",
                         &rec.display().to_string(),
                         "--oracle",
                         &oracle.display().to_string(),

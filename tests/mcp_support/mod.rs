@@ -1,5 +1,5 @@
-//! Helpers for `tests/mcp_real.rs`: the peers installed by `../shared/mcp-peers.sh` (read from its
-//! `peers.json`), the saved `tools/list` results in `../shared/data/mcp/`, running the binary,
+//! Helpers for `tests/mcp_real.rs`: the peers installed by `scripts/mcp-peers.sh` (read from its
+//! `peers.json`), the saved `tools/list` results in `fixtures/real/mcp/`, running the binary,
 //! HTTP servers on free ports with a kill-on-drop guard, the `/proc` scan for leftovers, and the
 //! two checks run per server: lint a trace through the binary, compare registries with the saved
 //! results.
@@ -54,7 +54,7 @@ fn full_test() -> bool {
 fn missing(what: &str) -> Option<Peers> {
     assert!(
         !full_test(),
-        "{what}; TRACELINT_FULL_TEST=1 says every peer was installed (run ./scripts/test, which runs ../shared/mcp-peers.sh)"
+        "{what}; TRACELINT_FULL_TEST=1 says every peer was installed (run ./scripts/test, which runs scripts/mcp-peers.sh)"
     );
     eprintln!("skipping the real-MCP tests: {what} (run ./scripts/test to install the servers)");
     None
@@ -114,9 +114,9 @@ pub(crate) fn peers() -> Option<Peers> {
     })
 }
 
-/// `../shared/data/mcp`.
+/// `fixtures/real/mcp`.
 pub(crate) fn data_dir() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/data/mcp")
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/real/mcp")
 }
 
 /// The saved results for a server (`everything`, `time`, …): every era's file, pages merged.

@@ -1,4 +1,4 @@
-//! Tests of the Claude adapter: every real file in `../shared/fixtures/real/claude-code/`
+//! Tests of the Claude adapter: every real file in `fixtures/real/claude-code/`
 //! (snapshots of the model, the README's counts, error results at the `is_error` lines,
 //! sub-agents kept apart, cited lines that hold their step), and small inline cases for the
 //! shapes no real file has.

@@ -109,7 +109,7 @@ fn an_sdk_session_with_its_metadata() {
 
 #[test]
 fn companions_are_named_and_skipped_when_walked() {
-    let dir = std::path::PathBuf::from(crate::adapters::testing::REPO_REAL).join("cline");
+    let dir = std::path::PathBuf::from(crate::adapters::testing::REAL).join("cline");
     for (file, what) in [
         ("task-2.18.0/ui_messages.json", "UI message log"),
         ("task-2.18.0/task_metadata.json", "task metadata"),

@@ -255,7 +255,7 @@ mod tests {
     #[test]
     fn renamed_calls_are_never_an_empty_pass_in_any_format() {
         let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
-        let shared = root.join("../shared/fixtures/real");
+        let shared = root.join("fixtures/real");
         let cases = [
             (
                 shared.join("claude-code/erk-b2c8258b-cfa7-4411-82bd-b2817ab24b4d.jsonl"),

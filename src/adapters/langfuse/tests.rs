@@ -19,7 +19,7 @@ use crate::model::{Args, CallOrigin, ResultStatus, Role, StepKind};
 /// The real exports live in the shared fixtures (MIT, Langfuse's own test corpus).
 const REAL: &str = concat!(
     env!("CARGO_MANIFEST_DIR"),
-    "/../shared/fixtures/real/langfuse"
+    "/fixtures/real/langfuse"
 );
 
 fn parse(path: &Path) -> Parsed {

@@ -1,4 +1,4 @@
-//! Tests of the OpenAI adapter: the real files in `../shared/fixtures/real/openai-chat/` and the
+//! Tests of the OpenAI adapter: the real files in `fixtures/real/openai-chat/` and the
 //! VCR recordings of `openai-chat/` and `openai-responses/` (read as request/response logs),
 //! snapshots and exact counts; then every shape the adapter reads, inline; and detection over
 //! every real and native fixture.

@@ -15,15 +15,15 @@ use crate::adapters::Limits;
 use crate::adapters::{InputFormat, Parsed, parse_bytes, testing::snapshot};
 use crate::model::{Args, CallOrigin, ResultStatus};
 
-/// OpenInference files (Phoenix ones are ELv2: read here, never copied into the repo).
+/// OpenInference files (the Phoenix span exports are made by `make-phoenix.py` beside them).
 const OPENINFERENCE: &str = concat!(
     env!("CARGO_MANIFEST_DIR"),
-    "/../shared/fixtures/real/otel-openinference"
+    "/fixtures/real/otel-openinference"
 );
 /// GenAI semconv files and the OTLP proto example.
 const GENAI: &str = concat!(
     env!("CARGO_MANIFEST_DIR"),
-    "/../shared/fixtures/real/otel-genai"
+    "/fixtures/real/otel-genai"
 );
 
 fn parse_file(path: &Path) -> Parsed {
@@ -100,16 +100,16 @@ fn counts_against_the_reference() {
     let table = [
         (
             OPENINFERENCE,
-            "phoenix-pxi_turn_trace.json",
-            (8, 1),
-            (8, 1),
+            "phoenix-refund.spans.json",
+            (2, 1),
+            (2, 1),
             "",
         ),
         (
             OPENINFERENCE,
-            "phoenix-pxi_turn_subagent_trace.json",
-            (18, 0),
-            (18, 0),
+            "phoenix-subagent.spans.json",
+            (3, 0),
+            (3, 0),
             "",
         ),
         (
@@ -209,13 +209,21 @@ fn counts_against_the_reference() {
 
 #[test]
 fn the_failing_phoenix_tool_is_an_error_result_at_its_span() {
-    let path = Path::new(OPENINFERENCE).join("phoenix-pxi_turn_trace.json");
+    let path = Path::new(OPENINFERENCE).join("phoenix-refund.spans.json");
     let text = std::fs::read_to_string(&path).unwrap();
-    // Independently: the line where the span object holding `"span_id": "s11"` opens.
+    // Independently: the span whose status is ERROR, its place in the array, and the line where
+    // its object opens (the file is indented by two spaces: a span opens with `  {`).
+    let spans: Vec<serde_json::Value> = serde_json::from_str(&text).unwrap();
+    let at = spans
+        .iter()
+        .position(|s| s["status_code"] == "ERROR")
+        .unwrap();
+    let failed_span = &spans[at];
+    let span_id = failed_span["context"]["span_id"].as_str().unwrap();
     let lines: Vec<&str> = text.lines().collect();
     let id_line = lines
         .iter()
-        .position(|l| l.contains("\"span_id\": \"s11\""))
+        .position(|l| l.contains(&format!("\"span_id\": \"{span_id}\"")))
         .unwrap();
     let open_line = (0..id_line).rev().find(|&i| lines[i] == "  {").unwrap() + 1;
     let p = both_ways(&text);
@@ -230,16 +238,20 @@ fn the_failing_phoenix_tool_is_an_error_result_at_its_span() {
     assert_eq!(failed.len(), 1);
     let step = failed[0];
     assert_eq!((step.at.line as usize, step.at.column), (open_line, 3));
-    assert_eq!(step.at.pointer, "/10");
+    assert_eq!(step.at.pointer, format!("/{at}"));
     let result = step.as_result().unwrap();
     assert!(
         result
             .error
             .as_deref()
-            .is_some_and(|e| e.starts_with("Error fetching GraphQL query")),
+            .is_some_and(|e| e.starts_with("refund window closed for order A-1001")),
         "{result:?}"
     );
     // The call it answers is the model's own, joined by id with the TOOL span.
+    assert_eq!(
+        result.call_id.as_deref(),
+        failed_span["attributes"]["tool.id"].as_str()
+    );
     let call = p.traces[0]
         .steps
         .iter()
@@ -248,7 +260,7 @@ fn the_failing_phoenix_tool_is_an_error_result_at_its_span() {
         .unwrap();
     assert_eq!(
         (call.name.as_str(), call.origin),
-        ("add_spans_to_dataset", CallOrigin::Model)
+        ("refund_order", CallOrigin::Model)
     );
 }
 

@@ -1,5 +1,5 @@
-//! Test helpers for the adapters' real-fixture tests: where `../shared/fixtures/real` is (a
-//! missing folder fails the test, never skips it), a reviewable one-line-per-step summary of
+//! Test helpers for the adapters' real-fixture tests: where `fixtures/real` is (a
+//! missing folder fails the test, never skips it; origins and licences in its `NOTICE.md`), a reviewable one-line-per-step summary of
 //! parsed traces for snapshots, call/result/error/unanswered counts, the "does the cited line
 //! hold this step" check (acceptance 5 of issue 3), and the VCR cassette reader that turns a
 //! YAML recording into the JSON Lines request/response log the `openai` adapter reads.
@@ -14,15 +14,16 @@ use crate::model::{Args, Pairing, ResultStatus, StepKind, Trace};
 
 use crate::adapters::Parsed;
 
-/// The real fixtures shared by every branch.
-pub(crate) const REAL: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../shared/fixtures/real");
+/// The real fixtures kept in this repository (`fixtures/real/<folder>`, permissive licences,
+/// origins in `fixtures/real/NOTICE.md`).
+pub(crate) const REAL: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/fixtures/real");
 
 /// A folder of real fixtures; panics (fails the test) when it is missing.
 pub(crate) fn real_dir(folder: &str) -> PathBuf {
     let dir = PathBuf::from(REAL).join(folder);
     assert!(
         dir.is_dir(),
-        "real fixtures missing: {} (the shared folder must sit beside the crate)",
+        "real fixtures missing: {}",
         dir.display()
     );
     dir
@@ -40,14 +41,10 @@ pub(crate) fn real_files(folder: &str) -> Vec<PathBuf> {
     files
 }
 
-/// The real fixtures kept in this repository (`fixtures/real/<folder>`, permissive licences,
-/// origins in `fixtures/real/NOTICE.md`).
-pub(crate) const REPO_REAL: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/fixtures/real");
-
 /// The session files of a folder of this repository's real fixtures (made by the real CLI or
 /// fetched; the scripts that drove a fake model and READMEs left out), sorted.
 pub(crate) fn repo_real_files(folder: &str) -> Vec<PathBuf> {
-    let dir = PathBuf::from(REPO_REAL).join(folder);
+    let dir = PathBuf::from(REAL).join(folder);
     let mut files: Vec<PathBuf> = walk(&dir)
         .into_iter()
         .filter(|p| {

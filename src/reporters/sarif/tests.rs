@@ -3,11 +3,11 @@
 use super::*;
 use crate::reporters::sample;
 
-/// The official SARIF 2.1.0 schema (errata 01, draft-04), from the shared data folder.
+/// The SARIF 2.1.0 schema (`fixtures/sarif/`: the SARIF SDK's copy with errata 01's constraints).
 fn official_schema() -> jsonschema::Validator {
     let path = concat!(
         env!("CARGO_MANIFEST_DIR"),
-        "/../shared/data/sarif/sarif-schema-2.1.0.json"
+        "/fixtures/sarif/sarif-schema-2.1.0.json"
     );
     let text = std::fs::read_to_string(path)
         .unwrap_or_else(|e| panic!("the official SARIF schema must be at {path}: {e}"));

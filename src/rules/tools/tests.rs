@@ -313,7 +313,7 @@ fn every_built_in_capture_passes_the_validity_rules() {
 
 #[test]
 fn the_real_mcp_captures_lint_as_snapshotted() {
-    let dir = PathBuf::from("../shared/data/mcp");
+    let dir = PathBuf::from("fixtures/real/mcp");
     let mut files: Vec<PathBuf> = std::fs::read_dir(&dir)
         .unwrap_or_else(|e| panic!("the real captures must be at {}: {e}", dir.display()))
         .map(|e| e.unwrap().path())

@@ -136,7 +136,7 @@ fn parse_document(value: &Value, path: &str, strictness: Keys) -> Result<ToolReg
                     } else if groups.is_empty() || !groups.iter().all(|(_, v)| v.is_array()) {
                         return Err(err(
                             Vec::new(),
-                            "no tools found: expected `{\"tools\": [...]}`, a JSON array of tools, a `tools/list` reply, or seed 002's `{\"tools\": {name: {...}}}`".into(),
+                            "no tools found: expected `{\"tools\": [...]}`, a JSON array of tools, a `tools/list` reply, or the Python tracelint's `{\"tools\": {name: {...}}}`".into(),
                         ));
                     } else {
                         groups

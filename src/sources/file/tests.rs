@@ -192,10 +192,8 @@ fn the_python_tracelints_own_starter_contracts_mean_the_same() {
 
 #[test]
 fn every_saved_tools_list_reply_still_parses() {
-    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/data/mcp");
-    let Ok(entries) = std::fs::read_dir(&dir) else {
-        return;
-    };
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/real/mcp");
+    let entries = std::fs::read_dir(&dir).unwrap_or_else(|e| panic!("{}: {e}", dir.display()));
     let mut n = 0;
     for e in entries {
         let path = e.unwrap().path();

@@ -205,7 +205,7 @@ fn plain_tools_list(
         ))));
     }
     let note = format!(
-        "the server does not speak MCP: its tools were read from `GET {shown}` (seed 000's form); nothing else of MCP was used"
+        "the server does not speak MCP: its tools were read from `GET {shown}` (a plain JSON tools endpoint); nothing else of MCP was used"
     );
     Ok((
         Listing {

@@ -394,7 +394,7 @@ fn a_server_that_only_answers_get_tools_list_is_read_last_with_a_note() {
     assert_eq!(
         notes,
         [format!(
-            "the server does not speak MCP: its tools were read from `GET {}/tools/list` (seed 000's form); nothing else of MCP was used",
+            "the server does not speak MCP: its tools were read from `GET {}/tools/list` (a plain JSON tools endpoint); nothing else of MCP was used",
             server.url
         )]
     );
