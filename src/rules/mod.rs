@@ -24,6 +24,7 @@ use crate::finding::{Coverage, Evidence, Finding, RuleId, RuleMeta, Suppression,
 use crate::model::Step;
 
 pub use crate::analysis::excerpt::excerpt;
+pub(crate) use r2b_error_mishandled::speaks_of_failure;
 #[cfg_attr(not(any(test, feature = "__internal")), allow(unused_imports))] // used by tests only
 pub use context::{RuleSettings, RunCx, SchemaCache, TraceCx};
 
