@@ -315,8 +315,11 @@ def run_agent(agent, scenario, tracelint, out_path):
             mcp = os.path.join(root, "mcp.json")
             with open(mcp, "w") as f:
                 json.dump({"mcpServers": {"orders": {"command": stub[0], "args": stub[1:]}}}, f)
+            # Tool search off: the MCP tools' schemas are in the prompt, so Claude Code adds no
+            # note about them to their results (the result is the server's JSON as it is).
             code, output = agentlib.claude_run(binary, home, work, fake, "Refund order A-17",
-                                               flags=("--mcp-config", mcp), timeout=240)
+                                               flags=("--mcp-config", mcp), timeout=240,
+                                               env_extra={"ENABLE_TOOL_SEARCH": "false"})
         elif agent == "gemini-cli":
             settings = os.path.join(home, ".gemini", "settings.json")
             os.makedirs(os.path.dirname(settings))
@@ -367,7 +370,10 @@ def run_agent(agent, scenario, tracelint, out_path):
     }
     with open(out_path, "w") as f:
         json.dump(result, f)
-    shutil.rmtree(root, ignore_errors=True)
+    if os.environ.get("TRACELINT_KEEP_AGENT_RUN"):
+        print(f"kept {root}", file=sys.stderr)
+    else:
+        shutil.rmtree(root, ignore_errors=True)
 
 
 def main(argv):

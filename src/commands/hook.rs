@@ -171,7 +171,10 @@ fn lint(args: &HookArgs, event: &Event, format: InputFormat) -> anyhow::Result<(
         limits,
         state_dir,
     };
-    Ok((engine.watch(&event.transcript, format)?, gate))
+    Ok((
+        engine.watch(&event.transcript, format, event.call_id.as_deref())?,
+        gate,
+    ))
 }
 
 /// What the user sees: the told findings, the transcript's input problems, history skipped.

@@ -49,6 +49,9 @@ pub(crate) fn event(stdin: &str) -> anyhow::Result<Option<Event>> {
         transcript,
         cwd: input.cwd.filter(|c| !c.is_empty()).map(PathBuf::from),
         stop_hook_active: input.stop_hook_active.unwrap_or(false),
+        call_id: input
+            .tool_use_id
+            .filter(|id| kind == EventKind::AfterCall && !id.is_empty()),
     }))
 }
 
@@ -101,6 +104,7 @@ mod tests {
             transcript: PathBuf::new(),
             cwd: None,
             stop_hook_active: false,
+            call_id: None,
         };
         let out = answer(&stop, Some("fix it"), Some("fix it"), true).unwrap();
         assert_eq!(

@@ -54,6 +54,7 @@ pub(crate) fn event(arg: &str, codex_home: Option<&Path>) -> anyhow::Result<Opti
         transcript,
         cwd: n.cwd.filter(|c| !c.is_empty()).map(PathBuf::from),
         stop_hook_active: false,
+        call_id: None,
     }))
 }
 

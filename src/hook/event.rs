@@ -32,6 +32,8 @@ pub(crate) struct HookInput {
     pub(super) agent_transcript_path: Option<String>,
     #[serde(default)]
     pub(super) stop_hook_active: Option<bool>,
+    #[serde(default)]
+    pub(super) tool_use_id: Option<String>,
 }
 
 /// One hook event, as the agent's protocol gave it.
@@ -47,6 +49,10 @@ pub(crate) struct Event {
     pub cwd: Option<PathBuf>,
     /// The agent already went on once because of a stop hook.
     pub stop_hook_active: bool,
+    /// The id of the call the hook runs after, when the session file should already hold it
+    /// (Claude Code writes the call's line while it runs the call and its hooks: the hook
+    /// waits a moment for it).
+    pub call_id: Option<String>,
 }
 
 /// The answer to a Claude Code or Gemini CLI hook event (their shapes are the same): what the

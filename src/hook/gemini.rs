@@ -34,6 +34,8 @@ pub(crate) fn event(stdin: &str) -> anyhow::Result<Option<Event>> {
         transcript: PathBuf::from(transcript),
         cwd: input.cwd.filter(|c| !c.is_empty()).map(PathBuf::from),
         stop_hook_active: input.stop_hook_active.unwrap_or(false),
+        // Gemini CLI records a call once it is done: not before this hook.
+        call_id: None,
     }))
 }
 

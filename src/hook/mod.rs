@@ -75,6 +75,9 @@ impl Default for Limits {
     }
 }
 
+/// How long a hook waits for the line of the call it runs after.
+const CALL_WAIT: std::time::Duration = std::time::Duration::from_millis(1500);
+
 /// A pinned line larger than this is not pinned (it stays while it is in the tail).
 const MAX_PINNED_LINE: u32 = 256 << 10;
 
@@ -107,8 +110,14 @@ pub(crate) struct Engine<'a> {
 }
 
 impl Engine<'_> {
-    /// Read what `transcript` gained since the last call and decide what to tell.
-    pub fn watch(&self, transcript: &Path, format: InputFormat) -> anyhow::Result<Outcome> {
+    /// Read what `transcript` gained since the last call and decide what to tell. `call_id`:
+    /// a call whose line the transcript should hold, waited for a moment when it does not yet.
+    pub fn watch(
+        &self,
+        transcript: &Path,
+        format: InputFormat,
+        call_id: Option<&str>,
+    ) -> anyhow::Result<Outcome> {
         let display = transcript.to_string_lossy().into_owned();
         let mut file = match File::open(transcript) {
             Ok(f) => f,
@@ -120,6 +129,9 @@ impl Engine<'_> {
             }
             Err(e) => return Err(e).with_context(|| format!("cannot read {display}")),
         };
+        if let Some(id) = call_id {
+            window::wait_for(&mut file, id, CALL_WAIT);
+        }
         std::fs::create_dir_all(&self.state_dir)
             .with_context(|| format!("cannot make {}", self.state_dir.display()))?;
         let path = state::state_path(&self.state_dir, transcript);

@@ -203,6 +203,30 @@ pub(crate) fn read_at(file: &mut File, offset: u64, len: usize) -> std::io::Resu
     Ok(bytes)
 }
 
+/// Wait (at most `patience`) until the last complete lines of the file name the call `id`
+/// (`"id":"<id>"`, as a `tool_use` block writes it): the agent may still be writing that line.
+pub(crate) fn wait_for(file: &mut File, id: &str, patience: std::time::Duration) {
+    let needle = format!("\"{id}\"");
+    let finder = memchr::memmem::Finder::new(needle.as_bytes());
+    let start = std::time::Instant::now();
+    let mut pause = std::time::Duration::from_millis(5);
+    loop {
+        let size = file.metadata().map_or(0, |m| m.len());
+        let from = size.saturating_sub(256 << 10);
+        if let Ok(tail) = read_at(file, from, (size - from) as usize) {
+            let complete = tail.iter().rposition(|&b| b == b'\n').map_or(&tail[..0], |i| &tail[..i]);
+            if finder.find(complete).is_some() {
+                return;
+            }
+        }
+        if start.elapsed() >= patience {
+            return;
+        }
+        std::thread::sleep(pause);
+        pause = (pause * 2).min(std::time::Duration::from_millis(50));
+    }
+}
+
 /// Count the lines ending in `[from, to)` and find the start of the first line at or after
 /// `to` (a line that began before `to` is skipped whole): for passing over history without
 /// reading it into records. Returns (the offset where reading resumes, lines passed).
@@ -283,6 +307,30 @@ mod tests {
         assert_eq!(back[0].text, "{\"b\":2}");
         let (_t, mut f) = file(b"{\"a\":1}\n{\"b\":3}\n");
         assert!(read_kept(&mut f, &[kept]).is_err());
+    }
+
+    #[test]
+    fn a_hook_waits_for_the_line_of_its_call() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("t.jsonl");
+        std::fs::write(&path, b"{\"id\":\"toolu_1\"}\n").unwrap();
+        let writer = std::thread::spawn({
+            let path = path.clone();
+            move || {
+                std::thread::sleep(std::time::Duration::from_millis(60));
+                let mut f = std::fs::OpenOptions::new().append(true).open(&path).unwrap();
+                // Written in two pieces: the id is there before the line ends.
+                f.write_all(b"{\"id\":\"toolu_2\"").unwrap();
+                f.flush().unwrap();
+                std::thread::sleep(std::time::Duration::from_millis(60));
+                f.write_all(b"}\n").unwrap();
+            }
+        });
+        let mut f = File::open(&path).unwrap();
+        wait_for(&mut f, "toolu_2", std::time::Duration::from_secs(20));
+        let text = std::fs::read_to_string(&path).unwrap();
+        assert!(text.ends_with("\"toolu_2\"}\n"), "returned before the line was complete: {text:?}");
+        writer.join().unwrap();
     }
 
     #[test]
