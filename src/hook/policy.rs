@@ -205,10 +205,9 @@ impl Telling {
             .unwrap_or_default();
         let what = match &self.next {
             Some((next, at)) => format!(
-                "{} (step {}), and the next call{} `{}` (step {at}) went on without retrying or checking it",
+                "{} (step {}), and the next call `{}` (step {at}) went on without retrying or checking it",
                 clip(&self.message),
                 self.step,
-                "",
                 clip(next)
             ),
             None => clip(&self.message),
@@ -247,6 +246,38 @@ pub(crate) fn message(told: &[Telling], file: &str, max: usize) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_told_finding_says_what_happened_where_and_what_to_do() {
+        let t = |next: Option<(&str, usize)>, help: Option<&str>| Telling {
+            key: String::new(),
+            rule: RuleId::R2a,
+            tier: Tier::HardEvent,
+            tool: Some("Bash\u{1b}[31m".into()),
+            message: "`Bash` returned an error: exit code 1".into(),
+            help: help.map(str::to_owned),
+            step: 12,
+            line: 25,
+            column: 366,
+            blocking: false,
+            next: next.map(|(n, i)| (n.to_owned(), i)),
+        };
+        let told = [
+            t(Some(("Write", 14)), None),
+            t(None, Some("retry it")),
+            t(None, None),
+            t(None, None),
+        ];
+        insta::assert_snapshot!(message(&told, "/s/session.jsonl", 3), @r"
+        tracelint hard_event R2a `Bash\x1b[31m` at step 12 (/s/session.jsonl:25:366): `Bash` returned an error: exit code 1 (step 12), and the next call `Write` (step 14) went on without retrying or checking it
+          what to do: read the error and deal with it before relying on that call
+        tracelint hard_event R2a `Bash\x1b[31m` at step 12 (/s/session.jsonl:25:366): `Bash` returned an error: exit code 1
+          what to do: retry it
+        tracelint hard_event R2a `Bash\x1b[31m` at step 12 (/s/session.jsonl:25:366): `Bash` returned an error: exit code 1
+          what to do: fix the call and try again
+        and 1 more: `tracelint check /s/session.jsonl` lists them
+        ");
+    }
 
     #[test]
     fn calls_share_a_word_of_their_arguments() {
