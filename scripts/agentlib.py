@@ -312,6 +312,53 @@ def copilot_run(binary, home, work, fake, model, prompt, timeout=180):
     return run([binary, "-p", prompt, "--allow-all-tools"], work, env, timeout)
 
 
+# --- a stdio MCP server stub ----------------------------------------------------------------
+
+# A stdio MCP server (JSON-RPC over lines) whose tools, resources and call results come from a
+# JSON file named by its one argument: {"name", "tools", "resources", "calls": {tool: result}}.
+MCP_STUB = r"""
+import json, sys
+spec = json.load(open(sys.argv[1]))
+for line in sys.stdin:
+    try:
+        msg = json.loads(line)
+    except ValueError:
+        continue
+    if "id" not in msg:
+        continue
+    m, result = msg.get("method"), {}
+    if m == "initialize":
+        caps = {"tools": {}}
+        if spec.get("resources"):
+            caps["resources"] = {}
+        result = {"protocolVersion": msg.get("params", {}).get("protocolVersion", "2024-11-05"),
+                  "capabilities": caps,
+                  "serverInfo": {"name": spec.get("name", "stub"), "version": "1.0.0"}}
+    elif m == "tools/list":
+        result = {"tools": spec.get("tools", [])}
+    elif m == "tools/call":
+        result = spec.get("calls", {}).get(msg.get("params", {}).get("name"), {"content": []})
+    elif m == "resources/list":
+        result = {"resources": spec.get("resources", [])}
+    elif m == "resources/templates/list":
+        result = {"resourceTemplates": []}
+    elif m == "prompts/list":
+        result = {"prompts": []}
+    sys.stdout.write(json.dumps({"jsonrpc": "2.0", "id": msg["id"], "result": result}) + "\n")
+    sys.stdout.flush()
+"""
+
+
+def mcp_stub(folder, spec):
+    """Write the stub and its spec into `folder`; the argv that starts it."""
+    code, data = os.path.join(folder, "mcp_stub.py"), os.path.join(folder, "mcp_stub.json")
+    with open(code, "w") as f:
+        f.write(MCP_STUB)
+    with open(data, "w") as f:
+        json.dump(spec, f)
+    return [sys.executable, code, data]
+
+
 # --- shared --------------------------------------------------------------------------------
 
 SESSION_ROOTS = {"codex": ".codex/sessions", "gemini-cli": ".gemini/tmp",

@@ -90,31 +90,8 @@ CONFIGS = ["interactive", "interactive_no_tool_search", "print", "print_no_tool_
            "interactive_teams_mcp", "interactive_flags"]
 
 # A stdio MCP server with one tool and one resource (ours), for the MCP resource tools.
-MCP_STUB = r'''
-import json, sys
-for line in sys.stdin:
-    try:
-        msg = json.loads(line)
-    except ValueError:
-        continue
-    if "id" not in msg:
-        continue
-    m, result = msg.get("method"), {}
-    if m == "initialize":
-        result = {"protocolVersion": msg.get("params", {}).get("protocolVersion", "2024-11-05"),
-                  "capabilities": {"tools": {}, "resources": {}},
-                  "serverInfo": {"name": "dummy", "version": "1.0.0"}}
-    elif m == "tools/list":
-        result = {"tools": [{"name": "echo", "inputSchema": {"type": "object"}}]}
-    elif m == "resources/list":
-        result = {"resources": [{"uri": "dummy://a", "name": "a"}]}
-    elif m == "resources/templates/list":
-        result = {"resourceTemplates": []}
-    elif m == "prompts/list":
-        result = {"prompts": []}
-    sys.stdout.write(json.dumps({"jsonrpc": "2.0", "id": msg["id"], "result": result}) + "\n")
-    sys.stdout.flush()
-'''
+MCP_STUB = {"name": "dummy", "tools": [{"name": "echo", "inputSchema": {"type": "object"}}],
+            "resources": [{"uri": "dummy://a", "name": "a"}]}
 
 
 def strip(x):
@@ -223,12 +200,10 @@ def capture(version, only=None):
     try:
         help_text = subprocess.run([binary, "--help"], capture_output=True, text=True,
                                    timeout=60, env=agentlib.base_env(root)).stdout
-        stub = os.path.join(root, "mcp_stub.py")
-        with open(stub, "w") as f:
-            f.write(MCP_STUB)
+        stub = agentlib.mcp_stub(root, MCP_STUB)
         mcp_config = os.path.join(root, "mcp.json")
         with open(mcp_config, "w") as f:
-            json.dump({"mcpServers": {"dummy": {"command": sys.executable, "args": [stub]}}}, f)
+            json.dump({"mcpServers": {"dummy": {"command": stub[0], "args": stub[1:]}}}, f)
         out = {}
 
         def one(name, interactive, env_extra, flags=(), remote_flags=None):

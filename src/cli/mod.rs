@@ -3,6 +3,7 @@
 mod check;
 mod demo;
 mod doctor;
+mod hook;
 mod infer;
 mod init;
 mod mcp;
@@ -22,6 +23,7 @@ use clap::{Parser, Subcommand};
 pub use check::CheckArgs;
 pub use demo::DemoArgs;
 pub use doctor::{DoctorArgs, GroupBy};
+pub use hook::{CodexHookArgs, HookAgent, HookArgs, HookCommand, InstallArgs};
 pub use infer::InferArgs;
 pub use init::InitArgs;
 pub use mcp::{McpCommand, McpDiffArgs, McpPinArgs, McpProxyArgs};
@@ -115,6 +117,9 @@ pub enum Command {
     /// MCP tools: record an agent's MCP traffic through a proxy, inject faults into it.
     #[command(subcommand)]
     Mcp(McpCommand),
+    /// Lint a coding agent's session while it works, from its hooks (Claude Code, Gemini CLI, Codex), and tell the agent.
+    #[command(subcommand)]
+    Hook(HookCommand),
 }
 
 /// Subcommand names, for the implicit `check` (`tracelint FILE --tools T`).
@@ -131,6 +136,7 @@ pub const SUBCOMMANDS: &[&str] = &[
     "mcp",
     "report",
     "tools",
+    "hook",
     "help",
 ];
 

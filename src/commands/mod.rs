@@ -5,6 +5,7 @@ pub mod check;
 pub mod completions;
 pub mod demo;
 pub mod doctor;
+pub mod hook;
 pub mod infer;
 pub mod init;
 pub mod mcp;
@@ -35,6 +36,7 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitStatus> {
         Command::Report(args) => report::run(&args),
         Command::Tools(crate::cli::ToolsCommand::Lint(args)) => tools::lint(&args),
         Command::Mcp(cmd) => mcp::run(&cmd),
+        Command::Hook(cmd) => hook::run(&cmd),
     }
 }
 

@@ -25,6 +25,7 @@ use crate::model::Step;
 
 pub use crate::analysis::excerpt::excerpt;
 pub use rule::{Rule, Sink, evidence};
+pub(crate) use r2b_error_mishandled::speaks_of_failure;
 #[cfg_attr(not(any(test, feature = "__internal")), allow(unused_imports))] // used by tests only
 pub use crate::analysis::context::{RuleSettings, RunCx, TraceCx};
 #[cfg_attr(not(any(test, feature = "__internal")), allow(unused_imports))] // used by tests only

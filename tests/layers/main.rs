@@ -43,7 +43,7 @@ use graph::Graph;
 /// - `lint`: one trace through the selected rules, and the report builder;
 /// - `pipeline`: inputs → adapters → rules in parallel → an ordered report;
 /// - `features`: the subcommands' own machinery (`init`, `infer`, `doctor`, the MCP proxy, the
-///   scorecard, the demo);
+///   scorecard, the demo, the agent hooks);
 /// - `api`: the library API, the command line and the binary.
 const LAYERS: &[(&str, &[&str], &[&str])] = &[
     ("base", &["exit.rs", "suggest.rs"], &[]),
@@ -122,6 +122,7 @@ const LAYERS: &[(&str, &[&str], &[&str])] = &[
             "proxy/",
             "scorecard/",
             "demo/",
+            "hook/",
         ],
         &[
             "pipeline",

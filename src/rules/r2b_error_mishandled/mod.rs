@@ -21,7 +21,8 @@ use crate::analysis::provenance::{Derivation, Provenance};
 mod report;
 mod values;
 
-use values::{keys_of, leaves, shown, speaks_of_failure};
+use values::{keys_of, leaves, shown};
+pub(crate) use values::speaks_of_failure;
 
 pub(crate) static META: RuleMeta = RuleMeta {
     id: RuleId::R2b,

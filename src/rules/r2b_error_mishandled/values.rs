@@ -38,7 +38,7 @@ const FAILURE_WORDS: &[&str] = &[
 /// Does an agent's text speak of a failure (a word from `FAILURE_WORDS` at a word start)? The
 /// agent's words are never evidence of what happened, only of what it noticed: enough to say it
 /// did not carry on as if nothing failed.
-pub(super) fn speaks_of_failure(text: &str) -> bool {
+pub(crate) fn speaks_of_failure(text: &str) -> bool {
     let lower = text.to_lowercase();
     FAILURE_WORDS.iter().any(|w| {
         lower.match_indices(w).any(|(i, _)| {

@@ -21,6 +21,7 @@ use std::sync::OnceLock;
 
 use serde::Deserialize;
 use serde_json::Value;
+use serde_json::value::RawValue;
 
 use crate::model::{SchemaSource, ToolRegistry, ToolSpec};
 
@@ -43,24 +44,49 @@ const EXTRA_KEYS_TOLERATED: &[&str] = &[
     "ReadMcpResourceTool",
 ];
 
+/// The bundle as read: each version and schema left as its JSON text (borrowed from
+/// `BUNDLE`), decoded one at a time.
 #[derive(Deserialize)]
-struct RawBundle {
-    versions: BTreeMap<String, RawVersion>,
-    schemas: BTreeMap<String, Value>,
+struct RawBundle<'a> {
+    #[serde(borrow)]
+    versions: BTreeMap<&'a str, &'a RawValue>,
+    #[serde(borrow)]
+    schemas: BTreeMap<&'a str, &'a RawValue>,
 }
 
 #[derive(Deserialize)]
-struct RawVersion {
-    tools: BTreeMap<String, String>,
-    #[serde(default)]
-    alternates: BTreeMap<String, Vec<String>>,
+struct RawVersion<'a> {
+    #[serde(borrow)]
+    tools: BTreeMap<&'a str, &'a str>,
+    #[serde(default, borrow)]
+    alternates: BTreeMap<&'a str, Vec<&'a str>>,
 }
 
-/// The embedded captures, parsed once.
+/// One capture: tool → schema, by index into `ClaudeCodeTools::names` and `schemas`, sorted by
+/// tool (a few bytes a tool: 473 captures of 30-odd tools stay small).
+struct Capture {
+    tools: Vec<(u16, u16)>,
+    alternates: Vec<(u16, Vec<u16>)>,
+}
+
+impl Capture {
+    fn schema_of(&self, name: u16) -> Option<u16> {
+        self.tools
+            .binary_search_by_key(&name, |(n, _)| *n)
+            .ok()
+            .map(|i| self.tools[i].1)
+    }
+}
+
+/// The embedded captures, parsed once. Tool names and schema texts stay in the embedded
+/// bundle (`&'static`); a schema is decoded when a registry uses it.
 pub struct ClaudeCodeTools {
-    /// Versions in ascending order, each with its tools (name → schema hash) and alternates.
-    versions: Vec<(Version, RawVersion)>,
-    schemas: BTreeMap<String, Value>,
+    /// Versions in ascending order, each with its tools and alternates.
+    versions: Vec<(Version, Capture)>,
+    /// Every tool name any version sent, sorted.
+    names: Vec<&'static str>,
+    /// Schemas by hash, sorted by hash.
+    schemas: Vec<(&'static str, &'static RawValue)>,
 }
 
 impl std::fmt::Debug for ClaudeCodeTools {
@@ -77,19 +103,62 @@ impl ClaudeCodeTools {
     pub fn get() -> &'static ClaudeCodeTools {
         static TOOLS: OnceLock<ClaudeCodeTools> = OnceLock::new();
         TOOLS.get_or_init(|| {
-            let raw: RawBundle =
+            let raw: RawBundle<'static> =
                 serde_json::from_str(BUNDLE).expect("the embedded bundle is valid JSON");
-            let mut versions: Vec<(Version, RawVersion)> = raw
+            let schemas: Vec<(&'static str, &'static RawValue)> = raw.schemas.into_iter().collect();
+            let schema_index = |h: &str| {
+                schemas
+                    .binary_search_by_key(&h, |(k, _)| *k)
+                    .map(|i| i as u16)
+                    .ok()
+            };
+            let mut parsed: Vec<(Version, RawVersion<'static>)> = raw
                 .versions
                 .into_iter()
-                .filter_map(|(v, data)| parse_version(&v).map(|p| (p, data)))
+                .filter_map(|(v, data)| {
+                    let data: RawVersion<'static> = serde_json::from_str(data.get())
+                        .expect("the embedded bundle's versions are valid");
+                    parse_version(v).map(|p| (p, data))
+                })
                 .collect();
-            versions.sort_by_key(|(v, _)| *v);
+            parsed.sort_by_key(|(v, _)| *v);
+            let mut names: Vec<&'static str> = parsed
+                .iter()
+                .flat_map(|(_, d)| d.tools.keys().copied())
+                .collect();
+            names.sort_unstable();
+            names.dedup();
+            let name_index = |n: &str| names.binary_search(&n).map(|i| i as u16).ok();
+            let versions = parsed
+                .into_iter()
+                .map(|(v, d)| {
+                    let tools = d
+                        .tools
+                        .iter()
+                        .filter_map(|(n, h)| Some((name_index(n)?, schema_index(h)?)))
+                        .collect();
+                    let alternates = d
+                        .alternates
+                        .iter()
+                        .filter_map(|(n, hs)| {
+                            Some((name_index(n)?, hs.iter().filter_map(|h| schema_index(h)).collect()))
+                        })
+                        .collect();
+                    (v, Capture { tools, alternates })
+                })
+                .collect();
             ClaudeCodeTools {
                 versions,
-                schemas: raw.schemas,
+                names,
+                schemas,
             }
         })
+    }
+
+    /// The schema at `index`, decoded.
+    fn schema(&self, index: u16) -> Option<Value> {
+        let (_, raw) = self.schemas.get(usize::from(index))?;
+        serde_json::from_str(raw.get()).ok()
     }
 
     /// Every captured version, ascending.
@@ -99,35 +168,30 @@ impl ClaudeCodeTools {
 
     /// Every tool name any version sent, sorted.
     pub fn tool_names(&self) -> Vec<&str> {
-        let mut names: Vec<&str> = self
-            .versions
-            .iter()
-            .flat_map(|(_, d)| d.tools.keys().map(String::as_str))
-            .collect();
-        names.sort_unstable();
-        names.dedup();
-        names
+        self.names.clone()
     }
 
     /// Every top-level field each tool has in some capture's schema (or alternate).
     #[cfg_attr(not(any(test, feature = "__internal")), allow(dead_code))] // used by tests only
-    pub fn fields_by_tool(&self) -> BTreeMap<&str, std::collections::BTreeSet<&str>> {
-        let mut out: BTreeMap<&str, std::collections::BTreeSet<&str>> = BTreeMap::new();
+    pub fn fields_by_tool(&self) -> BTreeMap<&str, std::collections::BTreeSet<String>> {
+        let mut out: BTreeMap<&str, std::collections::BTreeSet<String>> = BTreeMap::new();
+        let decoded: Vec<Option<Value>> = (0..self.schemas.len())
+            .map(|i| self.schema(i as u16))
+            .collect();
         for (_, v) in &self.versions {
-            let hashes = v.tools.iter().chain(
+            let pairs = v.tools.iter().copied().chain(
                 v.alternates
                     .iter()
-                    .flat_map(|(t, hs)| hs.iter().map(move |h| (t, h))),
+                    .flat_map(|(t, hs)| hs.iter().map(move |h| (*t, *h))),
             );
-            for (tool, hash) in hashes {
-                let props = self
-                    .schemas
-                    .get(hash)
+            for (tool, hash) in pairs {
+                let entry = out.entry(self.names[usize::from(tool)]).or_default();
+                let props = decoded[usize::from(hash)]
+                    .as_ref()
                     .and_then(|s| s.get("properties"))
                     .and_then(Value::as_object);
-                let entry = out.entry(tool.as_str()).or_default();
                 for field in props.into_iter().flat_map(|p| p.keys()) {
-                    entry.insert(field.as_str());
+                    entry.insert(field.clone());
                 }
             }
         }
@@ -207,14 +271,13 @@ impl ClaudeCodeTools {
         let mut registry = ToolRegistry::new();
         registry.builtin = true;
         registry.sources.push(format!("{CLAUDE_CODE}@{version}"));
-        let mut names: Vec<&str> = self.tool_names();
-        names.sort_unstable();
-        for name in names {
+        for (n, name) in self.names.iter().enumerate() {
+            let n = n as u16;
             let older = (0..=idx).rev();
             let newer = idx + 1..self.versions.len();
             let Some((at, hash)) = older
                 .chain(newer)
-                .find_map(|i| self.versions[i].1.tools.get(name).map(|h| (i, h)))
+                .find_map(|i| self.versions[i].1.schema_of(n).map(|h| (i, h)))
             else {
                 continue;
             };
@@ -224,17 +287,16 @@ impl ClaudeCodeTools {
             } else {
                 format!("{CLAUDE_CODE}@{from} (`{name}` not sent by {version})")
             };
-            let mut spec =
-                ToolSpec::new(name, self.schemas.get(hash).cloned(), SchemaSource(source));
+            let mut spec = ToolSpec::new(*name, self.schema(hash), SchemaSource(source));
             spec.alternate_schemas = self.versions[at]
                 .1
                 .alternates
-                .get(name)
+                .iter()
+                .find(|(t, _)| *t == n)
                 .into_iter()
-                .flatten()
-                .filter_map(|h| self.schemas.get(h).cloned())
+                .flat_map(|(_, hs)| hs.iter().filter_map(|h| self.schema(*h)))
                 .collect();
-            spec.metadata.extra_keys_tolerated = EXTRA_KEYS_TOLERATED.contains(&name);
+            spec.metadata.extra_keys_tolerated = EXTRA_KEYS_TOLERATED.contains(name);
             super::origins::Origins::claude_code().apply(&mut spec);
             // Cannot collide: names are unique.
             let _ = registry.insert(spec);
