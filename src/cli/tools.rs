@@ -27,7 +27,7 @@ Exit codes: as `check` (0 clean, 1 gate tripped, 2 a hard_defect, 3 input or usa
 
 Examples:
   tracelint tools lint tools.json
-  tracelint tools lint 'mcp-stdio:npx -y @modelcontextprotocol/server-filesystem .' --format sarif
+  tracelint tools lint 'mcp-stdio:npx -y @modelcontextprotocol/server-filesystem .' --output-format sarif
   tracelint tools lint a.json b.json --select T7,T8,T12 --include-candidates";
 
 /// `tools lint`'s wording of the shared output and rule options (they are about tool definitions).
