@@ -1,8 +1,12 @@
 //! Inferring tool schemas from what agents actually sent (SPEC §7): per tool, the union of the
 //! argument keys of its calls; a key is required iff every call (every object at that place)
 //! has it; JSON types merged (integer + number → number, several → a type list); nested objects
-//! and array items inferred recursively to a bounded depth; a string with 1..=N distinct values
-//! gets an enum; every object closed with `additionalProperties: false`. The result is an
+//! and array items inferred recursively to a bounded depth; a string gets an enum only when its
+//! values repeat (at least `ENUM_MIN_VALUES` of them, at most half as many distinct ones, and no
+//! more than N); every object closed with `additionalProperties: false`. Every constraint
+//! written carries `"x-tracelint-inferred": true` (R1 reads a violation of one as a candidate,
+//! never a hard defect, until a person removes the marker). A call whose result failed or
+//! records a refusal teaches nothing: the runtime did not accept it. The result is an
 //! MCP-style tools file. Reads the canonical model only; never sees rules, reports or formats.
 //!
 //! One cohesive algorithm: merging observed values into a schema is one recursive pass, and types,
@@ -12,7 +16,13 @@ use std::collections::{BTreeMap, BTreeSet};
 
 use serde_json::{Map, Value, json};
 
-use crate::model::{Args, Trace};
+use crate::model::{Args, Pairing, ResultStatus, ToolResult, Trace};
+
+/// The key marking a constraint as learned from calls, not stated by a person or a tool.
+pub const INFERRED: &str = crate::analysis::schema_errors::INFERRED;
+
+/// Fewest string values at one place for an enum: one call's value is no evidence of a set.
+pub const ENUM_MIN_VALUES: usize = 3;
 
 /// Deepest nesting given a schema; below it anything is accepted (`{}`).
 pub const MAX_DEPTH: usize = 32;
@@ -45,6 +55,8 @@ struct Shape {
     types: u8,
     /// Distinct strings, while there are at most `enum_max` of them.
     strings: BTreeSet<String>,
+    /// String values counted toward an enum (repeats included).
+    string_values: usize,
     /// More distinct strings than `enum_max` were seen.
     too_many_strings: bool,
     /// Objects seen here.
@@ -74,6 +86,9 @@ impl Shape {
             }
             Value::String(s) => {
                 self.types |= STRING;
+                if enums {
+                    self.string_values += 1;
+                }
                 if enums && !self.too_many_strings && !self.strings.contains(s) {
                     if self.strings.len() >= enum_max {
                         self.too_many_strings = true;
@@ -126,8 +141,15 @@ impl Shape {
                 out.insert("type".into(), json!(many));
             }
         }
-        // An enum constrains every instance, so it is only written for a string-only place.
-        if types == STRING && !self.too_many_strings && !self.strings.is_empty() {
+        // An enum constrains every instance, so it is only written for a string-only place,
+        // and only when the values repeat: three calls at least, at most half as many distinct
+        // values (one call's value, or every call's own, is no set of choices).
+        if types == STRING
+            && !self.too_many_strings
+            && !self.strings.is_empty()
+            && self.string_values >= ENUM_MIN_VALUES
+            && self.strings.len() * 2 <= self.string_values
+        {
             out.insert("enum".into(), json!(self.strings));
         }
         if types & OBJECT != 0 {
@@ -152,6 +174,9 @@ impl Shape {
         if let Some(items) = self.items.as_deref().filter(|s| s.seen > 0) {
             out.insert("items".into(), items.schema());
         }
+        if !out.is_empty() {
+            out.insert(INFERRED.into(), Value::Bool(true));
+        }
         Value::Object(out)
     }
 }
@@ -163,12 +188,14 @@ pub struct Skipped {
     pub malformed: usize,
     /// Arguments the trace did not record.
     pub unknown: usize,
+    /// Calls whose result failed or records a refusal (the runtime did not accept them).
+    pub failed: usize,
 }
 
 impl Skipped {
     /// All skipped calls.
     pub fn total(&self) -> usize {
-        self.malformed + self.unknown
+        self.malformed + self.unknown + self.failed
     }
 }
 
@@ -198,11 +225,30 @@ impl Inferrer {
         }
     }
 
-    /// Learn from every call of a trace.
+    /// Learn from every call of a trace whose result did not fail (a call without a recorded
+    /// result counts).
     pub fn add_trace(&mut self, trace: &Trace) {
-        for call in trace.steps.iter().filter_map(|s| s.as_call()) {
-            self.add_call(call, true);
+        let pairing = Pairing::new(trace);
+        for step in &trace.steps {
+            let Some(call) = step.as_call() else { continue };
+            let result = pairing
+                .result_for(step.index)
+                .and_then(|i| trace.steps.get(i))
+                .and_then(|s| s.as_result());
+            if result.is_some_and(not_accepted) {
+                self.skip_call(call);
+            } else {
+                self.add_call(call, true);
+            }
         }
+    }
+
+    /// Count a call the runtime did not accept (its result failed or records a refusal):
+    /// its tool exists, but nothing is learned from its arguments.
+    pub fn skip_call(&mut self, call: &crate::model::ToolCall) {
+        self.calls += 1;
+        self.tools.entry(call.name.clone()).or_default().calls += 1;
+        self.skipped.failed += 1;
     }
 
     /// Learn from one call; its string values count toward enums only when `enums`.
@@ -254,6 +300,33 @@ impl Inferrer {
             .collect();
         json!({"tools": tools, "_meta": {"inferred_from": inferred_from}})
     }
+}
+
+/// A result that shows the runtime did not accept its call: an error status, an HTTP error, a
+/// body whose `error` is set or whose `status` says it failed, or a refusal (the user or a
+/// permission system declined the call).
+pub fn not_accepted(r: &ToolResult) -> bool {
+    if r.status == ResultStatus::Error || r.http_status.is_some_and(|s| s >= 400) {
+        return true;
+    }
+    if crate::analysis::outcome::refused(r) {
+        return true;
+    }
+    let body = match &r.content {
+        Value::String(s) => serde_json::from_str::<Value>(s.trim()).ok(),
+        other => Some(other.clone()),
+    };
+    body.as_ref().and_then(Value::as_object).is_some_and(|m| {
+        m.get("error")
+            .or_else(|| m.get("errors"))
+            .is_some_and(|e| !(e.is_null() || e == &json!(false) || e == &json!("")))
+            || m.get("status").and_then(Value::as_str).is_some_and(|s| {
+                matches!(
+                    s.to_ascii_lowercase().as_str(),
+                    "error" | "failed" | "failure"
+                )
+            })
+    })
 }
 
 #[cfg(test)]

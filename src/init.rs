@@ -13,7 +13,7 @@ use std::collections::{BTreeMap, BTreeSet, HashMap};
 
 use serde_json::{Map, Value, json};
 
-use crate::infer::Inferrer;
+use crate::infer::{INFERRED, Inferrer, not_accepted};
 use crate::lint::Linter;
 use crate::model::{Args, Condition, Pairing, ResultStatus, ToolMetadata, ToolSpec, Trace};
 
@@ -48,6 +48,9 @@ pub enum Origin {
     Builtin,
     /// Inferred from the calls.
     Inferred,
+    /// Left without a schema: agents of different kinds call a tool of this name with
+    /// different schemas (or one with a schema and one without).
+    Conflict,
 }
 
 #[derive(Debug, Default)]
@@ -63,7 +66,22 @@ struct Seen {
     /// `(tool, field)` pairs such that every call so far had the same value in `field` as an
     /// earlier successful call of `tool` in its trace (`None`: no call yet).
     before: Option<BTreeSet<(String, String)>>,
+    /// The agents whose traces called the tool (`OTHER_AGENTS` for a format that names none),
+    /// with the real schemas their calls were checked against.
+    families: BTreeMap<String, Family>,
 }
+
+/// What one agent's calls of a tool were checked against.
+#[derive(Debug, Default)]
+struct Family {
+    /// The real schemas (as JSON text) in force for its calls.
+    schemas: BTreeSet<String>,
+    /// Some call had no real schema in force.
+    without_schema: bool,
+}
+
+/// The family of traces whose format names no agent.
+const OTHER_AGENTS: &str = "other agents";
 
 /// Accumulates traces and writes the starter file.
 pub struct Starter<'l> {
@@ -119,6 +137,12 @@ impl<'l> Starter<'l> {
     /// Learn from one trace.
     pub fn add_trace(&mut self, trace: &Trace) {
         let linter = self.linter;
+        // The agent that made the trace, when its format says (`claude-code`, `gemini-cli`…):
+        // same-named tools of different agents are different tools.
+        let family = trace
+            .attribute(crate::model::ATTR_AGENT)
+            .unwrap_or(OTHER_AGENTS)
+            .to_owned();
         linter.with_registry(trace, |registry, _, _| {
             let given = linter.given.as_ref();
             let origin_of = |spec: &ToolSpec| {
@@ -145,13 +169,31 @@ impl<'l> Starter<'l> {
                     .result_for(step.index)
                     .and_then(|i| trace.steps.get(i))
                     .and_then(|s| s.as_result());
-                let failed = result.is_some_and(errored);
-                self.inferrer.add_call(call, !failed);
-                if let Some(spec) = registry.get(&call.name) {
+                let failed = result.is_some_and(not_accepted);
+                if failed {
+                    self.inferrer.skip_call(call);
+                } else {
+                    self.inferrer.add_call(call, true);
+                }
+                let spec = registry.get(&call.name);
+                if let Some(spec) = spec {
                     let origin = origin_of(spec);
                     if origin != Origin::Given {
                         self.offer(spec, origin);
                     }
+                }
+                // Which family of agent called it, with which real schema (none: inferred).
+                let family = self
+                    .tools
+                    .entry(call.name.clone())
+                    .or_default()
+                    .families
+                    .entry(family.clone())
+                    .or_default();
+                if let Some(schema) = spec.and_then(|s| s.schema.as_ref()) {
+                    family.schemas.insert(schema.to_string());
+                } else {
+                    family.without_schema = true;
                 }
                 let ties: Vec<(String, String)> = match &call.args {
                     Args::Known(Value::Object(m)) => m
@@ -194,19 +236,32 @@ impl<'l> Starter<'l> {
         let mut counts: BTreeMap<Origin, usize> = BTreeMap::new();
         let mut tools = Vec::new();
         for (name, seen) in &self.tools {
-            let (origin, schema, about) = match &seen.schema {
-                Some((o, spec)) => (
+            let conflict = conflict(seen);
+            let (origin, schema, about) = match (&seen.schema, conflict) {
+                (Some((o, _)), Some(about)) if *o != Origin::Given => {
+                    (Origin::Conflict, None, about)
+                }
+                (None, Some(about)) if self.inferrer.schema_for(name).is_some() => {
+                    (Origin::Conflict, None, about)
+                }
+                (Some((o, spec)), _) => (
                     *o,
-                    spec.schema.clone(),
+                    spec.schema.clone().map(|schema| {
+                        if spec.metadata.extra_keys_tolerated {
+                            tolerate_extra_keys(schema)
+                        } else {
+                            schema
+                        }
+                    }),
                     format!("input schema: {}", describe(*o, &spec.source.0)),
                 ),
-                _ => match self.inferrer.schema_for(name) {
+                (None, _) => match self.inferrer.schema_for(name) {
                     Some((mut schema, usable)) if usable > 0 => {
                         if let Value::Object(m) = &mut schema {
                             m.insert(
                                 "$comment".into(),
                                 json!(format!(
-                                    "inferred by tracelint init from {usable} call(s); no enum learned from a call whose result was an error: review the types, required keys and enums"
+                                    "inferred by tracelint init from {usable} call(s) the runtime accepted (none whose result failed or was refused; an enum only where values repeat): every constraint marked `{INFERRED}` is a guess, and `check` reports a call against it as a candidate; review it and delete the marker to make it a rule"
                                 )),
                             );
                         }
@@ -318,28 +373,44 @@ impl<'l> Starter<'l> {
     }
 }
 
-/// A result that says the call failed: a structured error, an HTTP error status, or a body whose
-/// top level carries an `error` or a failed `status`. Broad on purpose: it only keeps a call's
-/// values out of an inferred enum, which can only make the schema looser.
-fn errored(r: &crate::model::ToolResult) -> bool {
-    if r.status == ResultStatus::Error || r.http_status.is_some_and(|s| s >= 400) {
-        return true;
+/// Why a tool is left without a schema, when agents of different kinds call it under one
+/// name with different schemas (or one with a real schema and one with none): a Gemini CLI
+/// `read_file` and another agent's are different tools, never silently merged.
+fn conflict(seen: &Seen) -> Option<String> {
+    if seen.families.len() < 2 {
+        return None;
     }
-    let body = match &r.content {
-        Value::String(s) => serde_json::from_str::<Value>(s.trim()).ok(),
-        other => Some(other.clone()),
-    };
-    body.as_ref().and_then(Value::as_object).is_some_and(|m| {
-        m.get("error")
-            .or_else(|| m.get("errors"))
-            .is_some_and(|e| !(e.is_null() || e == &json!(false) || e == &json!("")))
-            || m.get("status").and_then(Value::as_str).is_some_and(|s| {
-                matches!(
-                    s.to_ascii_lowercase().as_str(),
-                    "error" | "failed" | "failure"
-                )
-            })
-    })
+    let state = |f: &Family| (f.schemas.clone(), f.without_schema);
+    let mut states = seen.families.values().map(state);
+    let first = states.next()?;
+    if states.all(|s| s == first) && first.0.len() <= 1 {
+        return None;
+    }
+    let who: Vec<String> = seen
+        .families
+        .iter()
+        .map(|(family, f)| {
+            let with = match (f.schemas.len(), f.without_schema) {
+                (0, _) => "no schema",
+                (1, false) => "a schema",
+                _ => "several schemas or none",
+            };
+            format!("{family} ({with})")
+        })
+        .collect();
+    Some(format!(
+        "input schema: left out: a tool of this name is called by {}, and same-named tools of different agents are different tools; give it the schema of the agent you check, or check each agent's runs with its own tools file",
+        who.join(", ")
+    ))
+}
+
+/// A built-in schema whose runtime drops unexpected keys: a tools file cannot say so, so its
+/// top level accepts them.
+fn tolerate_extra_keys(mut schema: Value) -> Value {
+    if let Value::Object(m) = &mut schema {
+        m.remove("additionalProperties");
+    }
+    schema
 }
 
 /// A value that can tie two calls together: a string of a few chars, or a number.
@@ -355,8 +426,9 @@ fn describe(origin: Origin, source: &str) -> String {
     match origin {
         Origin::Given => format!("from `{source}`"),
         Origin::Embedded => format!("{source} (the schema the agent was given)"),
-        Origin::Builtin => format!("Claude Code's built-in schemas (`{source}`)"),
+        Origin::Builtin => format!("the agent's built-in schemas (`{source}`)"),
         Origin::Inferred => "inferred from the calls".to_owned(),
+        Origin::Conflict => "left out: agents of different kinds call a tool of this name".to_owned(),
     }
 }
 

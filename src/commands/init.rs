@@ -99,6 +99,9 @@ pub fn run(args: &InitArgs) -> anyhow::Result<ExitStatus> {
                 Origin::Embedded => "embedded in the traces",
                 Origin::Builtin => "Claude Code built-in",
                 Origin::Inferred => "inferred from the calls (review them)",
+                Origin::Conflict => {
+                    "left without a schema (agents of different kinds call a tool of that name)"
+                }
             };
             format!("{n} {what}")
         })
