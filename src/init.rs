@@ -76,18 +76,37 @@ struct Seen {
 struct Family {
     /// The real schemas (as JSON text) in force for its calls.
     schemas: BTreeSet<String>,
-    /// Some call had no real schema in force.
-    without_schema: bool,
+    /// The keys of its calls that had no real schema in force: used by any, and by every one
+    /// (`None`: no such call).
+    used: BTreeSet<String>,
+    always: Option<BTreeSet<String>>,
 }
 
-/// The family of traces whose format names no agent.
-const OTHER_AGENTS: &str = "other agents";
+impl Family {
+    /// Would its calls without a schema fit this schema by shape (every key a property, every
+    /// required key in every call)?
+    fn fits(&self, schema: &Value) -> bool {
+        let Some(always) = &self.always else {
+            return true;
+        };
+        let props = schema.get("properties").and_then(Value::as_object);
+        let known = |k: &String| props.is_some_and(|p| p.contains_key(k));
+        let required_met = schema
+            .get("required")
+            .and_then(Value::as_array)
+            .is_none_or(|r| r.iter().filter_map(Value::as_str).all(|k| always.contains(k)));
+        self.used.iter().all(known) && required_met
+    }
+}
 
 /// Accumulates traces and writes the starter file.
 pub struct Starter<'l> {
     linter: &'l Linter,
     inferrer: Inferrer,
     tools: BTreeMap<String, Seen>,
+    /// The JSON types each key of a successful result's top-level object held (`"string"`,
+    /// `"integer"`…): what the system itself says a value like `order_id` is.
+    result_types: BTreeMap<String, BTreeSet<&'static str>>,
 }
 
 /// Fewest calls of a tool for a `requires` suggestion.
@@ -114,6 +133,7 @@ impl<'l> Starter<'l> {
             linter,
             inferrer: Inferrer::new(enum_max),
             tools,
+            result_types: BTreeMap::new(),
         }
     }
 
@@ -137,12 +157,12 @@ impl<'l> Starter<'l> {
     /// Learn from one trace.
     pub fn add_trace(&mut self, trace: &Trace) {
         let linter = self.linter;
-        // The agent that made the trace, when its format says (`claude-code`, `gemini-cli`…):
-        // same-named tools of different agents are different tools.
-        let family = trace
-            .attribute(crate::model::ATTR_AGENT)
-            .unwrap_or(OTHER_AGENTS)
-            .to_owned();
+        // The agent that made the trace, when its format says (`claude-code`, `gemini-cli`…),
+        // else the file it came from: same-named tools of different agents are different tools.
+        let family = match trace.attribute(crate::model::ATTR_AGENT) {
+            Some(agent) => agent.to_owned(),
+            None => format!("`{}`", trace.source.path),
+        };
         linter.with_registry(trace, |registry, _, _| {
             let given = linter.given.as_ref();
             let origin_of = |spec: &ToolSpec| {
@@ -193,7 +213,15 @@ impl<'l> Starter<'l> {
                 if let Some(schema) = spec.and_then(|s| s.schema.as_ref()) {
                     family.schemas.insert(schema.to_string());
                 } else {
-                    family.without_schema = true;
+                    let keys: BTreeSet<String> = match &call.args {
+                        Args::Known(Value::Object(m)) => m.keys().cloned().collect(),
+                        _ => BTreeSet::new(),
+                    };
+                    family.used.extend(keys.iter().cloned());
+                    family.always = Some(match family.always.take() {
+                        None => keys,
+                        Some(prev) => prev.intersection(&keys).cloned().collect(),
+                    });
                 }
                 let ties: Vec<(String, String)> = match &call.args {
                     Args::Known(Value::Object(m)) => m
@@ -226,6 +254,14 @@ impl<'l> Starter<'l> {
                         earlier.entry(tie).or_default().insert(call.name.clone());
                     }
                 }
+                if let Some(Value::Object(body)) = result.filter(|_| !failed).map(|r| r.structured())
+                {
+                    for (key, v) in body.iter().take(MAX_RESULT_KEYS) {
+                        if let Some(t) = scalar_type(v) {
+                            self.result_types.entry(key.clone()).or_default().insert(t);
+                        }
+                    }
+                }
             }
         });
     }
@@ -244,6 +280,22 @@ impl<'l> Starter<'l> {
                 (None, Some(about)) if self.inferrer.schema_for(name).is_some() => {
                     (Origin::Conflict, None, about)
                 }
+                (Some((o, spec)), _)
+                    if spec
+                        .schema
+                        .as_ref()
+                        .and_then(|s| s.get("type"))
+                        .is_some_and(|t| t != "object") =>
+                {
+                    (
+                        *o,
+                        None,
+                        format!(
+                            "input schema: left out: {} takes free-form text, not an object of arguments, which a tools file cannot declare",
+                            describe(*o, &spec.source.0)
+                        ),
+                    )
+                }
                 (Some((o, spec)), _) => (
                     *o,
                     spec.schema.clone().map(|schema| {
@@ -257,6 +309,7 @@ impl<'l> Starter<'l> {
                 ),
                 (None, _) => match self.inferrer.schema_for(name) {
                     Some((mut schema, usable)) if usable > 0 => {
+                        self.typed_by_results(&mut schema);
                         if let Value::Object(m) = &mut schema {
                             m.insert(
                                 "$comment".into(),
@@ -309,6 +362,34 @@ impl<'l> Starter<'l> {
         let mut text = serde_json::to_string_pretty(&file).expect("plain data serialises");
         text.push('\n');
         (text, counts)
+    }
+
+    /// An inferred argument whose calls all held one scalar type, where every successful
+    /// result that carries a key of that name holds another (`cancel_order {"order_id": 4521}`
+    /// after `{"order_id": "4521"}` came back): the system's own results say what the value
+    /// is, so the property takes their type (still marked inferred: a call against it is a
+    /// candidate).
+    fn typed_by_results(&self, schema: &mut Value) {
+        let Some(props) = schema.get_mut("properties").and_then(Value::as_object_mut) else {
+            return;
+        };
+        for (key, prop) in props.iter_mut() {
+            let Some(seen) = self.result_types.get(key) else {
+                continue;
+            };
+            let [told] = seen.iter().copied().collect::<Vec<_>>()[..] else {
+                continue;
+            };
+            let Some(Value::String(own)) = prop.get("type") else {
+                continue;
+            };
+            let numbers = |t: &str| t == "integer" || t == "number";
+            if own != told && !(numbers(own) && numbers(told)) && prop.get("enum").is_none() {
+                if let Value::Object(m) = prop {
+                    m.insert("type".into(), json!(told));
+                }
+            }
+        }
     }
 
     /// What a human must answer about a tool, with what the traces showed.
@@ -380,17 +461,31 @@ fn conflict(seen: &Seen) -> Option<String> {
     if seen.families.len() < 2 {
         return None;
     }
-    let state = |f: &Family| (f.schemas.clone(), f.without_schema);
-    let mut states = seen.families.values().map(state);
-    let first = states.next()?;
-    if states.all(|s| s == first) && first.0.len() <= 1 {
+    let with: Vec<&Family> = seen
+        .families
+        .values()
+        .filter(|f| !f.schemas.is_empty())
+        .collect();
+    // Families that were given schemas must have been given the same ones; a family whose
+    // calls had none must fit every one of them by shape.
+    let same = with.windows(2).all(|w| w[0].schemas == w[1].schemas);
+    let fit = seen.families.values().all(|f| {
+        with.iter().all(|g| {
+            g.schemas
+                .iter()
+                .filter_map(|t| serde_json::from_str::<Value>(t).ok())
+                .all(|schema| f.fits(&schema))
+        })
+    });
+    if same && fit {
         return None;
     }
     let who: Vec<String> = seen
         .families
         .iter()
+        .take(6)
         .map(|(family, f)| {
-            let with = match (f.schemas.len(), f.without_schema) {
+            let with = match (f.schemas.len(), f.always.is_some()) {
                 (0, _) => "no schema",
                 (1, false) => "a schema",
                 _ => "several schemas or none",
@@ -411,6 +506,20 @@ fn tolerate_extra_keys(mut schema: Value) -> Value {
         m.remove("additionalProperties");
     }
     schema
+}
+
+/// Keys of one result's top-level object read for their types.
+const MAX_RESULT_KEYS: usize = 256;
+
+/// The JSON Schema type of a scalar (`None` for null, arrays and objects).
+fn scalar_type(v: &Value) -> Option<&'static str> {
+    match v {
+        Value::Bool(_) => Some("boolean"),
+        Value::Number(n) if n.is_f64() => Some("number"),
+        Value::Number(_) => Some("integer"),
+        Value::String(_) => Some("string"),
+        _ => None,
+    }
 }
 
 /// A value that can tie two calls together: a string of a few chars, or a number.

@@ -164,6 +164,23 @@ pub(crate) fn names_a_thing(field: &str) -> bool {
     })
 }
 
+/// Words of a field name that say its value is text the agent writes (a pattern, a query,
+/// new content, a message), whatever it looks like.
+const TEXT_WORDS: &[&str] = &[
+    "pattern", "regex", "regexp", "glob", "query", "q", "search", "content", "contents", "text",
+    "string", "str", "prompt", "description", "message", "body", "code", "script", "command",
+    "cmd", "title", "summary", "reason", "comment", "note", "notes", "input", "diff", "patch",
+    "plan", "thought", "answer", "replacement", "new", "old", "include", "exclude", "filter",
+];
+
+/// Does a field's name say its value is text the agent writes (`pattern`, `new_string`,
+/// `query`, `content`)? R3 does not judge such a field when nothing declares its origin.
+pub(crate) fn names_text(field: &str) -> bool {
+    words(field)
+        .iter()
+        .any(|w| TEXT_WORDS.contains(&w.as_str()))
+}
+
 pub(crate) fn is_parameter(field: &str, prop: Option<&Value>, value: &Value) -> bool {
     let numeric = match value {
         Value::Number(_) => true,

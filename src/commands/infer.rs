@@ -135,8 +135,16 @@ pub fn run(args: &InferArgs) -> anyhow::Result<ExitStatus> {
     }
     let skipped = inferrer.skipped();
     if skipped.total() > 0 {
+        let failed = if skipped.failed > 0 {
+            format!(
+                ", {} whose result failed or records a refusal (the runtime did not accept them)",
+                skipped.failed
+            )
+        } else {
+            String::new()
+        };
         eprintln!(
-            "note: skipped {} of {} tool call(s): {} with malformed arguments, {} with arguments not recorded",
+            "note: skipped {} of {} tool call(s): {} with malformed arguments, {} with arguments not recorded{failed}",
             skipped.total(),
             inferrer.calls(),
             skipped.malformed,

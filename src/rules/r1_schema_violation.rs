@@ -94,7 +94,7 @@ impl Rule for SchemaViolation {
                     step,
                     Some(&call.name),
                     format!(
-                        "fails a constraint inferred from other calls (not stated by anyone): {}",
+                        "breaks a constraint inferred from the traces, not stated by anyone (marked `x-tracelint-inferred`): {}",
                         details.join("; ")
                     ),
                     "the call",

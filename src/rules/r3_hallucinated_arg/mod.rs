@@ -316,6 +316,9 @@ fn identifies(field: &str, value: &Value) -> bool {
     if crate::analysis::parameters::names_a_thing(field) {
         return true;
     }
+    if crate::analysis::parameters::names_text(field) {
+        return false;
+    }
     value.as_str().is_some_and(|s| {
         let norm = normalize_text(s);
         norm.contains("://") || paths::path_form(&norm, None).is_some()
