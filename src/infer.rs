@@ -235,7 +235,7 @@ impl Inferrer {
                 .result_for(step.index)
                 .and_then(|i| trace.steps.get(i))
                 .and_then(|s| s.as_result());
-            if result.is_some_and(not_accepted) {
+            if matches!(call.args, Args::Known(_)) && result.is_some_and(not_accepted) {
                 self.skip_call(call);
             } else {
                 self.add_call(call, true);

@@ -190,7 +190,7 @@ impl<'l> Starter<'l> {
                     .and_then(|i| trace.steps.get(i))
                     .and_then(|s| s.as_result());
                 let failed = result.is_some_and(not_accepted);
-                if failed {
+                if failed && matches!(call.args, Args::Known(_)) {
                     self.inferrer.skip_call(call);
                 } else {
                     self.inferrer.add_call(call, true);
