@@ -133,6 +133,13 @@ impl Rule for HallucinatedArg {
                 if derivation != Derivation::Derivable && confirmations.confirmed(cx, value) {
                     derivation = Derivation::Derivable;
                 }
+                // A conventional file (`README.md`, `package.json`) in an observed directory.
+                if derivation != Derivation::Derivable
+                    && conventional_file(value)
+                    && seen.check_created(value) == Derivation::Derivable
+                {
+                    derivation = Derivation::Derivable;
+                }
                 // Observed values joined (`0:11258,0:11040`, `a.ts b.ts`).
                 if derivation != Derivation::Derivable
                     && parts(value).is_some_and(|ps| {
@@ -325,6 +332,43 @@ fn identifies(field: &str, value: &Value) -> bool {
     })
 }
 
+/// Does a property offer its values (an `enum` or a `const`, or `anyOf`/`oneOf` branches that
+/// each do: Claude Code's `TaskUpdate.status` is one enum and one `const`)?
+fn offers_constants(prop: &Value) -> bool {
+    if prop.get("enum").is_some() || prop.get("const").is_some() {
+        return true;
+    }
+    ["anyOf", "oneOf"].iter().any(|k| {
+        prop.get(*k)
+            .and_then(Value::as_array)
+            .is_some_and(|branches| {
+                !branches.is_empty()
+                    && branches
+                        .iter()
+                        .all(|b| b.get("enum").is_some() || b.get("const").is_some())
+            })
+    })
+}
+
+/// File names every project of its kind has at its root or in its packages: reading one in a
+/// directory the agent observed is looking, not making a path up.
+const CONVENTIONAL_FILES: &[&str] = &[
+    "readme.md", "readme", "readme.rst", "readme.txt", "license", "license.md", "changelog.md",
+    "contributing.md", "claude.md", "agents.md", "gemini.md", ".gitignore", ".gitattributes",
+    ".editorconfig", ".envrc", ".env", ".env.example", ".nvmrc", ".tool-versions",
+    "package.json", "tsconfig.json", "cargo.toml", "pyproject.toml", "setup.py", "setup.cfg",
+    "requirements.txt", "go.mod", "gemfile", "makefile", "dockerfile", "docker-compose.yml",
+    "mix.exs", "pom.xml", "build.gradle",
+];
+
+/// A path whose file name is a conventional one (`CONVENTIONAL_FILES`).
+fn conventional_file(value: &Value) -> bool {
+    value.as_str().is_some_and(|s| {
+        let name = s.rsplit(['/', '\\']).next().unwrap_or(s);
+        s.contains(['/', '\\']) && CONVENTIONAL_FILES.contains(&name.to_ascii_lowercase().as_str())
+    })
+}
+
 /// Most parts a composite value is split into.
 const MAX_PARTS: usize = 16;
 
@@ -364,7 +408,7 @@ fn skipped(
         .and_then(|s| s.schema.as_ref())
         .and_then(|s| s.get("properties"))
         .and_then(|p| p.get(field));
-    if prop.is_some_and(|p| p.get("enum").is_some() || p.get("const").is_some()) {
+    if prop.is_some_and(offers_constants) {
         return true;
     }
     if origin != Some(ValueOrigin::Provided)

@@ -524,3 +524,30 @@ fn without_a_schema_only_identifiers_are_judged() {
     assert_eq!(fields, ["task_id", "target", "path"], "{got:?}");
     assert_eq!(got[2].0, "create_or_update_file");
 }
+
+/// Issue 41: a constant the tool offers through `anyOf` branches (Claude Code's
+/// `TaskUpdate.status`) is not judged; a conventional file in an observed directory is looked
+/// at, not made up.
+#[test]
+fn offered_constants_and_conventional_files_are_not_judged() {
+    let tools = r#"[{"name": "TaskUpdate", "inputSchema": {"type": "object", "properties": {
+        "taskId": {"type": "string"},
+        "status": {"anyOf": [{"type": "string", "enum": ["pending", "in_progress"]}, {"const": "deleted"}]}}}},
+      {"name": "Read", "inputSchema": {"type": "object", "properties": {"file_path": {"type": "string"}}}}]"#;
+    let t = trace(&[
+        call(1, "TaskUpdate", r#"{"taskId": "1", "status": "in_progress"}"#),
+        call(2, "Read", r#"{"file_path": "/repo/README.md"}"#),
+        call(3, "Read", r#"{"file_path": "/repo/pages/7.js"}"#),
+        call(4, "Read", r#"{"file_path": "/other/package.json"}"#),
+    ]);
+    let got: Vec<String> = r3(&lint_in(
+        &t,
+        Some(tools),
+        Default::default(),
+        &[(ContextKind::WorkingDirectory, "/repo")],
+    ))
+    .iter()
+    .map(|l| l.split('`').nth(3).unwrap_or_default().to_owned())
+    .collect();
+    assert_eq!(got, ["\"/repo/pages/7.js\"", "\"/other/package.json\""]);
+}
