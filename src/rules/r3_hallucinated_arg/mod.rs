@@ -328,8 +328,16 @@ fn identifies(field: &str, value: &Value) -> bool {
     }
     value.as_str().is_some_and(|s| {
         let norm = normalize_text(s);
-        norm.contains("://") || paths::path_form(&norm, None).is_some()
+        norm.contains("://") || paths::path_form(&norm, None).is_some() || is_email(&norm)
     })
+}
+
+/// An e-mail address: one token, a local part, `@`, a dotted domain.
+fn is_email(norm: &str) -> bool {
+    !norm.contains(char::is_whitespace)
+        && norm
+            .split_once('@')
+            .is_some_and(|(local, domain)| !local.is_empty() && domain.contains('.'))
 }
 
 /// Does a property offer its values (an `enum` or a `const`, or `anyOf`/`oneOf` branches that

@@ -505,7 +505,7 @@ fn without_a_schema_only_identifiers_are_judged() {
         call(
             2,
             "fetch",
-            r#"{"target": "https://made-up-docs.example.net/api"}"#,
+            r#"{"target": "https://made-up-docs.example.net/api", "to": "someone@example.org"}"#,
         ),
         call(
             3,
@@ -520,9 +520,10 @@ fn without_a_schema_only_identifiers_are_judged() {
     ]);
     let got = r3_signals(&t, None, "/repo");
     let fields: Vec<&str> = got.iter().map(|(_, f, _)| f.as_str()).collect();
-    // The made-up URL, the id, and the file created under a directory nobody showed.
-    assert_eq!(fields, ["task_id", "target", "path"], "{got:?}");
-    assert_eq!(got[2].0, "create_or_update_file");
+    // The id, the made-up URL and e-mail address, and the file created under a directory
+    // nobody showed.
+    assert_eq!(fields, ["task_id", "target", "to", "path"], "{got:?}");
+    assert_eq!(got[3].0, "create_or_update_file");
 }
 
 /// Issue 41: a constant the tool offers through `anyOf` branches (Claude Code's
