@@ -384,10 +384,12 @@ impl<'l> Starter<'l> {
                 continue;
             };
             let numbers = |t: &str| t == "integer" || t == "number";
-            if own != told && !(numbers(own) && numbers(told)) && prop.get("enum").is_none() {
-                if let Value::Object(m) = prop {
-                    m.insert("type".into(), json!(told));
-                }
+            if own != told
+                && !(numbers(own) && numbers(told))
+                && prop.get("enum").is_none()
+                && let Value::Object(m) = prop
+            {
+                m.insert("type".into(), json!(told));
             }
         }
     }

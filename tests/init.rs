@@ -136,7 +136,14 @@ fn without_an_embedded_schema_no_enum_is_learned_from_the_failed_call() {
 
 /// The hard defects of `check` over inputs (with extra arguments): (file, line, rule) each.
 fn hard_defects(args: &[&str]) -> Vec<(String, u64, String)> {
-    let run = tracelint(&[&["check"][..], args, &["--no-config", "--output-format", "json"]].concat());
+    let run = tracelint(
+        &[
+            &["check"][..],
+            args,
+            &["--no-config", "--output-format", "json"],
+        ]
+        .concat(),
+    );
     let report: Value = serde_json::from_slice(&run.stdout)
         .unwrap_or_else(|e| panic!("{e}: {}", String::from_utf8_lossy(&run.stderr)));
     let mut out: Vec<(String, u64, String)> = report["findings"]
@@ -172,10 +179,20 @@ fn init_on_the_real_fixtures_adds_no_hard_defect_and_lints_clean() {
     let alone = hard_defects(&["fixtures/real/"]);
     let with = hard_defects(&["fixtures/real/", "--tools", out]);
     let added: Vec<&(String, u64, String)> = with.iter().filter(|d| !alone.contains(d)).collect();
-    assert!(added.is_empty(), "hard defects added by init's file: {added:?}");
+    assert!(
+        added.is_empty(),
+        "hard defects added by init's file: {added:?}"
+    );
     assert!(!alone.is_empty(), "the real fixtures hold hard defects");
 
-    let lint = tracelint(&["tools", "lint", out, "--no-config", "--output-format", "json"]);
+    let lint = tracelint(&[
+        "tools",
+        "lint",
+        out,
+        "--no-config",
+        "--output-format",
+        "json",
+    ]);
     let report: Value = serde_json::from_slice(&lint.stdout).unwrap();
     let hard: Vec<&Value> = report["findings"]
         .as_array()
@@ -200,10 +217,19 @@ fn the_quickstart_planted_r1_is_still_caught_after_init() {
     let out = out.to_str().unwrap();
     let r1 = |trace: &str, tools: &str| {
         let run = tracelint(&[
-            "check", trace, "--tools", tools, "--no-config", "--select", "R1",
+            "check",
+            trace,
+            "--tools",
+            tools,
+            "--no-config",
+            "--select",
+            "R1",
             "--include-candidates",
         ]);
-        (run.status.code(), String::from_utf8_lossy(&run.stdout).into_owned())
+        (
+            run.status.code(),
+            String::from_utf8_lossy(&run.stdout).into_owned(),
+        )
     };
     let (code, report) = r1("fixtures/quickstart/transcript.json", out);
     assert_eq!(code, Some(0), "{report}");
@@ -222,11 +248,21 @@ fn the_quickstart_planted_r1_is_still_caught_after_init() {
     std::fs::write(&other, trace).unwrap();
     let (code, report) = r1(other.to_str().unwrap(), out);
     assert_eq!(code, Some(0), "{report}");
-    assert!(report.contains("0 hard_defects, 0 hard_events, 0 candidates"), "{report}");
+    assert!(
+        report.contains("0 hard_defects, 0 hard_events, 0 candidates"),
+        "{report}"
+    );
     // A person reviewed the file and removed the markers: the guess is now the rule.
     let reviewed = dir.path().join("reviewed.json");
-    std::fs::write(&reviewed, text.replace(",\"x-tracelint-inferred\":true", "")).unwrap();
-    let (code, report) = r1("fixtures/quickstart/transcript.json", reviewed.to_str().unwrap());
+    std::fs::write(
+        &reviewed,
+        text.replace(",\"x-tracelint-inferred\":true", ""),
+    )
+    .unwrap();
+    let (code, report) = r1(
+        "fixtures/quickstart/transcript.json",
+        reviewed.to_str().unwrap(),
+    );
     assert_eq!(code, Some(2), "{report}");
     assert!(report.contains("hard_defect R1 cancel_order"), "{report}");
 }
