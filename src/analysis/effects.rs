@@ -114,6 +114,23 @@ pub(crate) fn output_field(field: &str) -> bool {
         .is_some_and(|w| OUTPUT_FIELDS.contains(&w.as_str()))
 }
 
+/// Words of a field's name that say it names a shell session (`shellId`, `session_id`,
+/// `terminal`).
+const SESSION_WORDS: &[&str] = &["shell", "session", "terminal", "tty", "pty"];
+
+/// Does the field name the shell session a call that runs a command opens or talks to
+/// (Copilot CLI's `bash {"command", "shellId"}`)? The agent names it: a value it creates.
+pub(crate) fn names_a_session(field: &str, args: &Map<String, Value>) -> bool {
+    let runs_command = MODE_KEYS
+        .iter()
+        .chain(SHELL_KEYS)
+        .any(|k| args.get(*k).is_some_and(Value::is_string));
+    runs_command
+        && name_words(field)
+            .iter()
+            .any(|w| SESSION_WORDS.contains(&w.as_str()))
+}
+
 /// A name's words, lower case: split at `_`, `-`, `.` and lower→upper case changes.
 fn name_words(name: &str) -> Vec<String> {
     let mut out = Vec::new();
@@ -217,6 +234,14 @@ mod tests {
         for f in ["path", "file_path", "input_dir", "url"] {
             assert!(!output_field(f), "{f}");
         }
+        let shell = serde_json::json!({"command": "go test ./...", "shellId": "unit-tests"});
+        let Value::Object(shell) = shell else {
+            unreachable!()
+        };
+        assert!(names_a_session("shellId", &shell));
+        assert!(names_a_session("session_id", &shell));
+        assert!(!names_a_session("order_id", &shell));
+        assert!(!names_a_session("shellId", &Map::new()));
     }
 
     #[test]

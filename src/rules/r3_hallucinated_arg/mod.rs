@@ -5,7 +5,8 @@
 //! Skipped: booleans and nulls, enum/const fields, `generated` and `choice` fields, and free-form
 //! text (more than one whitespace-separated token) unless `provided`. A path the call creates
 //! (declared `created`, or a path of a call whose mode or tool name says it creates, or an
-//! output field) is judged by its directory only. A value that joins observed values with `,`,
+//! output field) is judged by its directory only; the shell session a command runs in is the
+//! agent's to name. A value that joins observed values with `,`,
 //! `;` or whitespace is observed. When nothing declares a tool's schema or origins (and the
 //! tools are not recognisably a known agent's built-ins, whose origins then apply), only values
 //! that identify something are judged: fields named as ids, keys, paths or URLs, and values
@@ -305,6 +306,11 @@ fn judged<'a>(
             .or_else(|| {
                 ((creating || crate::analysis::effects::output_field(field)) && pathlike)
                     .then_some(ValueOrigin::Created)
+            })
+            .or_else(|| {
+                // The shell session a command runs in is named by the agent.
+                crate::analysis::effects::names_a_session(field, args)
+                    .then_some(ValueOrigin::Generated)
             });
         if skipped(spec, field, value, origin) {
             return None;

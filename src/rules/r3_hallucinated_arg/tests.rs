@@ -517,6 +517,12 @@ fn without_a_schema_only_identifiers_are_judged() {
             "create_or_update_file",
             r#"{"path": "/nowhere/else/new.py", "content": "x"}"#,
         ),
+        // The shell session a command runs in is the agent's to name.
+        call(
+            5,
+            "bash",
+            r#"{"command": "go test ./...", "shellId": "unit-tests"}"#,
+        ),
     ]);
     let got = r3_signals(&t, None, "/repo");
     let fields: Vec<&str> = got.iter().map(|(_, f, _)| f.as_str()).collect();
