@@ -183,11 +183,10 @@ pub const MIN_LINE_SIZE: usize = 1024;
 /// `mcp proxy --max-line`: a whole number of bytes from `MIN_LINE_SIZE` to
 /// `MAX_RECORD_SIZE_LIMIT` (0, or a few bytes, would record no message at all).
 pub(super) fn parse_line_size(s: &str) -> Result<usize, String> {
-    let n = parse_record_size(s)?;
-    if n < MIN_LINE_SIZE {
-        return Err(format!("must be at least {MIN_LINE_SIZE} bytes"));
+    match s.trim().parse::<u64>() {
+        Ok(n) if n < MIN_LINE_SIZE as u64 => Err(format!("must be at least {MIN_LINE_SIZE} bytes")),
+        _ => parse_record_size(s),
     }
-    Ok(n)
 }
 
 /// The worker threads for `--jobs N`: all cores by default, and never more than 4 per core (a

@@ -129,6 +129,34 @@ fn runs_with_own_report(dir: &Path) {
     assert_eq!(status.code(), Some(0));
 }
 
+/// A found `tracelint.toml` whose value an error echoes: a terminal hyperlink (OSC 8), a bell,
+/// a right-to-left override and a line separator, in 100 kB of text.
+fn config_escapes(dir: &Path) {
+    let value = format!(
+        "\\u001b]8;;https://evil.example\\u0007click\\u001b]8;;\\u0007 \\u202etxt.exe \\u2028{}",
+        "a".repeat(100_000)
+    );
+    std::fs::write(
+        dir.join("tracelint.toml"),
+        format!("fail-on = \"{value}\"\n"),
+    )
+    .unwrap();
+}
+
+/// 10,000 `[[ignore]]` globs over the 100,000 findings of `many-findings.jsonl`: only the last
+/// matches (the unknown tool's 50,000).
+fn ten_thousand_ignores(dir: &Path) {
+    make::many_findings(dir);
+    let mut config = String::new();
+    for i in 0..9_999 {
+        config.push_str(&format!(
+            "[[ignore]]\nrule = \"R7\"\ntool = \"legacy_{i}_*\"\nreason = \"kept for replay {i}\"\n"
+        ));
+    }
+    config.push_str("[[ignore]]\nrule = \"R7\"\ntool = \"ser?ch\"\nreason = \"a typo the agent recovers from\"\n");
+    std::fs::write(dir.join("tracelint.toml"), config).unwrap();
+}
+
 /// The lines that say how many input errors are not listed, and the totals.
 const COUNTS: &[&str] = &["not listed", "input error"];
 
@@ -179,5 +207,11 @@ cases! {
     output_over_shard => Case::new("output-over-shard", &["report", "shard.jsonl", "--json", "shard.jsonl"]).setup(shard).grep(&["error", "\"run\""]).outputs(&["shard.jsonl"]);
     // Linting a directory again with the report written inside it: the old report is not an
     // input, and the run succeeds.
+    // What an error echoes back is escaped and cut: a config value, an argument.
+    config_value_escaped => Case::new("config-value-escaped", &["check", "calls.json", "--tools", "tools.json"]).setup(config_escapes);
+    explain_argument_escaped => Case::new("explain-argument-escaped", &["explain", "R\u{1b}]8;;https://evil.example\u{7}1\u{1b}]8;;\u{7}\u{202e}\u{2029}"]);
+    proxy_max_line_zero => Case::new("proxy-max-line-zero", &["mcp", "proxy", "--max-line", "0", "--", "true"]);
+    // 10,000 ignores over 100,000 findings: matched per rule, tool and field, not per finding.
+    many_ignores => Case::new("many-ignores", &["check", "many-findings.jsonl", "--tools", "tools.json", "--max-findings", "3"]).setup(ten_thousand_ignores).grep(&["hard_defect", "ignored"]);
     own_report_in_walked_directory => Case::new("own-report-in-walked-directory", &["check", "runs", "--tools", "tools.json", "--json", "runs/report.json"]).setup(runs_with_own_report);
 }
