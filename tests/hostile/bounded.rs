@@ -181,6 +181,8 @@ cases! {
     bad_lines_sarif => Case::new("bad-lines-sarif", &["check", "bad-lines.jsonl", "--tools", "tools.json", "--output-format", "sarif"]).setup(bad_lines).max_rss(BOUNDED_RSS).grep(&["not listed"]);
     bad_lines_github => Case::new("bad-lines-github", &["check", "bad-lines.jsonl", "--tools", "tools.json", "--output-format", "github"]).setup(bad_lines).max_rss(BOUNDED_RSS).grep(&["not listed", "line=102,", "line=103,"]);
     bad_lines_html => Case::new("bad-lines-html", &["check", "bad-lines.jsonl", "--tools", "tools.json", "--html", "report.html", "--quiet"]).setup(bad_lines).max_rss(BOUNDED_RSS).grep(&["not listed"]).outputs(&["report.html"]);
+    // Given to `--tools` by mistake: read as a trace to say so, its input errors capped there too.
+    tools_bad_lines => Case::new("tools-bad-lines", &["check", "calls.json", "--tools", "bad-lines.jsonl"]).setup(bad_lines).max_rss(BOUNDED_RSS);
     // The same as a stream on standard input: read as it comes, never held whole.
     bad_lines_stream => Case::new("bad-lines-stream", &["check", "-", "--tools", "tools.json"]).stdin(Stdin::Feed(feed_bad_lines)).max_rss(BOUNDED_RSS).grep(COUNTS);
     // `report` over 20 MB of garbage, and over a stream of one line that is not a record.
