@@ -176,6 +176,19 @@ pub(super) fn parse_record_size(s: &str) -> Result<usize, String> {
     }
 }
 
+/// The smallest `mcp proxy --max-line`: a line budget below it would leave no room for a
+/// `tools/list` reply.
+pub const MIN_LINE_SIZE: usize = 1024;
+
+/// `mcp proxy --max-line`: a whole number of bytes from `MIN_LINE_SIZE` to
+/// `MAX_RECORD_SIZE_LIMIT` (0, or a few bytes, would record no message at all).
+pub(super) fn parse_line_size(s: &str) -> Result<usize, String> {
+    match s.trim().parse::<u64>() {
+        Ok(n) if n < MIN_LINE_SIZE as u64 => Err(format!("must be at least {MIN_LINE_SIZE} bytes")),
+        _ => parse_record_size(s),
+    }
+}
+
 /// The worker threads for `--jobs N`: all cores by default, and never more than 4 per core (a
 /// thread per input beyond that only costs memory and start-up), with a note when capped.
 pub fn worker_threads(requested: Option<usize>) -> (usize, Option<String>) {

@@ -76,6 +76,7 @@ const LAYERS: &[(&str, &[&str], &[&str])] = &[
             "expect",
             "sources",
             "adapters",
+            "io",
             "model",
             "base",
         ],

@@ -13,6 +13,9 @@ use crate::adapters::input::detect::{DETECT_LINES, companion, looks_like_tools};
 use crate::adapters::common::json_pos::{Line, LineReader};
 use crate::adapters::{Body, Container, EMPTY_FILE, Emit, Head, InputFormat, Limits, cline, common::json_pos, detect, input::empty, inspect, parse_body};
 
+/// Lines looked at, at most, to find the records a JSON Lines input's format is detected from.
+const DETECT_SCAN: usize = 4096;
+
 /// How to read one input.
 #[derive(Debug, Clone, Copy, Default)]
 pub struct ReadOptions {
@@ -122,12 +125,12 @@ pub fn parse_reader<R: BufRead>(
     if is_lines {
         let rest = LineReader::new(reader, path, limits.max_record).map(|r| {
             r.map(|mut l| {
-                l.number += 1;
+                l.number = l.number.saturating_add(1);
                 l
             })
             .map_err(|mut i| {
                 if i.line > 0 {
-                    i.line += 1;
+                    i.line = i.line.saturating_add(1);
                 }
                 i
             })
@@ -138,9 +141,13 @@ pub fn parse_reader<R: BufRead>(
         let format = match format {
             Some(f) => f,
             None => {
+                // Up to `DETECT_LINES` records, looking at most `DETECT_SCAN` lines (a file of
+                // one record and millions of bad lines is detected from what came first).
+                let mut records = 0;
                 for item in all.by_ref() {
+                    records += usize::from(item.is_ok());
                     buffered.push(item);
-                    if buffered.iter().filter(|r| r.is_ok()).count() >= DETECT_LINES {
+                    if records >= DETECT_LINES || buffered.len() >= DETECT_SCAN {
                         break;
                     }
                 }
