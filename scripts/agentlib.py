@@ -128,10 +128,15 @@ class Fake:
         self.proc.wait()
 
 
-def run(argv, cwd, env, timeout):
+def run(argv, cwd, env, timeout, stdout_only=False):
+    """Run a CLI: (exit code, its stdout and stderr), or only its stdout (`stdout_only`: a
+    transcript the CLI prints, such as `--output-format stream-json`)."""
     try:
         p = subprocess.run(argv, cwd=cwd, env=env, stdin=subprocess.DEVNULL,
                            capture_output=True, text=True, timeout=timeout)
+        if stdout_only:
+            log(p.stderr[-2000:])
+            return p.returncode, p.stdout
         return p.returncode, p.stdout + p.stderr
     except subprocess.TimeoutExpired as e:
         return "timeout", (e.stdout or b"").decode("utf-8", "replace") if isinstance(
@@ -229,7 +234,8 @@ GEMINI_SETTINGS = {
 }
 
 
-def gemini_run(binary, home, work, fake, model, prompt, approval="yolo", mcp=None, timeout=180):
+def gemini_run(binary, home, work, fake, model, prompt, approval="yolo", mcp=None, timeout=180,
+               flags=(), stdout_only=False):
     os.makedirs(os.path.join(home, ".gemini"), exist_ok=True)
     settings = dict(GEMINI_SETTINGS)
     if mcp:
@@ -245,7 +251,7 @@ def gemini_run(binary, home, work, fake, model, prompt, approval="yolo", mcp=Non
         argv.append("--yolo")
     else:
         argv += ["--approval-mode", approval]
-    return run(argv, work, env, timeout)
+    return run([*argv, *flags], work, env, timeout, stdout_only=stdout_only)
 
 
 def gemini_tools(body):

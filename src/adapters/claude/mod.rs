@@ -45,6 +45,9 @@ pub fn sniff(record: &Value) -> u8 {
         Some("file-history-snapshot") if has("snapshot") || has("messageId") => 10,
         Some("queue-operation") if has("operation") => 10,
         Some("attachment") if envelope => 8,
+        // Gemini CLI's stream-json names its calls `tool_name` too, with `tool_id` and
+        // `parameters`, which no Claude event has.
+        Some("tool_use") if has("tool_id") && has("parameters") && !has("input") => 0,
         Some("tool_use") if has("name") && has("input") || has("tool_name") => 8,
         Some("tool_result") if has("tool_use_id") || has("tool_output") => 6,
         Some(_) => 0,
