@@ -34,6 +34,7 @@ fn real_sessions_snapshot() {
 const EXPECTED: &[(&str, Counts)] = &[
     ("gemini-cli-0.20.2-tools.json", c(7, 7, 2, 0)),
     ("gemini-cli-0.40.1-tools.jsonl", c(7, 7, 3, 0)),
+    ("gemini-cli-0.20.2-stream.jsonl", c(7, 7, 2, 0)),
     ("gemini-cli-0.40.1-stream.jsonl", c(9, 9, 4, 0)),
     ("gemini-cli-0.61.0-stream.jsonl", c(9, 9, 4, 0)),
     ("session-2026-12-05T07-35-8973f784.jsonl", c(9, 9, 4, 0)),
