@@ -43,7 +43,9 @@ impl<'i> Reader<'i> {
         );
         let done = std::mem::replace(&mut self.stream, next);
         if done.touched || !done.is_empty() {
-            out.trace(done.finish());
+            for t in done.finish() {
+                out.trace(t);
+            }
         }
     }
 
@@ -265,7 +267,9 @@ impl<'i> Reader<'i> {
             conv.partial();
         }
         self.report(problems, out);
-        out.trace(conv.finish());
+        for t in conv.finish() {
+            out.trace(t);
+        }
     }
 
     pub(super) fn report(&mut self, problems: Vec<Problem>, out: &mut dyn Emit) {
@@ -284,7 +288,9 @@ impl<'i> Reader<'i> {
 
     pub(super) fn finish(self, out: &mut dyn Emit) {
         if self.stream.touched || !self.stream.is_empty() {
-            out.trace(self.stream.finish());
+            for t in self.stream.finish() {
+                out.trace(t);
+            }
         }
     }
 }
