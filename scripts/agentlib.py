@@ -28,9 +28,10 @@ PACKAGES = {
     "claude-code": "@anthropic-ai/claude-code",
     "cline": "cline",
     "copilot-cli": "@github/copilot",
+    "pi": "@mariozechner/pi-coding-agent",
 }
 BINARIES = {"codex": "codex", "gemini-cli": "gemini", "claude-code": "claude", "cline": "cline",
-            "copilot-cli": "copilot"}
+            "copilot-cli": "copilot", "pi": "pi"}
 
 
 def log(*a):
@@ -282,6 +283,27 @@ def claude_run(binary, home, work, fake, prompt, flags=(), timeout=180, env_extr
                timeout)
 
 
+# --- pi coding agent ------------------------------------------------------------------------
+
+def pi_run(binary, home, work, fake, model, prompt, timeout=180):
+    """pi with a custom OpenAI-compatible provider (`~/.pi/agent/models.json`) pointed at the
+    fake, in print mode; the session is saved under `~/.pi/agent/sessions/`."""
+    agent_dir = os.path.join(home, ".pi", "agent")
+    os.makedirs(agent_dir, exist_ok=True)
+    models = {"providers": {"fake": {
+        "baseUrl": f"http://127.0.0.1:{fake.port}/v1", "api": "openai-completions",
+        "apiKey": "offline",
+        "models": [{"id": model, "name": model, "reasoning": False, "input": ["text"],
+                    "contextWindow": 128000, "maxTokens": 4096,
+                    "cost": {"input": 0, "output": 0, "cacheRead": 0, "cacheWrite": 0}}]}}}
+    with open(os.path.join(agent_dir, "models.json"), "w") as f:
+        json.dump(models, f)
+    env = base_env(home)
+    env["PI_SKIP_VERSION_CHECK"] = "1"
+    return run([binary, "-p", prompt, "--provider", "fake", "--model", model], work, env,
+               timeout)
+
+
 # --- Cline CLI -----------------------------------------------------------------------------
 
 def cline_run(binary, home, work, fake, model, prompt, timeout=180):
@@ -369,7 +391,7 @@ def mcp_stub(folder, spec):
 
 SESSION_ROOTS = {"codex": ".codex/sessions", "gemini-cli": ".gemini/tmp",
                  "claude-code": ".claude/projects", "cline": ".cline/data",
-                 "copilot-cli": ".copilot/session-state"}
+                 "copilot-cli": ".copilot/session-state", "pi": ".pi/agent/sessions"}
 
 
 def session_files(home, agent):

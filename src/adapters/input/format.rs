@@ -2,7 +2,7 @@
 
 use serde_json::Value;
 
-use crate::adapters::{atif, claude, cline, codex, copilot, dataset, gemini, inspect, langfuse, langsmith, miniswe, native, openai, openhands, otel, sweagent};
+use crate::adapters::{atif, claude, cline, codex, copilot, dataset, gemini, inspect, langfuse, langsmith, miniswe, native, openai, openhands, otel, pi, sweagent};
 
 /// The input formats tracelint reads.
 ///
@@ -32,6 +32,8 @@ pub enum InputFormat {
     Cline,
     /// GitHub Copilot CLI `events.jsonl`.
     CopilotCli,
+    /// pi coding-agent sessions (`~/.pi/agent/sessions/…/*.jsonl`).
+    Pi,
     /// Inspect AI eval logs (`.json`, and `.eval` zip archives).
     Inspect,
     /// Harbor ATIF trajectories (`agent/trajectory.json`).
@@ -60,6 +62,7 @@ impl InputFormat {
         InputFormat::GeminiCli,
         InputFormat::Cline,
         InputFormat::CopilotCli,
+        InputFormat::Pi,
         InputFormat::Inspect,
         InputFormat::Atif,
         InputFormat::SweAgent,
@@ -81,6 +84,7 @@ impl InputFormat {
             InputFormat::GeminiCli => "gemini-cli",
             InputFormat::Cline => "cline",
             InputFormat::CopilotCli => "copilot-cli",
+            InputFormat::Pi => "pi",
             InputFormat::Inspect => "inspect",
             InputFormat::Atif => "atif",
             InputFormat::SweAgent => "swe-agent",
@@ -103,6 +107,7 @@ impl InputFormat {
             "gemini-cli" | "gemini" => Some(InputFormat::GeminiCli),
             "cline" => Some(InputFormat::Cline),
             "copilot-cli" | "copilot" => Some(InputFormat::CopilotCli),
+            "pi" | "pi-coding-agent" => Some(InputFormat::Pi),
             "inspect" | "inspect-ai" | "inspect_ai" => Some(InputFormat::Inspect),
             "atif" | "harbor" => Some(InputFormat::Atif),
             "swe-agent" | "swe_agent" | "sweagent" => Some(InputFormat::SweAgent),
@@ -125,6 +130,7 @@ impl InputFormat {
             InputFormat::GeminiCli => gemini::sniff(record),
             InputFormat::Cline => cline::sniff(record),
             InputFormat::CopilotCli => copilot::sniff(record),
+            InputFormat::Pi => pi::sniff(record),
             InputFormat::Inspect => inspect::sniff(record),
             InputFormat::Atif => atif::sniff(record),
             InputFormat::SweAgent => sweagent::sniff(record),
