@@ -37,7 +37,7 @@ const EXPECTED: &[(&str, Counts)] = &[
     ("gemini-cli-0.20.2-stream.jsonl", c(7, 7, 2, 0)),
     ("gemini-cli-0.40.1-stream.jsonl", c(9, 9, 4, 0)),
     ("gemini-cli-0.61.0-stream.jsonl", c(9, 9, 4, 0)),
-    ("session-2026-12-05T07-35-8973f784.jsonl", c(9, 9, 4, 0)),
+    ("session-2026-12-05T07-52-4962b86f.jsonl", c(9, 9, 4, 0)),
     ("341e4058-7ff2-4c3e-9aff-f28dd0553a52.jsonl", c(3, 3, 1, 0)),
     ("session-2026-12-01T23-15-36646c51.jsonl", c(4, 4, 1, 0)),
 ];
@@ -278,12 +278,12 @@ fn stream_json_transcripts_are_gemini_cli() {
     let (parsed, text) = fixture("gemini-cli-0.61.0-stream.jsonl");
     assert!(parsed.issues.is_empty(), "{:?}", parsed.issues);
     let t = &parsed.traces[0];
-    assert_eq!(t.run_id, "8973f784-07fe-4842-85a1-5af2a7d1298d");
+    assert_eq!(t.run_id, "4962b86f-69d6-4b91-96ed-a81ee81d52d1");
     assert_eq!(t.attribute(crate::model::ATTR_AGENT), Some("gemini-cli"));
     assert_eq!(t.attribute(crate::model::ATTR_MODEL), Some("gemini-2.5-pro"));
     assert_eq!(
         t.attribute(super::ATTR_STARTED),
-        Some("2026-12-05T07:35:50.084Z")
+        Some("2026-12-05T07:52:32.390Z")
     );
     let calls: Vec<(String, String, u32, u32)> = t
         .steps
@@ -328,7 +328,7 @@ fn stream_json_transcripts_are_gemini_cli() {
     assert_eq!(
         said,
         [
-            "Create hello.txt containing hello world, after checking notes.txt.",
+            "Create hello.txt containing hello world, after checking notes.txt and missing.txt.",
             "Reading the notes first.",
             "Created hello.txt."
         ]
@@ -340,7 +340,7 @@ fn stream_json_transcripts_are_gemini_cli() {
 #[test]
 fn a_stream_and_its_session_log_agree() {
     let (stream, _) = fixture("gemini-cli-0.61.0-stream.jsonl");
-    let (session, _) = fixture("session-2026-12-05T07-35-8973f784.jsonl");
+    let (session, _) = fixture("session-2026-12-05T07-52-4962b86f.jsonl");
     let calls = |p: &Parsed| -> Vec<(String, String, Option<ResultStatus>)> {
         let t = &p.traces[0];
         let pairing = crate::model::Pairing::new(t);
