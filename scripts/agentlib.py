@@ -29,9 +29,10 @@ PACKAGES = {
     "cline": "cline",
     "copilot-cli": "@github/copilot",
     "pi": "@mariozechner/pi-coding-agent",
+    "opencode": "opencode-ai",
 }
 BINARIES = {"codex": "codex", "gemini-cli": "gemini", "claude-code": "claude", "cline": "cline",
-            "copilot-cli": "copilot", "pi": "pi"}
+            "copilot-cli": "copilot", "pi": "pi", "opencode": "opencode"}
 
 
 def log(*a):
@@ -302,6 +303,37 @@ def pi_run(binary, home, work, fake, model, prompt, timeout=180):
     env["PI_SKIP_VERSION_CHECK"] = "1"
     return run([binary, "-p", prompt, "--provider", "fake", "--model", model], work, env,
                timeout)
+
+
+# --- OpenCode -------------------------------------------------------------------------------
+
+def opencode_run(binary, home, work, fake, model, prompt, timeout=240):
+    """`opencode run --format json` with an OpenAI-compatible provider pointed at the fake
+    (`opencode.json` in the working directory), then `opencode export` of its session: returns
+    (exit code, the run's events, the export)."""
+    cfg = {"provider": {"fake": {"npm": "@ai-sdk/openai-compatible", "name": "fake",
+                                 "options": {"baseURL": f"http://127.0.0.1:{fake.port}/v1",
+                                             "apiKey": "offline"},
+                                 "models": {model: {"name": model}}}},
+           "model": f"fake/{model}", "autoupdate": False, "share": "disabled"}
+    with open(os.path.join(work, "opencode.json"), "w") as f:
+        json.dump(cfg, f)
+    env = base_env(home)
+    env["OPENCODE_DISABLE_AUTOUPDATE"] = "1"
+    # OpenCode takes its directory from PWD.
+    env["PWD"] = work
+    code, events = run([binary, "run", "--format", "json", "-m", f"fake/{model}", prompt], work,
+                       env, timeout, stdout_only=True)
+    session = None
+    for line in events.splitlines():
+        try:
+            session = json.loads(line).get("sessionID") or session
+        except ValueError:
+            pass
+    export = ""
+    if session:
+        _, export = run([binary, "export", session], work, env, 120, stdout_only=True)
+    return code, events, export
 
 
 # --- Cline CLI -----------------------------------------------------------------------------

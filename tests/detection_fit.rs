@@ -29,7 +29,10 @@ fn samples() -> Vec<PathBuf> {
         }
     }
     let mut out = Vec::new();
-    walk(&Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/real"), &mut out);
+    walk(
+        &Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/real"),
+        &mut out,
+    );
     out.retain(|p| {
         let s = p.to_string_lossy();
         !s.contains("/mcp/") && !s.contains("tools") && !s.contains("possible_answer")

@@ -32,6 +32,8 @@ pub enum InputFormatArg {
     /// pi coding-agent sessions (`~/.pi/agent/sessions/…/*.jsonl`).
     #[value(alias = "pi-coding-agent")]
     Pi,
+    /// OpenCode sessions (`opencode export`, `opencode run --format json`).
+    Opencode,
     /// Inspect AI eval logs (`.json`, `.eval`).
     #[value(alias = "inspect-ai")]
     Inspect,
@@ -73,6 +75,7 @@ impl InputFormatArg {
             InputFormatArg::Cline => Some(F::Cline),
             InputFormatArg::CopilotCli => Some(F::CopilotCli),
             InputFormatArg::Pi => Some(F::Pi),
+            InputFormatArg::Opencode => Some(F::OpenCode),
         }
     }
 }
