@@ -199,7 +199,9 @@ impl<'i> Reader<'i> {
     /// One line of a session log, or an event of a stream-json transcript.
     fn line(&mut self, raw: &RawValue, cur: &Cursor<'_>, ptr: &str, out: &mut dyn Emit) {
         if stream::is_event(raw) {
-            let got = self.stream.event(raw, cur, ptr, &mut self.session);
+            let got = self
+                .stream
+                .event(raw, cur, ptr, &mut self.session, ATTR_STARTED);
             let input = self.input;
             self.session
                 .add(got, &crate::model::StepMeta::default(), input, out);

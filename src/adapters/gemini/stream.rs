@@ -112,13 +112,15 @@ pub(super) struct Stream {
 }
 
 impl Stream {
-    /// Read one event into `session`.
+    /// Read one event into `session` (`started`: the attribute the `init` event's time is
+    /// kept under).
     pub(super) fn event(
         &mut self,
         raw: &RawValue,
         cur: &Cursor<'_>,
         ptr: &str,
         session: &mut Session,
+        started: &str,
     ) -> Collected {
         let mut got = Collected::default();
         let ev = match serde_json::from_str::<Event>(raw.get()) {
@@ -145,7 +147,7 @@ impl Stream {
                     self.session_id = ev.session_id.filter(|s| !s.is_empty());
                 }
                 session.attribute(crate::model::ATTR_MODEL, ev.model.as_deref());
-                session.attribute(super::ATTR_STARTED, ev.timestamp.as_deref());
+                session.attribute(started, ev.timestamp.as_deref());
             }
             "message" => self.message(raw, cur, ptr, ev, meta, session),
             "tool_use" => {
