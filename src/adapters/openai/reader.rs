@@ -103,6 +103,9 @@ impl<'i> Reader<'i> {
             }
         } else if let Some((list, key)) = body.conversation().filter(|_| body.model.is_none()) {
             self.dataset(&body, list, key, cur, ptr, default_id, out);
+        } else if session_metadata(raw) {
+            // A session file's metadata line before its messages (nanobot's `{"_type":
+            // "metadata", "key", "created_at", …}`): nothing to lint.
         } else if !self.logged(raw, &body, cur, ptr, out, &mut problems) {
             let keys = keys_of(raw);
             problems.push(Problem {
@@ -328,4 +331,17 @@ fn keys_of(raw: &RawValue) -> String {
                 .join(", ")
         })
         .unwrap_or_default()
+}
+
+/// Is this record a chat session file's metadata line (`{"_type": "metadata", …}`)?
+fn session_metadata(raw: &RawValue) -> bool {
+    #[derive(serde::Deserialize)]
+    struct Meta {
+        #[serde(rename = "_type", default)]
+        kind: Option<serde_json::Value>,
+        #[serde(default)]
+        role: Option<serde_json::Value>,
+    }
+    serde_json::from_str::<Meta>(raw.get())
+        .is_ok_and(|m| m.role.is_none() && m.kind.as_ref().and_then(|k| k.as_str()) == Some("metadata"))
 }

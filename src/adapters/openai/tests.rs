@@ -629,3 +629,20 @@ fn subagent_roles_are_traces_of_their_own() {
     let first = &p.traces[1].steps[0];
     assert!(matches!(&first.kind, StepKind::Message(m) if m.role == crate::model::Role::User));
 }
+
+/// A chat session saved one message a line after a metadata line (nanobot's
+/// `{"_type": "metadata", …}`): the metadata is read past, with no input error.
+#[test]
+fn a_session_metadata_line_is_read_past() {
+    let text = [
+        r#"{"_type": "metadata", "key": "cli:direct", "created_at": "2026-02-28T18:30:00", "metadata": {}, "last_consolidated": 0}"#,
+        r#"{"role": "user", "content": "read README.md", "timestamp": "2026-02-28T18:30:00"}"#,
+        r#"{"role": "assistant", "content": "", "tool_calls": [{"id": "call_1", "type": "function", "function": {"name": "read_file", "arguments": "{\"path\": \"README.md\"}"}}]}"#,
+        r#"{"role": "tool", "tool_call_id": "call_1", "name": "read_file", "content": "Hello"}"#,
+    ]
+    .join("\n");
+    let (format, p) = parse_auto(&text, "cli_direct.jsonl");
+    assert_eq!(format, Some(InputFormat::OpenAi));
+    assert!(p.issues.is_empty(), "{:?}", p.issues);
+    assert_eq!(counts(&p.traces[0]), crate::adapters::testing::counted(1, 1, 0, 0));
+}
