@@ -29,6 +29,11 @@ pub enum InputFormatArg {
     /// GitHub Copilot CLI sessions (`~/.copilot/session-state/<id>/events.jsonl`).
     #[value(name = "copilot-cli", alias = "copilot")]
     CopilotCli,
+    /// pi coding-agent sessions (`~/.pi/agent/sessions/…/*.jsonl`).
+    #[value(alias = "pi-coding-agent")]
+    Pi,
+    /// OpenCode sessions (`opencode export`, `opencode run --format json`).
+    Opencode,
     /// Inspect AI eval logs (`.json`, `.eval`).
     #[value(alias = "inspect-ai")]
     Inspect,
@@ -69,6 +74,8 @@ impl InputFormatArg {
             InputFormatArg::GeminiCli => Some(F::GeminiCli),
             InputFormatArg::Cline => Some(F::Cline),
             InputFormatArg::CopilotCli => Some(F::CopilotCli),
+            InputFormatArg::Pi => Some(F::Pi),
+            InputFormatArg::Opencode => Some(F::OpenCode),
         }
     }
 }

@@ -8,7 +8,7 @@ use serde_json::Value;
 use crate::finding::InputIssue;
 use crate::model::InputRef;
 
-use crate::adapters::input::detect::{DETECT_LINES, companion, looks_like_tools};
+use crate::adapters::input::detect::{DETECT_LINES, Undetected, companion, looks_like_tools};
 
 use crate::adapters::common::json_pos::{Line, LineReader};
 use crate::adapters::{Body, Container, EMPTY_FILE, Emit, Head, InputFormat, Limits, cline, common::json_pos, detect, input::empty, inspect, parse_body};
@@ -66,13 +66,16 @@ pub fn parse_reader<R: BufRead>(
     out: &mut dyn Emit,
 ) -> ReadOutcome {
     let (format, limits) = (opts.format, opts.limits);
-    let undetected = |head: &Head, msg: String, out: &mut dyn Emit| {
+    let undetected = |head: &Head, why: Undetected, out: &mut dyn Emit| {
         if opts.skip_tools_files && looks_like_tools(head) {
             ReadOutcome::SkippedToolsFile
         } else if let (true, Some(what)) = (opts.skip_tools_files, companion(&head.records)) {
             ReadOutcome::SkippedCompanion(what)
         } else {
-            out.issue(InputIssue::file(path, msg));
+            out.issue(match why.line {
+                Some(line) => InputIssue::at(path, line, 1, why.message),
+                None => InputIssue::file(path, why.message),
+            });
             ReadOutcome::Failed
         }
     };
@@ -151,14 +154,15 @@ pub fn parse_reader<R: BufRead>(
                         break;
                     }
                 }
-                let records = buffered
+                let (records, lines) = buffered
                     .iter()
                     .filter_map(|r| r.as_ref().ok())
-                    .filter_map(|l| json_pos::skim(&l.text, 4).ok())
-                    .collect();
+                    .filter_map(|l| json_pos::skim(&l.text, 4).ok().map(|v| (v, l.number)))
+                    .unzip();
                 let head = Head {
                     container: Container::Lines,
                     records,
+                    lines,
                 };
                 match detect(&head) {
                     Ok(f) => f,
@@ -271,6 +275,7 @@ pub fn parse_reader<R: BufRead>(
             let head = Head {
                 container: Container::Document,
                 records,
+                lines: Vec::new(),
             };
             match detect(&head) {
                 Ok(InputFormat::Cline)
