@@ -42,6 +42,10 @@ pub struct TraceCx<'a> {
     pub registry: &'a ToolRegistry,
     /// The run.
     pub run: &'a RunCx,
+    /// The built-in schemas in force are of the version the session records (or the one a user
+    /// pinned): a call the agent's runtime left no verdict on is judged against them as surely
+    /// as the runtime would have. False when the version was guessed or approximated.
+    pub builtin_exact: bool,
     /// What each result says about its call, classified once for R2a and R2b.
     outcomes: std::sync::OnceLock<Vec<Option<super::outcome::Outcome>>>,
     /// Every call with its key and result, built once for R4 and R5.
@@ -59,6 +63,7 @@ impl<'a> TraceCx<'a> {
             pairing: Pairing::new(trace),
             registry,
             run,
+            builtin_exact: true,
             outcomes: std::sync::OnceLock::new(),
             calls: std::sync::OnceLock::new(),
             specs: std::sync::OnceLock::new(),

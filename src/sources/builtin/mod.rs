@@ -14,6 +14,7 @@ mod captures;
 pub mod codex;
 pub mod gemini;
 mod names;
+pub mod runtime;
 mod version;
 
 use std::collections::BTreeMap;
@@ -221,6 +222,8 @@ impl ClaudeCodeTools {
                 Matched {
                     version: newest,
                     note: Some(note),
+                    exact: false,
+                    newer: false,
                 },
             );
         };
@@ -236,6 +239,8 @@ impl ClaudeCodeTools {
                 Matched {
                     version: oldest,
                     note: Some(note),
+                    exact: false,
+                    newer: false,
                 },
             );
         }
@@ -260,6 +265,8 @@ impl ClaudeCodeTools {
             Matched {
                 version: show(got),
                 note,
+                exact: got == wanted,
+                newer: idx == last && got != wanted,
             },
         )
     }
@@ -440,11 +447,14 @@ mod tests {
             t.choose(Some("2.1.53")).1,
             Matched {
                 version: "2.1.53".into(),
-                note: None
+                note: None,
+                exact: true,
+                newer: false,
             }
         );
         let (_, newer) = t.choose(Some("9.0.0"));
         assert_eq!(newer.version, "2.1.332");
+        assert!(newer.newer && !newer.exact);
         assert!(newer.note.unwrap().contains("newer than every capture"));
         let (_, older) = t.choose(Some("0.1.0"));
         assert_eq!(older.version, "0.2.9");
