@@ -250,7 +250,7 @@ impl ClaudeCodeTools {
             None
         } else if idx == last {
             Some(format!(
-                "Claude Code {} is newer than every capture; using the newest capture {newest}",
+                "Claude Code {} is newer than every capture; using the newest capture {newest} (a newer tracelint ships newer schemas)",
                 show(wanted)
             ))
         } else {
