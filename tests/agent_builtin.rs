@@ -193,6 +193,38 @@ fn gemini_cli_s_own_verdicts_are_r1_and_r7() {
     assert_eq!(t.refused, 5);
 }
 
+#[test]
+fn a_gemini_cli_session_dated_before_every_capture_gets_one_with_its_parameter_names() {
+    // Gemini CLI 0.20.2 run with its clock at 2026-01-30, a day before every date the registry
+    // gives a release: `read_file`/`list_directory` with `file_path`/`dir_path`, which the
+    // oldest captures call `absolute_path`/`path`, and one call the CLI refused.
+    let tools = GeminiTools::get();
+    let builtin: BTreeSet<&str> = tools.tool_names().into_iter().collect();
+    let t = check_agent(
+        "builtin-drift",
+        InputFormat::GeminiCli,
+        &builtin,
+        |text| text.starts_with("params must") || text.starts_with("params/"),
+        |text| text.starts_with("Tool \"") && text.contains("\" not found"),
+    );
+    assert_eq!((t.sessions, t.calls, t.refused), (1, 5, 1));
+    let path = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("fixtures/real/builtin-drift/gemini-cli-0.20.2-clock-2026-01-30.json");
+    let (_, parsed) = adapters::parse_bytes(&std::fs::read(&path).unwrap(), "s.json", None);
+    let lint =
+        Linter::new(None, Selection::default(), RuleSettings::default()).lint(&parsed.traces[0]);
+    let capture = lint.schemas[0].strip_prefix("builtin:gemini-cli@").unwrap();
+    let (idx, _) = tools.pinned(Some(capture));
+    let registry = tools.registry(idx);
+    for (tool, field) in [("read_file", "file_path"), ("list_directory", "dir_path")] {
+        let schema = registry.get(tool).unwrap().schema.clone().unwrap();
+        assert!(
+            schema["properties"].get(field).is_some(),
+            "{capture}: {tool} has no {field}: {schema}"
+        );
+    }
+}
+
 /// Every real session file of every agent in `fixtures/real/` (companion files left out: a
 /// Cline task's metadata and UI messages, an SDK session's metadata, a sub-agent's
 /// `.meta.json`, stored tool results).

@@ -191,19 +191,12 @@ impl GeminiTools {
                     ),
                 ),
             }
-        } else if let Some(b) = by_day.filter(|b| tied.contains(b)) {
-            (
-                b,
-                format!(
-                    "the newest capture published by the day it started ({})",
-                    day.unwrap_or_default()
-                ),
-            )
         } else if let Some(i) = tied.iter().rev().copied().find(|i| published(*i)) {
+            // The newest published by then is among them whenever it agrees as well.
             (
                 i,
                 format!(
-                    "the newest of them published by the day it started ({})",
+                    "the newest published by the day it started ({})",
                     day.unwrap_or_default()
                 ),
             )
@@ -212,9 +205,9 @@ impl GeminiTools {
                 tied[0],
                 match day {
                     Some(d) => {
-                        format!("none published by the day it started ({d}): the oldest of them")
+                        format!("the oldest, none being published by the day it started ({d})")
                     }
-                    None => "no start time recorded: the oldest of them".to_owned(),
+                    None => "the oldest, the session recording no start time".to_owned(),
                 },
             )
         };
@@ -223,15 +216,15 @@ impl GeminiTools {
             format!("the session records no Gemini CLI version and no call to judge it by; using {shown}, {why}")
         } else {
             let others = match tied.len() {
-                1 => "no other capture agrees as well".to_owned(),
+                1 => "the only capture that agrees this well".to_owned(),
                 n => format!(
-                    "{n} captures agree as well, {}–{}",
+                    "of the {n} captures that agree this well, {}–{}, {why}",
                     show(self.releases[tied[0]].version),
                     show(self.releases[tied[n - 1]].version)
                 ),
             };
             format!(
-                "the session records no Gemini CLI version; using {shown}, whose schemas agree with the CLI's verdict on {best} of the {judged} calls it judged ({others}; chosen as {why})"
+                "the session records no Gemini CLI version; using {shown}, whose schemas agree with the CLI's verdict on {best} of the {judged} calls it judged ({others})"
             )
         };
         (
@@ -411,7 +404,7 @@ mod tests {
         assert!(fields(idx, "list_directory").contains(&"dir_path".to_owned()), "{m:?}");
         let note = m.note.unwrap();
         assert!(note.contains("agree with the CLI's verdict on 3 of the 3 calls"), "{note}");
-        assert!(note.contains("none published by the day it started (2026-01-30): the oldest of them"), "{note}");
+        assert!(note.contains("of the 42 captures that agree this well, 0.15.4–0.61.0, the oldest, none being published by the day it started (2026-01-30)"), "{note}");
         // The older name, accepted by the CLI: a capture that has it.
         let old_read = serde_json::json!({"absolute_path": "/repo/a.rs"});
         let calls = [call("read_file", &old_read, Verdict::Ran)];
@@ -437,7 +430,7 @@ mod tests {
         assert!(
             m.note
                 .unwrap()
-                .contains("chosen as the newest of them published by the day it started (2026-12-01)")
+                .contains("the newest published by the day it started (2026-12-01)")
         );
     }
 
