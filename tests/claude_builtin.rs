@@ -172,7 +172,7 @@ fn claude_code_s_own_verdict_outranks_the_capture() {
     let (code, ran) = check_session("99.0.0", Some("a.txt\nb.txt"));
     assert_eq!(code, 0, "{ran}");
     assert!(!ran.contains("R1 Bash"), "{ran}");
-    assert!(ran.contains("schema drift: Claude Code ran 1 call that its built-in schemas builtin:claude-code@2.1.332 reject, not reported as defects (the CLI's own verdict outranks a capture): `Bash` (1 call: `bogus` not in its schema). This Claude Code 99.0.0 is newer than the schemas this tracelint ships (the newest is 2.1.332): update tracelint to check its calls"), "{ran}");
+    assert!(ran.contains("schema drift: Claude Code ran 1 call that the captured schemas (builtin:claude-code@2.1.332) reject; the CLI's own verdict outranks a capture, so none is reported as a defect: `Bash` (1 call: `bogus` not in its schema). This Claude Code 99.0.0 is newer than the schemas this tracelint ships (the newest is 2.1.332): update tracelint to check its calls"), "{ran}");
     // Even of its own captured version: the runtime accepted it.
     let (code, ran) = check_session("2.1.53", Some("a.txt"));
     assert_eq!(code, 0, "{ran}");

@@ -371,7 +371,7 @@ fn drift_note(
         })
         .collect();
     let mut note = format!(
-        "schema drift: {who} ran {calls} call{} that its built-in schemas {primary} reject, not reported as defects (the CLI's own verdict outranks a capture): {}",
+        "schema drift: {who} ran {calls} call{} that the captured schemas ({primary}) reject; the CLI's own verdict outranks a capture, so none is reported as a defect: {}",
         if calls == 1 { "" } else { "s" },
         items.join("; ")
     );
