@@ -358,7 +358,7 @@ fn drift_note(
                 format!("{} calls", d.calls)
             };
             let what = if d.fields.is_empty() {
-                "a tool the schemas lack".to_owned()
+                "a tool no capture has: an MCP server's, or newer than the captures".to_owned()
             } else {
                 d.fields.join(", ")
             };
@@ -382,21 +382,21 @@ fn drift_note(
             Agent::GeminiCli => GeminiTools::get().versions().last(),
         }
         .unwrap_or_default();
-        if m.newer {
-            let recorded = match a {
-                Agent::ClaudeCode => trace.attribute(ATTR_CLAUDE_CODE_VERSION),
-                _ => trace.attribute(crate::model::ATTR_AGENT_VERSION),
-            };
-            let this = recorded.map_or(String::new(), |v| format!(" {v}"));
-            note.push_str(&format!(
-                ". This {}{this} is newer than the schemas this tracelint ships (the newest is {newest}): update tracelint to check its calls",
+        let recorded = match a {
+            Agent::ClaudeCode => trace.attribute(ATTR_CLAUDE_CODE_VERSION),
+            _ => trace.attribute(crate::model::ATTR_AGENT_VERSION),
+        };
+        match (m.newer, recorded) {
+            (true, Some(v)) => note.push_str(&format!(
+                ". This {} {v} is newer than the schemas this tracelint ships (the newest is {newest}): update tracelint to check its calls",
                 a.display()
-            ));
-        } else if !m.exact && *a == Agent::GeminiCli && m.version == newest {
-            note.push_str(&format!(
+            )),
+            // No version recorded, and even the newest capture disagrees with the CLI.
+            (true, None) => note.push_str(&format!(
                 ". The session may come from a {} newer than the schemas this tracelint ships (the newest is {newest}): update tracelint to check its calls",
                 a.display()
-            ));
+            )),
+            (false, _) => {}
         }
     }
     note
