@@ -12,7 +12,7 @@ use crate::reporters::Outline;
 use crate::rules::{self, RuleSettings, RunCx, Selection, TraceCx, TraceOutcome};
 use crate::sources::builtin::codex::{Choice, CodexTools};
 use crate::sources::builtin::gemini::{Evidence, GeminiTools};
-use crate::sources::builtin::runtime;
+use crate::model::runtime::{self, Runtime};
 use crate::sources::builtin::{Agent, ClaudeCodeTools, Matched};
 
 pub(crate) mod listing;
@@ -141,7 +141,7 @@ impl Linter {
                                     crate::model::Args::Known(v) => Some(v),
                                     _ => None,
                                 },
-                                verdict: runtime::verdict(agent, result),
+                                verdict: runtime::verdict(Runtime::GeminiCli, result),
                             })
                         })
                         .collect();

@@ -11,8 +11,7 @@ use crate::model::schema::Compiled;
 use super::{Rule, Sink, TraceCx};
 use crate::analysis::schema_errors;
 use crate::model::ATTR_AGENT;
-use crate::sources::builtin::Agent;
-use crate::sources::builtin::runtime::{self, Verdict};
+use crate::model::runtime::{self, Runtime, Verdict};
 
 pub(crate) static META: RuleMeta = RuleMeta {
     id: RuleId::R1,
@@ -39,7 +38,7 @@ impl Rule for SchemaViolation {
     }
 
     fn check(&self, cx: &TraceCx<'_>, out: &mut Sink) {
-        let runtime = Agent::of(cx.trace.attribute(ATTR_AGENT));
+        let runtime = Runtime::of(cx.trace.attribute(ATTR_AGENT));
         let mut compiled: HashMap<&str, Arc<Compiled>> = HashMap::new();
         for step in &cx.trace.steps {
             let Some(call) = step.as_call() else { continue };
@@ -73,7 +72,7 @@ impl Rule for SchemaViolation {
             };
             out.count_tool(Some(&call.name), true);
             // A coding agent's built-in schemas: its runtime's verdict on the call outranks them.
-            let verdict = runtime.filter(|a| is_builtin_of(spec, *a)).map(|a| {
+            let verdict = runtime.filter(|a| a.is_builtin(&spec.source.0)).map(|a| {
                 let result = cx
                     .pairing
                     .result_for(step.index)
@@ -157,15 +156,6 @@ impl Rule for SchemaViolation {
             ));
         }
     }
-}
-
-/// Whether `spec` is one of `agent`'s built-in schemas (`builtin:codex@…`), not a schema a
-/// user gave.
-fn is_builtin_of(spec: &crate::model::ToolSpec, agent: Agent) -> bool {
-    spec.source
-        .0
-        .strip_prefix(agent.source())
-        .is_some_and(|rest| rest.starts_with('@'))
 }
 
 /// What a capture says of a call it rejects, one phrase per field: `file_path` not in it,

@@ -8,8 +8,7 @@ use crate::finding::{FindingType, RuleId, RuleMeta, Tier};
 
 use super::{Rule, Sink, TraceCx};
 use crate::model::ATTR_AGENT;
-use crate::sources::builtin::Agent;
-use crate::sources::builtin::runtime::{self, Verdict};
+use crate::model::runtime::{self, Runtime, Verdict};
 
 pub(crate) static META: RuleMeta = RuleMeta {
     id: RuleId::R7,
@@ -42,11 +41,11 @@ impl Rule for UnknownTool {
         let mut mcp_unchecked: Vec<&str> = Vec::new();
         // The agent whose built-in toolset is in force: a tool its runtime ran exists, whatever
         // the capture says (schema drift, said once per trace).
-        let runtime = Agent::of(cx.trace.attribute(ATTR_AGENT)).and_then(|a| {
+        let runtime = Runtime::of(cx.trace.attribute(ATTR_AGENT)).and_then(|a| {
             cx.registry
                 .sources
                 .iter()
-                .find(|s| s.strip_prefix(a.source()).is_some_and(|r| r.starts_with('@')))
+                .find(|s| a.is_builtin(s))
                 .filter(|_| cx.registry.builtin)
                 .map(|s| (a, s.as_str()))
         });

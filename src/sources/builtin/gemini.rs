@@ -17,7 +17,7 @@ use serde_json::Value;
 use crate::model::ToolRegistry;
 
 use super::captures::{self, Candidate, Leading, Runtime, ToolSet};
-use super::runtime::Verdict;
+use crate::model::runtime::Verdict;
 use super::{Matched, Version, parse_version, show};
 use crate::model::schema::SchemaCache;
 pub use super::names::GEMINI_CLI;

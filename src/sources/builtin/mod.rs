@@ -14,7 +14,6 @@ mod captures;
 pub mod codex;
 pub mod gemini;
 mod names;
-pub mod runtime;
 mod version;
 
 use std::collections::BTreeMap;

@@ -8,9 +8,54 @@
 //! The texts were read in real sessions and in sessions made by running each CLI against a
 //! scripted model (`fixtures/real/{claude-code,codex,gemini-cli}`).
 
-use crate::model::{ResultStatus, ToolResult};
+use super::{AGENT_CLAUDE_CODE, AGENT_CODEX, AGENT_GEMINI_CLI, ResultStatus, ToolResult};
 
-use super::Agent;
+/// The source name users write for Claude Code's built-in schemas.
+pub const BUILTIN_CLAUDE_CODE: &str = "builtin:claude-code";
+/// The source name users write for the Codex CLI's built-in schemas.
+pub const BUILTIN_CODEX: &str = "builtin:codex";
+/// The source name users write for the Gemini CLI's built-in schemas.
+pub const BUILTIN_GEMINI_CLI: &str = "builtin:gemini-cli";
+
+/// The coding agents whose runtime verdicts are read (by their `ATTR_AGENT`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Runtime {
+    /// Claude Code.
+    ClaudeCode,
+    /// Codex CLI.
+    Codex,
+    /// Gemini CLI.
+    GeminiCli,
+}
+
+impl Runtime {
+    /// The runtime of the agent a trace's `agent` attribute names, if its verdicts are read.
+    pub fn of(agent: Option<&str>) -> Option<Runtime> {
+        match agent? {
+            AGENT_CLAUDE_CODE => Some(Runtime::ClaudeCode),
+            AGENT_CODEX => Some(Runtime::Codex),
+            AGENT_GEMINI_CLI => Some(Runtime::GeminiCli),
+            _ => None,
+        }
+    }
+
+    /// The source name of its built-in schemas (`builtin:codex`).
+    pub fn builtin_source(self) -> &'static str {
+        match self {
+            Runtime::ClaudeCode => BUILTIN_CLAUDE_CODE,
+            Runtime::Codex => BUILTIN_CODEX,
+            Runtime::GeminiCli => BUILTIN_GEMINI_CLI,
+        }
+    }
+
+    /// Whether a schema source (`builtin:codex@0.171.0 gpt-5.5`) is one of its built-in
+    /// captures, not a schema a user gave.
+    pub fn is_builtin(self, source: &str) -> bool {
+        source
+            .strip_prefix(self.builtin_source())
+            .is_some_and(|rest| rest.starts_with('@'))
+    }
+}
 
 /// The runtime's verdict on one call.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -29,14 +74,14 @@ pub enum Verdict {
 const HEAD: usize = 400;
 
 /// The verdict of `agent`'s runtime on a call, from its result (`None`: no result recorded).
-pub fn verdict(agent: Agent, result: Option<&ToolResult>) -> Verdict {
+pub fn verdict(agent: Runtime, result: Option<&ToolResult>) -> Verdict {
     let Some(r) = result else {
         return Verdict::None;
     };
     let text = head(r);
     let t = text.trim_start();
     match agent {
-        Agent::ClaudeCode => {
+        Runtime::ClaudeCode => {
             let inner = t.strip_prefix("<tool_use_error>").unwrap_or(t).trim_start();
             if inner.starts_with("InputValidationError") {
                 Verdict::Refused(message(inner))
@@ -54,7 +99,7 @@ pub fn verdict(agent: Agent, result: Option<&ToolResult>) -> Verdict {
                 Verdict::Ran
             }
         }
-        Agent::Codex => {
+        Runtime::Codex => {
             if t.starts_with("failed to parse function arguments") {
                 Verdict::Refused(message(t))
             } else if t.starts_with("unsupported call") || t.starts_with("unsupported custom tool call")
@@ -66,7 +111,7 @@ pub fn verdict(agent: Agent, result: Option<&ToolResult>) -> Verdict {
                 Verdict::Ran
             }
         }
-        Agent::GeminiCli => {
+        Runtime::GeminiCli => {
             if t.starts_with("params must") || t.starts_with("params/") {
                 Verdict::Refused(message(t))
             } else if t.starts_with("Tool \"") && t.contains("\" not found") {
@@ -141,9 +186,9 @@ mod tests {
 
     #[test]
     fn each_runtime_s_refusals_and_answers() {
-        let cases: &[(Agent, ToolResult, Verdict)] = &[
+        let cases: &[(Runtime, ToolResult, Verdict)] = &[
             (
-                Agent::ClaudeCode,
+                Runtime::ClaudeCode,
                 result(
                     json!("<tool_use_error>InputValidationError: EnterPlanMode failed due to the following issue:\nAn unexpected parameter `reason` was provided</tool_use_error>"),
                     ResultStatus::Error,
@@ -152,62 +197,62 @@ mod tests {
                 Verdict::Refused("InputValidationError: EnterPlanMode failed due to the following issue:".into()),
             ),
             (
-                Agent::ClaudeCode,
+                Runtime::ClaudeCode,
                 result(json!([{"type": "text", "text": "Monitor started (task b1)"}]), ResultStatus::Unknown, None),
                 Verdict::Ran,
             ),
             (
-                Agent::ClaudeCode,
+                Runtime::ClaudeCode,
                 result(json!("<tool_use_error>File has not been read yet. Read it first before writing to it.</tool_use_error>"), ResultStatus::Error, None),
                 Verdict::Ran,
             ),
             (
-                Agent::ClaudeCode,
+                Runtime::ClaudeCode,
                 result(json!("<tool_use_error>Error: No such tool available: Frob</tool_use_error>"), ResultStatus::Error, None),
                 Verdict::UnknownTool,
             ),
             (
-                Agent::ClaudeCode,
+                Runtime::ClaudeCode,
                 result(json!("[Request interrupted by user for tool use]"), ResultStatus::Error, None),
                 Verdict::None,
             ),
             (
-                Agent::Codex,
+                Runtime::Codex,
                 result(json!("failed to parse function arguments: missing field `cmd` at line 1 column 2"), ResultStatus::Unknown, None),
                 Verdict::Refused("failed to parse function arguments: missing field `cmd` at line 1 column 2".into()),
             ),
             (
-                Agent::Codex,
+                Runtime::Codex,
                 result(json!("unsupported call: frobnicate"), ResultStatus::Unknown, None),
                 Verdict::UnknownTool,
             ),
             (
-                Agent::Codex,
+                Runtime::Codex,
                 result(json!({"output": "Exit code: 0\nhello"}), ResultStatus::Ok, None),
                 Verdict::Ran,
             ),
             (
-                Agent::GeminiCli,
+                Runtime::GeminiCli,
                 result(json!(null), ResultStatus::Error, Some("params must have required property 'file_path'")),
                 Verdict::Refused("params must have required property 'file_path'".into()),
             ),
             (
-                Agent::GeminiCli,
+                Runtime::GeminiCli,
                 result(json!(null), ResultStatus::Error, Some("params/command must be string")),
                 Verdict::Refused("params/command must be string".into()),
             ),
             (
-                Agent::GeminiCli,
+                Runtime::GeminiCli,
                 result(json!(null), ResultStatus::Error, Some("Tool \"no_such_tool\" not found. Did you mean one of: \"write_todos\"?")),
                 Verdict::UnknownTool,
             ),
             (
-                Agent::GeminiCli,
+                Runtime::GeminiCli,
                 result(json!(null), ResultStatus::Error, Some("cancelled")),
                 Verdict::None,
             ),
             (
-                Agent::GeminiCli,
+                Runtime::GeminiCli,
                 result(json!(null), ResultStatus::Error, Some("File not found: /x")),
                 Verdict::Ran,
             ),
@@ -215,6 +260,6 @@ mod tests {
         for (agent, r, want) in cases {
             assert_eq!(&verdict(*agent, Some(r)), want, "{agent:?} {r:?}");
         }
-        assert_eq!(verdict(Agent::Codex, None), Verdict::None);
+        assert_eq!(verdict(Runtime::Codex, None), Verdict::None);
     }
 }
