@@ -112,7 +112,11 @@ impl Rule for SchemaViolation {
             };
             let only_extra_keys =
                 !valid && errors.iter().all(|(_, kw, _)| kw == "additionalProperties");
-            let guessed = verdict.is_some() && refused.is_none() && !cx.builtin_exact;
+            // With no verdict, the capture judges: surely only when it is of the session's own
+            // version and holds the tool itself (not lent from another version).
+            let guessed = verdict.is_some()
+                && refused.is_none()
+                && (!cx.builtin_exact || spec.source.0.contains("not sent by"));
             let (tier, message) = match refused {
                 Some(m) if details.is_empty() => (
                     Tier::HardDefect,
