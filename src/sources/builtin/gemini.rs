@@ -2,8 +2,9 @@
 //! model with every tool allowed (`--yolo`; the default approval mode of `-p` offers only the
 //! read-only ones), its sub-agents' tools included, embedded from
 //! `data/gemini-cli-tools/bundle.json` (`scripts/capture-tools gemini-cli`). A session records
-//! no CLI version, so it is matched by date: the newest captured release published on or before
-//! the day it started, and the report says so. A tool that release did not send (renamed, not
+//! no CLI version, so it is matched by evidence: the capture whose schemas agree best with the
+//! CLI's verdict on each call (`choose`), among equals the newest published by the day it
+//! started, and the report says so. A tool that release did not send (renamed, not
 //! yet added, behind a setting) comes from the nearest older capture, then the nearest newer.
 //! The CLI validates arguments against these schemas itself; keys a schema does not forbid are
 //! accepted (measured on 0.20.2 and 0.61.0).
