@@ -110,6 +110,29 @@ impl Rule for SchemaViolation {
             } else {
                 schema_errors::details(&errors)
             };
+            // A constraint `init` or `infer` guessed from calls (marked `x-tracelint-inferred`)
+            // is no rule until a person removes the marker.
+            if !valid && refused.is_none() && schema_errors::all_inferred(validator, schema, args) {
+                let f = out.finding(
+                    Tier::Candidate,
+                    step,
+                    Some(&call.name),
+                    format!(
+                        "breaks a constraint inferred from the traces, not stated by anyone (marked `x-tracelint-inferred`): {}",
+                        details.join("; ")
+                    ),
+                    "the call",
+                );
+                f.field = schema_errors::first_field(&errors);
+                f.details = details;
+                f.possible_false_positive = true;
+                f.signal = Some("inferred_constraint");
+                f.help = Some(format!(
+                    "if `{}` really accepts this, widen the inferred schema; if the constraint is right, delete its `x-tracelint-inferred` marker so it is checked as a rule",
+                    call.name
+                ));
+                continue;
+            }
             let only_extra_keys =
                 !valid && errors.iter().all(|(_, kw, _)| kw == "additionalProperties");
             // With no verdict, the capture judges: surely only when it is of the session's own

@@ -193,7 +193,7 @@ fn every_source_file_has_a_layer() {
     let missing: Vec<&String> = graph.files().filter(|f| layer_of(f).is_none()).collect();
     assert!(
         missing.is_empty(),
-        "files in no layer of tests/layers.rs: {missing:?}"
+        "files in no layer of tests/layers/main.rs: {missing:?}"
     );
 }
 
