@@ -82,7 +82,10 @@ fn input_validation_errors_are_exactly_the_r1_hard_defects() {
     );
 }
 
-fn check_session(version: &str) -> String {
+/// Lint a one-call Claude Code session of `version` whose `Bash` call has a parameter no
+/// capture has; `result`: the text of the result Claude Code recorded for it, if any. The exit
+/// status and the report (candidates included).
+fn check_session(version: &str, result: Option<&str>) -> (i32, String) {
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("session.jsonl");
     let line = |t: &str, content: &str| {
@@ -90,57 +93,103 @@ fn check_session(version: &str) -> String {
             r#"{{"type":"{t}","sessionId":"s","version":"{version}","uuid":"u-{t}","parentUuid":null,"isSidechain":false,"message":{content}}}"#
         )
     };
-    let text = [
+    let mut lines = vec![
         line("user", r#"{"role":"user","content":"list the repo"}"#),
         line(
             "assistant",
             r#"{"id":"m1","role":"assistant","content":[{"type":"tool_use","id":"t1","name":"Bash","input":{"command":"ls","bogus":1}}]}"#,
         ),
-    ]
-    .join("\n");
-    std::fs::write(&path, text).unwrap();
+    ];
+    if let Some(text) = result {
+        let content = serde_json::json!({"role": "user", "content": [
+            {"type": "tool_result", "tool_use_id": "t1", "content": text,
+             "is_error": text.contains("tool_use_error")}]});
+        lines.push(line("user", &content.to_string()).replace("u-user", "u-result"));
+    }
+    std::fs::write(&path, lines.join("\n")).unwrap();
     let out = Command::new(env!("CARGO_BIN_EXE_tracelint"))
-        .args(["check", path.to_str().unwrap(), "--color", "never"])
+        .args([
+            "check",
+            path.to_str().unwrap(),
+            "--color",
+            "never",
+            "--include-candidates",
+        ])
         .output()
         .unwrap();
-    assert_eq!(
-        out.status.code(),
-        Some(2),
-        "{}",
-        String::from_utf8_lossy(&out.stdout)
-    );
-    String::from_utf8(out.stdout).unwrap()
+    (
+        out.status.code().unwrap(),
+        String::from_utf8(out.stdout).unwrap(),
+    )
 }
 
 #[test]
 fn newer_and_older_versions_use_the_edge_captures_and_say_so() {
-    let newer = check_session("99.0.0");
-    assert!(newer.contains("version 2.1.332: Claude Code 99.0.0 is newer than every capture; using the newest capture 2.1.332"), "{newer}");
+    let (code, newer) = check_session("99.0.0", None);
+    assert!(newer.contains("version 2.1.332: Claude Code 99.0.0 is newer than every capture; using the newest capture 2.1.332 (a newer tracelint ships newer schemas)"), "{newer}");
+    // No result to judge by and a version no capture is of: a candidate, not a defect.
+    assert_eq!(code, 0, "{newer}");
     assert!(
         newer.contains(
-            "hard_defect R1 Bash: Additional properties are not allowed ('bogus' was unexpected)"
+            "candidate R1 Bash: Additional properties are not allowed ('bogus' was unexpected) (the call has no result to tell whether the runtime accepted it"
         ),
         "{newer}"
     );
-    let older = check_session("0.0.1");
+    let (code, older) = check_session("0.0.1", None);
+    assert_eq!(code, 0, "{older}");
     assert!(
         older.contains(
             "Claude Code 0.0.1 is older than every capture; using the oldest capture 0.2.9"
         ),
         "{older}"
     );
-    let exact = check_session("2.1.53");
+    // The session's own version, captured: the call is judged as Claude Code would have.
+    let (code, exact) = check_session("2.1.53", None);
     assert!(
         exact.contains("version 2.1.53 (the session's own)"),
         "{exact}"
     );
-    let between = check_session("2.1.13");
+    assert_eq!(code, 2, "{exact}");
+    assert!(
+        exact.contains(
+            "hard_defect R1 Bash: Additional properties are not allowed ('bogus' was unexpected)"
+        ),
+        "{exact}"
+    );
+    let (_, between) = check_session("2.1.13", None);
     assert!(
         between.contains(
             "Claude Code 2.1.13 was not captured; using the nearest older capture 2.1.12"
         ),
         "{between}"
     );
+}
+
+#[test]
+fn claude_code_s_own_verdict_outranks_the_capture() {
+    // It ran the call: no finding, one drift note, and the advice to update when the CLI is
+    // newer than every capture.
+    let (code, ran) = check_session("99.0.0", Some("a.txt\nb.txt"));
+    assert_eq!(code, 0, "{ran}");
+    assert!(!ran.contains("R1 Bash"), "{ran}");
+    assert!(ran.contains("schema drift: Claude Code ran 1 call that the captured schemas (builtin:claude-code@2.1.332) reject; the CLI's own verdict outranks a capture, so none is reported as a defect: `Bash` (1 call: `bogus` not in its schema). This Claude Code 99.0.0 is newer than the schemas this tracelint ships (the newest is 2.1.332): update tracelint to check its calls"), "{ran}");
+    // Even of its own captured version: the runtime accepted it.
+    let (code, ran) = check_session("2.1.53", Some("a.txt"));
+    assert_eq!(code, 0, "{ran}");
+    assert!(
+        ran.contains("schema drift: Claude Code ran 1 call"),
+        "{ran}"
+    );
+    assert!(!ran.contains("newer than the schemas"), "{ran}");
+    // It refused the call: a hard defect at the call, whatever the version.
+    let refusal = "<tool_use_error>InputValidationError: Bash failed due to the following issue:\nAn unexpected parameter `bogus` was provided</tool_use_error>";
+    for version in ["99.0.0", "2.1.53", "2.1.13"] {
+        let (code, refused) = check_session(version, Some(refusal));
+        assert_eq!(code, 2, "{refused}");
+        assert!(refused.contains(":2:"), "{refused}");
+        assert!(refused.contains("hard_defect R1 Bash: Additional properties are not allowed ('bogus' was unexpected)"), "{refused}");
+        assert!(!refused.contains("schema drift"), "{refused}");
+    }
 }
 
 /// The thread a raw session line belongs to: main, or a sub-agent (by `agentId`, or inline

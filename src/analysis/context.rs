@@ -42,6 +42,10 @@ pub struct TraceCx<'a> {
     pub registry: &'a ToolRegistry,
     /// The run.
     pub run: &'a RunCx,
+    /// The built-in schemas in force are of the version the session records (or the one a user
+    /// pinned): a call the agent's runtime left no verdict on is judged against them as surely
+    /// as the runtime would have. False when the version was guessed or approximated.
+    pub builtin_exact: bool,
     /// For a trace that carries no schemas but whose tools are recognisably a known agent's
     /// built-ins (by name and shape): that agent's built-in registry, read only for its tools'
     /// field origins and offered values (R3), never as schemas in force.
@@ -63,6 +67,7 @@ impl<'a> TraceCx<'a> {
             pairing: Pairing::new(trace),
             registry,
             run,
+            builtin_exact: true,
             recognised: None,
             outcomes: std::sync::OnceLock::new(),
             calls: std::sync::OnceLock::new(),

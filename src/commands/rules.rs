@@ -147,8 +147,8 @@ fn explain_builtin(name: &str) -> anyhow::Result<ExitStatus> {
                     t.tool_names(),
                     Origins::gemini_cli(),
                     "A Gemini CLI session linted with no `--tools` uses them automatically; it records no \
-                     version, so it gets the newest capture published by the day it started that has every \
-                     tool it called",
+                     version, so it gets the capture whose schemas agree best with what the CLI did with \
+                     its calls, among equals the newest published by the day it started",
                 )
             }
             _ => anyhow::bail!(

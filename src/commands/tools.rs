@@ -102,6 +102,7 @@ pub fn lint(args: &ToolsLintArgs) -> anyhow::Result<ExitStatus> {
                     suppressions: outcome.suppressions,
                     coverage: outcome.coverage,
                     tool_coverage: Vec::new(),
+                    drift: Vec::new(),
                 },
                 schemas: vec![format!(
                     "{} ({} tool{})",

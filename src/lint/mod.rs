@@ -11,8 +11,9 @@ use crate::model::{
 use crate::reporters::Outline;
 use crate::rules::{self, RuleSettings, RunCx, Selection, TraceCx, TraceOutcome};
 use crate::sources::builtin::codex::{Choice, CodexTools};
-use crate::sources::builtin::gemini::GeminiTools;
-use crate::sources::builtin::{Agent, ClaudeCodeTools};
+use crate::sources::builtin::gemini::{Evidence, GeminiTools};
+use crate::model::runtime::{self, Runtime};
+use crate::sources::builtin::{Agent, ClaudeCodeTools, Matched};
 
 pub(crate) mod listing;
 mod outline;
@@ -106,7 +107,7 @@ impl Linter {
 
     /// `agent`'s built-in registry matched to a trace's session, and the note saying which
     /// capture was used.
-    fn builtin_for(&self, agent: Agent, trace: &Trace) -> (Arc<ToolRegistry>, String) {
+    fn builtin_for(&self, agent: Agent, trace: &Trace) -> (Arc<ToolRegistry>, String, Matched) {
         let own = Agent::of(trace.attribute(ATTR_AGENT)) == Some(agent);
         let attr = |k: &str| if own { trace.attribute(k) } else { None };
         let (key, matched) = match agent {
@@ -124,16 +125,30 @@ impl Linter {
             }
             Agent::GeminiCli => {
                 let (idx, m) = if own {
-                    let mut used: Vec<&str> = trace
+                    let pairing = crate::model::Pairing::new(trace);
+                    let calls: Vec<Evidence<'_>> = trace
                         .steps
                         .iter()
-                        .filter_map(|s| Some(s.as_call()?.name.as_str()))
+                        .filter_map(|s| {
+                            let call = s.as_call()?;
+                            let result = pairing
+                                .result_for(s.index)
+                                .and_then(|i| trace.steps.get(i))
+                                .and_then(|r| r.as_result());
+                            Some(Evidence {
+                                name: call.name.as_str(),
+                                args: match &call.args {
+                                    crate::model::Args::Known(v) => Some(v),
+                                    _ => None,
+                                },
+                                verdict: runtime::verdict(Runtime::GeminiCli, result),
+                            })
+                        })
                         .collect();
-                    used.sort_unstable();
-                    used.dedup();
                     GeminiTools::get().choose(
                         trace.attribute(crate::adapters::gemini::ATTR_STARTED),
-                        &used,
+                        &calls,
+                        &self.run.schemas,
                     )
                 } else {
                     GeminiTools::get().pinned(None)
@@ -155,7 +170,7 @@ impl Linter {
             }))
         };
         let name = agent.display();
-        let note = match matched.note {
+        let note = match &matched.note {
             Some(n) => format!(
                 "{name}'s built-in schemas, version {}: {n}",
                 matched.version
@@ -165,19 +180,28 @@ impl Linter {
                 matched.version
             ),
         };
-        (registry, note)
+        (registry, note, matched)
     }
 
     /// Lint one trace.
     pub fn lint(&self, trace: &Trace) -> TraceLint {
         let recognised = self.recognised_builtins(trace);
-        self.with_registry(trace, |registry, schemas, mut notes| {
+        self.with_registry_matched(trace, |registry, schemas, mut notes, matched| {
             let mut cx = TraceCx::new(trace, registry, &self.run);
+            cx.builtin_exact = matched.as_ref().is_none_or(|(_, m)| m.exact);
             if let Some((builtin, note)) = &recognised {
                 cx.recognised = Some(builtin);
                 notes.push(note.clone());
             }
-            let outcome = rules::run(&cx, &self.selection);
+            let mut outcome = rules::run(&cx, &self.selection);
+            if !outcome.drift.is_empty() {
+                notes.push(drift_note(
+                    &std::mem::take(&mut outcome.drift),
+                    registry,
+                    matched.as_ref(),
+                    trace,
+                ));
+            }
             let outline = if self.outlines {
                 outline::outline(trace, &outcome.findings)
             } else {
@@ -220,7 +244,7 @@ impl Linter {
         }
         let mut best: Option<(usize, Agent, Arc<ToolRegistry>, Vec<&str>)> = None;
         for &agent in Agent::ALL {
-            let (builtin, _) = self.builtin_for(agent, trace);
+            let (builtin, _, _) = self.builtin_for(agent, trace);
             let matched: Vec<&str> = keys
                 .iter()
                 .filter(|(name, used)| {
@@ -260,8 +284,20 @@ impl Linter {
         trace: &Trace,
         f: impl FnOnce(&ToolRegistry, Vec<String>, Vec<String>) -> R,
     ) -> R {
+        self.with_registry_matched(trace, |r, schemas, notes, _| f(r, schemas, notes))
+    }
+
+    /// `with_registry`, and how the trace's own agent's built-in schemas were matched to its
+    /// session, when they are in force.
+    fn with_registry_matched<R>(
+        &self,
+        trace: &Trace,
+        f: impl FnOnce(&ToolRegistry, Vec<String>, Vec<String>, Option<(Agent, Matched)>) -> R,
+    ) -> R {
         let owned: Arc<ToolRegistry>;
         let mut notes = Vec::new();
+        let mut own_match: Option<(Agent, Matched)> = None;
+        let own_agent = Agent::of(trace.attribute(ATTR_AGENT));
         // Only a coding agent's own session gets its built-in schemas: a trace of anything else
         // (seed 000's flat tool events, a chat log) gets none.
         let zero_config = Agent::of(trace.attribute(ATTR_AGENT))
@@ -270,8 +306,11 @@ impl Linter {
             (Some(given), _) if !self.follow.is_empty() => {
                 let mut merged = ToolRegistry::new();
                 for a in &self.follow {
-                    let (builtin, note) = self.builtin_for(*a, trace);
+                    let (builtin, note, matched) = self.builtin_for(*a, trace);
                     notes.push(note);
+                    if own_agent == Some(*a) {
+                        own_match = Some((*a, matched));
+                    }
                     for spec in builtin.iter() {
                         if merged.get(&spec.name).is_none() {
                             merged.replace(spec.clone());
@@ -292,8 +331,9 @@ impl Linter {
             }
             (Some(given), _) => given,
             (None, Some(agent)) => {
-                let (builtin, note) = self.builtin_for(agent, trace);
+                let (builtin, note, matched) = self.builtin_for(agent, trace);
                 notes.push(format!("no `--tools` given: using {note}"));
+                own_match = Some((agent, matched));
                 // Server tools the session called (the model's API ran them) come on top of
                 // whatever else the registry holds.
                 let (server, listed): (Vec<&ToolSpec>, Vec<&ToolSpec>) = trace
@@ -351,8 +391,76 @@ impl Linter {
                 .filter(|(k, _)| k == crate::model::ATTR_NOTE)
                 .map(|(_, v)| v.clone()),
         );
-        f(registry, schemas, notes)
+        f(registry, schemas, notes, own_match)
     }
+}
+
+/// The one note a trace gets for schema drift: the calls its agent's runtime ran that the
+/// built-in schemas in force reject or lack, by tool, and whether the CLI is newer than every
+/// capture this build ships.
+fn drift_note(
+    drift: &[rules::Drift],
+    registry: &ToolRegistry,
+    matched: Option<&(Agent, Matched)>,
+    trace: &Trace,
+) -> String {
+    let primary = registry.sources.first().map_or("", String::as_str);
+    let agent = Agent::of(trace.attribute(ATTR_AGENT));
+    let who = agent.map_or("the agent", Agent::display);
+    let mut by_tool: Vec<&rules::Drift> = drift.iter().collect();
+    by_tool.sort_by(|a, b| a.tool.cmp(&b.tool));
+    let calls: usize = by_tool.iter().map(|d| d.calls).sum();
+    let items: Vec<String> = by_tool
+        .iter()
+        .map(|d| {
+            let n = if d.calls == 1 {
+                "1 call".to_owned()
+            } else {
+                format!("{} calls", d.calls)
+            };
+            let what = if d.fields.is_empty() {
+                "a tool no capture has: an MCP server's, or newer than the captures".to_owned()
+            } else {
+                d.fields.join(", ")
+            };
+            let from = if d.source == primary || d.source.is_empty() {
+                String::new()
+            } else {
+                format!(", schema from {}", d.source)
+            };
+            format!("`{}` ({n}: {what}{from})", d.tool)
+        })
+        .collect();
+    let mut note = format!(
+        "schema drift: {who} ran {calls} call{} that the captured schemas ({primary}) reject; the CLI's own verdict outranks a capture, so none is reported as a defect: {}",
+        if calls == 1 { "" } else { "s" },
+        items.join("; ")
+    );
+    if let Some((a, m)) = matched {
+        let newest = match a {
+            Agent::ClaudeCode => ClaudeCodeTools::get().versions().last(),
+            Agent::Codex => CodexTools::get().versions().last(),
+            Agent::GeminiCli => GeminiTools::get().versions().last(),
+        }
+        .unwrap_or_default();
+        let recorded = match a {
+            Agent::ClaudeCode => trace.attribute(ATTR_CLAUDE_CODE_VERSION),
+            _ => trace.attribute(crate::model::ATTR_AGENT_VERSION),
+        };
+        match (m.newer, recorded) {
+            (true, Some(v)) => note.push_str(&format!(
+                ". This {} {v} is newer than the schemas this tracelint ships (the newest is {newest}): update tracelint to check its calls",
+                a.display()
+            )),
+            // No version recorded, and even the newest capture disagrees with the CLI.
+            (true, None) => note.push_str(&format!(
+                ". The session may come from a {} newer than the schemas this tracelint ships (the newest is {newest}): update tracelint to check its calls",
+                a.display()
+            )),
+            (false, _) => {}
+        }
+    }
+    note
 }
 
 /// Fewest of a known agent's built-in tools a schema-less trace must call, by name and shape,

@@ -41,3 +41,82 @@ fn excerpts_past_the_budget_are_left_out_with_a_note() {
         ["evidence excerpts past the report's limit of 40 bytes are left out"]
     );
 }
+
+/// A Gemini CLI session (started `started`) whose calls are `calls`: (tool, arguments, status,
+/// what the CLI answered), linted with no `--tools`.
+fn lint_gemini(started: &str, calls: &[(&str, serde_json::Value, &str, &str)]) -> TraceLint {
+    let tool_calls: Vec<serde_json::Value> = calls
+        .iter()
+        .enumerate()
+        .map(|(i, (name, args, status, answer))| {
+            let response = if *status == "error" {
+                serde_json::json!({"error": answer})
+            } else {
+                serde_json::json!({"output": answer})
+            };
+            serde_json::json!({
+                "id": format!("c{i}"), "name": name, "args": args, "status": status,
+                "result": [{"functionResponse": {"id": format!("c{i}"), "name": name, "response": response}}],
+                "timestamp": started,
+            })
+        })
+        .collect();
+    let session = serde_json::json!({
+        "sessionId": "s", "projectHash": "p", "startTime": started, "lastUpdated": started,
+        "messages": [
+            {"id": "u", "timestamp": started, "type": "user", "content": "go"},
+            {"id": "m", "timestamp": started, "type": "gemini", "content": "", "toolCalls": tool_calls}
+        ]
+    });
+    // Pretty-printed, as Gemini CLI writes it.
+    let text = serde_json::to_string_pretty(&session).unwrap();
+    let (format, parsed) = parse_bytes(text.as_bytes(), "session.json", None);
+    assert_eq!(format, Some(InputFormat::GeminiCli));
+    Linter::new(None, crate::rules::Selection::default(), RuleSettings::default())
+        .lint(&parsed.traces[0])
+}
+
+#[test]
+fn a_gemini_cli_newer_than_every_capture_is_told_to_update_and_gets_no_hard_defect() {
+    // `read_file` with a number for `file_path` ran: every capture rejects it, so the CLI is
+    // newer than they are. An MCP tool under its bare name ran too.
+    let lint = lint_gemini(
+        "2026-12-01T10:00:00.000Z",
+        &[
+            ("read_file", serde_json::json!({"file_path": 7}), "success", "notes"),
+            ("get_figma_data", serde_json::json!({"fileKey": "k"}), "success", "{}"),
+            ("read_file", serde_json::json!({"file_path": "/a"}), "success", "text"),
+        ],
+    );
+    let hard: Vec<&crate::finding::Finding> = lint
+        .outcome
+        .findings
+        .iter()
+        .filter(|f| f.tier() != Tier::Candidate)
+        .collect();
+    assert!(hard.is_empty(), "{hard:?}");
+    assert!(
+        !lint.outcome.findings.iter().any(|f| f.rule() == RuleId::R7),
+        "{:?}",
+        lint.outcome.findings
+    );
+    insta::assert_snapshot!(lint.notes.join("\n"));
+    // The CLI refused it: the one hard defect.
+    let lint = lint_gemini(
+        "2026-12-01T10:00:00.000Z",
+        &[(
+            "read_file",
+            serde_json::json!({"file_path": 7}),
+            "error",
+            "params/file_path must be string",
+        )],
+    );
+    let hard: Vec<(RuleId, Tier)> = lint
+        .outcome
+        .findings
+        .iter()
+        .map(|f| (f.rule(), f.tier()))
+        .filter(|(_, t)| *t == Tier::HardDefect)
+        .collect();
+    assert_eq!(hard, [(RuleId::R1, Tier::HardDefect)]);
+}

@@ -9,6 +9,7 @@ pub mod location;
 pub mod pairing;
 pub mod patterns;
 pub mod registry;
+pub mod runtime;
 pub mod schema;
 pub mod toolset;
 

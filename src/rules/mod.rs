@@ -24,7 +24,7 @@ use crate::finding::{Coverage, Finding, RuleId, RuleMeta, Suppression};
 use crate::model::Step;
 
 pub use crate::analysis::excerpt::excerpt;
-pub use rule::{Rule, Sink, evidence};
+pub use rule::{Drift, Rule, Sink, evidence};
 pub(crate) use r2b_error_mishandled::speaks_of_failure;
 #[cfg_attr(not(any(test, feature = "__internal")), allow(unused_imports))] // used by tests only
 pub use crate::analysis::context::{RuleSettings, RunCx, TraceCx};
@@ -134,6 +134,8 @@ pub struct TraceOutcome {
     pub suppressions: Vec<Suppression>,
     /// Per-rule coverage, in rule order.
     pub coverage: Vec<(RuleId, &'static str, Coverage)>,
+    /// Schema drift the rules saw (R1's arguments, R7's names), in rule order.
+    pub drift: Vec<Drift>,
     /// Per-rule, per-tool coverage (only when `RunCx::tool_coverage`), in rule order.
     pub tool_coverage: Vec<(RuleId, std::collections::BTreeMap<String, Coverage>)>,
 }
@@ -172,6 +174,7 @@ pub fn run(cx: &TraceCx<'_>, selection: &Selection) -> TraceOutcome {
         }
         outcome.findings.append(&mut sink.findings);
         outcome.suppressions.append(&mut sink.suppressions);
+        outcome.drift.append(&mut sink.drift);
         outcome.coverage.push((meta.id, meta.unit, sink.coverage));
         if let Some(map) = sink.by_tool {
             outcome.tool_coverage.push((meta.id, map));

@@ -10,6 +10,8 @@ use crate::finding::{FindingType, RuleId, RuleMeta, Tier};
 use crate::model::schema::Compiled;
 use super::{Rule, Sink, TraceCx};
 use crate::analysis::schema_errors;
+use crate::model::ATTR_AGENT;
+use crate::model::runtime::{self, Runtime, Verdict};
 
 pub(crate) static META: RuleMeta = RuleMeta {
     id: RuleId::R1,
@@ -36,6 +38,7 @@ impl Rule for SchemaViolation {
     }
 
     fn check(&self, cx: &TraceCx<'_>, out: &mut Sink) {
+        let runtime = Runtime::of(cx.trace.attribute(ATTR_AGENT));
         let mut compiled: HashMap<&str, Arc<Compiled>> = HashMap::new();
         for step in &cx.trace.steps {
             let Some(call) = step.as_call() else { continue };
@@ -68,27 +71,48 @@ impl Rule for SchemaViolation {
                 }
             };
             out.count_tool(Some(&call.name), true);
+            // A coding agent's built-in schemas: its runtime's verdict on the call outranks them.
+            let verdict = runtime.filter(|a| a.is_builtin(&spec.source.0)).map(|a| {
+                let result = cx
+                    .pairing
+                    .result_for(step.index)
+                    .and_then(|i| cx.trace.steps.get(i))
+                    .and_then(|s| s.as_result());
+                runtime::verdict(a, result)
+            });
             // Most calls are valid: a yes/no check first, errors gathered only for the others.
-            if validator.is_valid(args) {
-                continue;
-            }
-            let errors = schema_errors::errors(validator, args);
-            if errors.is_empty() {
-                continue;
-            }
+            let errors = if validator.is_valid(args) {
+                Vec::new()
+            } else {
+                schema_errors::errors(validator, args)
+            };
             // A tool sent with several schemas (a mode adds parameters) accepts a call valid
             // under any of them.
-            let valid_elsewhere = spec
-                .alternate_schemas
-                .iter()
-                .any(|alt| matches!(cx.run.schemas.get(alt).as_ref(), Ok(v) if v.is_valid(args)));
-            if valid_elsewhere {
+            let valid = errors.is_empty()
+                || spec.alternate_schemas.iter().any(
+                    |alt| matches!(cx.run.schemas.get(alt).as_ref(), Ok(v) if v.is_valid(args)),
+                );
+            let refused = match &verdict {
+                Some(Verdict::Refused(m)) => Some(m.as_str()),
+                _ => None,
+            };
+            if valid && refused.is_none() {
                 continue;
             }
-            let details = schema_errors::details(&errors);
+            if !valid && verdict == Some(Verdict::Ran) {
+                // The runtime ran it: the capture is older or newer than the CLI, not the
+                // agent wrong. Said once per trace.
+                out.drift(&call.name, &spec.source.0, drift_fields(&errors));
+                continue;
+            }
+            let details = if valid {
+                Vec::new()
+            } else {
+                schema_errors::details(&errors)
+            };
             // A constraint `init` or `infer` guessed from calls (marked `x-tracelint-inferred`)
             // is no rule until a person removes the marker.
-            if schema_errors::all_inferred(validator, schema, args) {
+            if !valid && refused.is_none() && schema_errors::all_inferred(validator, schema, args) {
                 let f = out.finding(
                     Tier::Candidate,
                     step,
@@ -109,19 +133,37 @@ impl Rule for SchemaViolation {
                 ));
                 continue;
             }
-            let only_extra_keys = errors.iter().all(|(_, kw, _)| kw == "additionalProperties");
-            let (tier, message) = if only_extra_keys && spec.metadata.extra_keys_tolerated {
-                (
+            let only_extra_keys =
+                !valid && errors.iter().all(|(_, kw, _)| kw == "additionalProperties");
+            // With no verdict, the capture judges: surely only when it is of the session's own
+            // version and holds the tool itself (not lent from another version).
+            let guessed = verdict.is_some()
+                && refused.is_none()
+                && (!cx.builtin_exact || spec.source.0.contains("not sent by"));
+            let (tier, message) = match refused {
+                Some(m) if details.is_empty() => (
+                    Tier::HardDefect,
+                    format!("the agent's runtime refused the arguments: {m}"),
+                ),
+                Some(_) => (Tier::HardDefect, details.join("; ")),
+                None if guessed => (
+                    Tier::Candidate,
+                    format!(
+                        "{} (the call has no result to tell whether the runtime accepted it, and the session's version of the agent is not certain)",
+                        details.join("; ")
+                    ),
+                ),
+                None if only_extra_keys && spec.metadata.extra_keys_tolerated => (
                     Tier::HardEvent,
                     format!(
                         "unexpected properties, which this tool's runtime drops: {}",
                         details.join("; ")
                     ),
-                )
-            } else {
-                (Tier::HardDefect, details.join("; "))
+                ),
+                None => (Tier::HardDefect, details.join("; ")),
             };
             let f = out.finding(tier, step, Some(&call.name), message, "the call");
+            f.possible_false_positive = tier == Tier::Candidate;
             f.field = schema_errors::first_field(&errors);
             // Every top-level field an error is about (`(root)`: the arguments object itself),
             // so a baseline tells a violation of one field from one of another.
@@ -141,6 +183,53 @@ impl Rule for SchemaViolation {
             ));
         }
     }
+}
+
+/// What a capture says of a call it rejects, one phrase per field: `file_path` not in it,
+/// `absolute_path` required by it, `/limit` of another type.
+fn drift_fields(errors: &[schema_errors::SchemaError]) -> Vec<String> {
+    let mut out: Vec<String> = Vec::new();
+    for (path, keyword, message) in errors {
+        let quoted = quoted_names(message);
+        let phrases: Vec<String> = match keyword.as_str() {
+            "additionalProperties" if !quoted.is_empty() && path.is_empty() => quoted
+                .iter()
+                .map(|n| format!("`{n}` not in its schema"))
+                .collect(),
+            "required" if !quoted.is_empty() && path.is_empty() => quoted
+                .iter()
+                .take(1)
+                .map(|n| format!("`{n}` required by it"))
+                .collect(),
+            _ => {
+                let field = path
+                    .strip_prefix('/')
+                    .map(|p| p.split('/').next().unwrap_or(p))
+                    .unwrap_or("(arguments)");
+                vec![format!("`{field}` ({keyword})")]
+            }
+        };
+        for p in phrases {
+            if !out.contains(&p) {
+                out.push(p);
+            }
+        }
+    }
+    out
+}
+
+/// The names a validation message quotes (`"absolute_path" is a required property`,
+/// `('a', 'b' were unexpected)`).
+fn quoted_names(message: &str) -> Vec<&str> {
+    let mut out = Vec::new();
+    for q in ['"', '\'', '`'] {
+        let parts: Vec<&str> = message.split(q).collect();
+        if parts.len() >= 3 {
+            out.extend(parts.iter().skip(1).step_by(2).copied().filter(|p| !p.is_empty()));
+            break;
+        }
+    }
+    out
 }
 
 #[cfg(test)]

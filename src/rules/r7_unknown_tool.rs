@@ -7,6 +7,8 @@
 use crate::finding::{FindingType, RuleId, RuleMeta, Tier};
 
 use super::{Rule, Sink, TraceCx};
+use crate::model::ATTR_AGENT;
+use crate::model::runtime::{self, Runtime, Verdict};
 
 pub(crate) static META: RuleMeta = RuleMeta {
     id: RuleId::R7,
@@ -37,6 +39,16 @@ impl Rule for UnknownTool {
         // An agent's built-in registry cannot know the user's MCP servers: their tools are not
         // checked against it (one suppression says how to), unless the toolset is closed.
         let mut mcp_unchecked: Vec<&str> = Vec::new();
+        // The agent whose built-in toolset is in force: a tool its runtime ran exists, whatever
+        // the capture says (schema drift, said once per trace).
+        let runtime = Runtime::of(cx.trace.attribute(ATTR_AGENT)).and_then(|a| {
+            cx.registry
+                .sources
+                .iter()
+                .find(|s| a.is_builtin(s))
+                .filter(|_| cx.registry.builtin)
+                .map(|s| (a, s.as_str()))
+        });
         for step in &cx.trace.steps {
             let Some(call) = step.as_call() else { continue };
             if cx.spec(&call.name).is_some() {
@@ -49,6 +61,18 @@ impl Rule for UnknownTool {
                     mcp_unchecked.push(&call.name);
                 }
                 continue;
+            }
+            if let Some((agent, source)) = runtime.filter(|_| !closed) {
+                let result = cx
+                    .pairing
+                    .result_for(step.index)
+                    .and_then(|i| cx.trace.steps.get(i))
+                    .and_then(|s| s.as_result());
+                if runtime::verdict(agent, result) == Verdict::Ran {
+                    out.count_tool(Some(&call.name), true);
+                    out.drift(&call.name, source, Vec::new());
+                    continue;
+                }
             }
             out.count_tool(Some(&call.name), true);
             let mcp_server = mcp_server(&call.name);

@@ -44,6 +44,9 @@ pub struct Sink {
     pub suppressions: Vec<Suppression>,
     /// Units decided / looked at.
     pub coverage: Coverage,
+    /// Where an agent's runtime accepted what the built-in schemas in force do not (schema
+    /// drift: reported once per trace as a note, never as findings).
+    pub drift: Vec<Drift>,
     /// Units decided / looked at per tool, when the run asks for it (`RunCx::tool_coverage`:
     /// a baseline's ratchet, `doctor`); `None` otherwise, so a plain run pays nothing.
     pub(super) by_tool: Option<std::collections::BTreeMap<String, Coverage>>,
@@ -57,6 +60,7 @@ impl Sink {
             findings: Vec::new(),
             suppressions: Vec::new(),
             coverage: Coverage::default(),
+            drift: Vec::new(),
             by_tool: by_tool.then(std::collections::BTreeMap::new),
         }
     }
@@ -152,6 +156,47 @@ impl Sink {
                 );
                 None
             }
+        }
+    }
+}
+
+/// One tool's calls that an agent's runtime ran although the built-in schemas in force reject
+/// them (or lack the tool): schema drift between the capture and the CLI that wrote the session.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Drift {
+    /// The tool.
+    pub tool: String,
+    /// What the capture says of its calls (`file_path` not in the schema, `absolute_path`
+    /// required), each once; empty when the capture lacks the tool.
+    pub fields: Vec<String>,
+    /// How many calls.
+    pub calls: usize,
+    /// Where the schema came from (`builtin:gemini-cli@0.27.4`).
+    pub source: String,
+}
+
+impl Sink {
+    /// Record one call of `tool` the runtime ran that the capture `source` rejects for
+    /// `fields` (none: it lacks the tool).
+    pub fn drift(&mut self, tool: &str, source: &str, fields: Vec<String>) {
+        if let Some(d) = self
+            .drift
+            .iter_mut()
+            .find(|d| d.tool == tool && d.source == source)
+        {
+            d.calls += 1;
+            for f in fields {
+                if !d.fields.contains(&f) {
+                    d.fields.push(f);
+                }
+            }
+        } else {
+            self.drift.push(Drift {
+                tool: tool.to_owned(),
+                fields,
+                calls: 1,
+                source: source.to_owned(),
+            });
         }
     }
 }

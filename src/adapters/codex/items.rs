@@ -30,6 +30,10 @@ struct Item<'a> {
     content: Option<&'a RawValue>,
     #[serde(default)]
     name: Option<Value>,
+    /// The namespace of a namespaced tool (`mcp__codex_apps__github` for the GitHub app's
+    /// `_fetch_pr`, newer releases).
+    #[serde(default)]
+    namespace: Option<String>,
     #[serde(default, borrow)]
     arguments: Option<&'a RawValue>,
     #[serde(default)]
@@ -82,7 +86,7 @@ pub(super) fn read_item(raw: &RawValue, cur: &Cursor<'_>, ptr: &str, out: &mut C
         }
         "function_call" | "custom_tool_call" | "local_shell_call" | "tool_search_call" => {
             let name = match (kind, item.name) {
-                (_, Some(Value::String(n))) if !n.is_empty() => n,
+                (_, Some(Value::String(n))) if !n.is_empty() => qualified(item.namespace, n),
                 ("local_shell_call", _) => "local_shell".to_owned(),
                 ("tool_search_call", _) => "tool_search".to_owned(),
                 _ => {
@@ -140,6 +144,18 @@ pub(super) fn read_item(raw: &RawValue, cur: &Cursor<'_>, ptr: &str, out: &mut C
             result.content_recorded = false;
             out.push(StepKind::ToolResult(result), at);
         }
+    }
+}
+
+/// A namespaced MCP tool's full name, as Codex CLI names MCP tools elsewhere: namespace
+/// `mcp__codex_apps__github` and name `_fetch_pr` are `mcp__codex_apps__github_fetch_pr` (the
+/// server `codex_apps`, the tool `github_fetch_pr`, as its `mcp_tool_call_end` says). Other
+/// namespaces leave the name as recorded.
+fn qualified(namespace: Option<String>, name: String) -> String {
+    match namespace {
+        Some(ns) if ns.starts_with("mcp__") && name.starts_with('_') => format!("{ns}{name}"),
+        Some(ns) if ns.starts_with("mcp__") => format!("{ns}__{name}"),
+        _ => name,
     }
 }
 

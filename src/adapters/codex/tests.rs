@@ -172,6 +172,26 @@ fn mcp_end_events_give_a_verdict_and_stand_for_unrecorded_calls() {
     assert_eq!(t.context.len(), 1);
 }
 
+#[test]
+fn a_namespaced_mcp_tool_gets_its_full_name() {
+    let text = concat!(
+        r#"{"timestamp":"t","type":"session_meta","payload":{"id":"s","cwd":"/w","cli_version":"0.125.0"}}"#,
+        "\n",
+        r#"{"timestamp":"t","type":"response_item","payload":{"type":"function_call","name":"_fetch_pr","namespace":"mcp__codex_apps__github","arguments":"{\"pr_number\":13}","call_id":"c1"}}"#,
+        "\n",
+        r#"{"timestamp":"t","type":"event_msg","payload":{"type":"mcp_tool_call_end","call_id":"c1","invocation":{"server":"codex_apps","tool":"github_fetch_pr","arguments":{"pr_number":13}},"result":{"Ok":{"content":[{"type":"text","text":"{}"}]}}}}"#,
+        "\n",
+    );
+    let (_, parsed) = parse_bytes(text.as_bytes(), "r.jsonl", None);
+    let names: Vec<&str> = parsed.traces[0]
+        .steps
+        .iter()
+        .filter_map(|s| s.as_call())
+        .map(|c| c.name.as_str())
+        .collect();
+    assert_eq!(names, ["mcp__codex_apps__github_fetch_pr"]);
+}
+
 /// Acceptance 5 of issue 24: a rollout cut short or with its keys renamed is never a clean
 /// pass with no calls.
 #[test]

@@ -211,7 +211,7 @@ pub(crate) fn match_version(
             Some((i, false)) if i == last => (
                 i,
                 Some(format!(
-                    "{agent} {} is newer than every capture; using the newest capture {newest}",
+                    "{agent} {} is newer than every capture; using the newest capture {newest} (a newer tracelint ships newer schemas)",
                     show(wanted)
                 )),
             ),

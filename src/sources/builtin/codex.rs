@@ -148,6 +148,10 @@ impl CodexTools {
     pub fn choose(&self, version: Option<&str>, model: Option<&str>) -> (Choice, Matched) {
         let versions: Vec<Version> = self.releases.iter().map(|r| r.version).collect();
         let (idx, mut note) = captures::match_version("Codex CLI", &versions, version);
+        let exact = version.is_some() && note.is_none();
+        let newer = version
+            .and_then(parse_version)
+            .is_some_and(|w| versions.last().is_some_and(|l| w > *l));
         let release = &self.releases[idx];
         let captured = model.filter(|m| release.models.contains_key(*m));
         let shown = show(release.version);
@@ -173,7 +177,12 @@ impl CodexTools {
                 idx,
                 model: captured.map(str::to_owned),
             },
-            Matched { version, note },
+            Matched {
+                version,
+                note,
+                exact,
+                newer,
+            },
         )
     }
 

@@ -221,6 +221,8 @@ impl ClaudeCodeTools {
                 Matched {
                     version: newest,
                     note: Some(note),
+                    exact: false,
+                    newer: false,
                 },
             );
         };
@@ -236,6 +238,8 @@ impl ClaudeCodeTools {
                 Matched {
                     version: oldest,
                     note: Some(note),
+                    exact: false,
+                    newer: false,
                 },
             );
         }
@@ -245,7 +249,7 @@ impl ClaudeCodeTools {
             None
         } else if idx == last {
             Some(format!(
-                "Claude Code {} is newer than every capture; using the newest capture {newest}",
+                "Claude Code {} is newer than every capture; using the newest capture {newest} (a newer tracelint ships newer schemas)",
                 show(wanted)
             ))
         } else {
@@ -260,6 +264,8 @@ impl ClaudeCodeTools {
             Matched {
                 version: show(got),
                 note,
+                exact: got == wanted,
+                newer: idx == last && got != wanted,
             },
         )
     }
@@ -440,11 +446,14 @@ mod tests {
             t.choose(Some("2.1.53")).1,
             Matched {
                 version: "2.1.53".into(),
-                note: None
+                note: None,
+                exact: true,
+                newer: false,
             }
         );
         let (_, newer) = t.choose(Some("9.0.0"));
         assert_eq!(newer.version, "2.1.332");
+        assert!(newer.newer && !newer.exact);
         assert!(newer.note.unwrap().contains("newer than every capture"));
         let (_, older) = t.choose(Some("0.1.0"));
         assert_eq!(older.version, "0.2.9");

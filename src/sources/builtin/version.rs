@@ -26,4 +26,9 @@ pub struct Matched {
     pub version: String,
     /// A sentence for the report when the match is not exact.
     pub note: Option<String>,
+    /// The session records its version and the capture is of that very version: a call with
+    /// no result is judged against it as surely as the CLI would have.
+    pub exact: bool,
+    /// The session records a version newer than every capture this build ships.
+    pub newer: bool,
 }
