@@ -34,7 +34,7 @@ pub fn run(args: &DoctorArgs) -> anyhow::Result<ExitStatus> {
         no_config: args.no_config,
         jobs: args.jobs,
         display: DisplayArgs {
-            quiet: args.json,
+            quiet: u8::from(args.json),
             ..DisplayArgs::default()
         },
         ..CheckArgs::default()
