@@ -418,6 +418,7 @@ fn a_runs_first_failure_and_its_chain_come_first_in_text_json_and_sarif() {
         "{text}"
     );
 
+    let html_path = dir.path().join("chain.html");
     let out = tracelint(
         &[
             &args[..],
@@ -426,6 +427,8 @@ fn a_runs_first_failure_and_its_chain_come_first_in_text_json_and_sarif() {
                 "json",
                 "--sarif",
                 sarif_path.to_str().unwrap(),
+                "--html",
+                html_path.to_str().unwrap(),
             ],
         ]
         .concat(),
@@ -465,6 +468,25 @@ fn a_runs_first_failure_and_its_chain_come_first_in_text_json_and_sarif() {
         .map(|s| s["line"].as_u64().unwrap())
         .collect();
     assert_eq!(lines, [6, 7, 9]);
+
+    // The page: the worst-first table, naming the first failure and what follows, comes before
+    // everything else; the run's timeline opens on its first failure and the path's steps.
+    let page = std::fs::read_to_string(&html_path).unwrap();
+    let at = |needle: &str| {
+        page.find(needle)
+            .unwrap_or_else(|| panic!("{needle} not in the page"))
+    };
+    assert!(at(r#"<h2 id="worst">"#) < at(r#"<h2 id="summary">"#));
+    let row = &page[at(r#"<table class="cards worst">"#)..at(r#"<h2 id="summary">"#)];
+    assert!(
+        row.contains("R2a search_orders: ") && row.contains("then R2b"),
+        "{row}"
+    );
+    let run = &page[at(r#"<details class="trace""#)..];
+    assert!(run.find("First failure:").unwrap() < run.find(r#"<ol class="timeline">"#).unwrap());
+    for line in ["line 6</a>", "line 7</a>", "line 9</a>"] {
+        assert!(run.contains(line), "{line} in the chain's path");
+    }
 
     let log = json(&std::fs::read(&sarif_path).unwrap());
     check_sarif(&sarif_schema(), &log, "chain");

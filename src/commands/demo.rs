@@ -131,7 +131,16 @@ pub fn run(args: &DemoArgs) -> anyhow::Result<ExitStatus> {
                 scorecard_table(&robust),
                 scorecard_table(&buggy),
             ],
-            report: ReportView::new(&report),
+            report: ReportView {
+                // The demo's own exit code, not the suite's findings' (planted on purpose).
+                exit_code: if all_pass {
+                    ExitStatus::Clean
+                } else {
+                    ExitStatus::GateTripped
+                }
+                .code(),
+                ..ReportView::new(&report)
+            },
         };
         let mut file = std::io::BufWriter::new(
             std::fs::File::create(path)
