@@ -134,6 +134,12 @@ pub(super) fn shape(message: &str) -> String {
     out
 }
 
+/// A group's key: rule, tool, message shape.
+type GroupKey<'a> = (crate::finding::RuleId, &'a str, String);
+
+/// A run with findings: (input, run id), its counts, its chain (index into the chains).
+type RunRow = ((usize, String), RunCounts, Option<usize>);
+
 /// Every section: hard defects, hard events, candidates, ignored findings, each grouped by rule,
 /// tool and message shape (largest group first), each group drawing its first `MAX_CARDS`
 /// findings. Also which findings have a card on the page.
@@ -153,8 +159,7 @@ fn sections(
         .into_iter()
         .map(|(id, title, class, one, many)| {
             // (rule, tool, shape) → the group's findings, in reading order.
-            let mut keyed: BTreeMap<(crate::finding::RuleId, &str, String), Vec<(usize, &Finding)>> =
-                BTreeMap::new();
+            let mut keyed: BTreeMap<GroupKey<'_>, Vec<(usize, &Finding)>> = BTreeMap::new();
             let mut total = 0;
             for (i, f) in order {
                 let in_section = match class {
@@ -219,10 +224,7 @@ struct RunCounts {
 
 /// The runs with active findings, worst first (most hard defects, then hard events, then
 /// candidates), each with its first failure.
-fn worst(
-    report: &Report,
-    chains: &[crate::chain::Chain],
-) -> Vec<((usize, String), RunCounts, Option<usize>)> {
+fn worst(report: &Report, chains: &[crate::chain::Chain]) -> Vec<RunRow> {
     let mut runs: BTreeMap<(usize, &str), RunCounts> = BTreeMap::new();
     for f in report.active() {
         let c = runs.entry((f.input, f.run_id.as_str())).or_default();
