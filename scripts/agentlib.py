@@ -28,9 +28,11 @@ PACKAGES = {
     "claude-code": "@anthropic-ai/claude-code",
     "cline": "cline",
     "copilot-cli": "@github/copilot",
+    "pi": "@mariozechner/pi-coding-agent",
+    "opencode": "opencode-ai",
 }
 BINARIES = {"codex": "codex", "gemini-cli": "gemini", "claude-code": "claude", "cline": "cline",
-            "copilot-cli": "copilot"}
+            "copilot-cli": "copilot", "pi": "pi", "opencode": "opencode"}
 
 
 def log(*a):
@@ -128,10 +130,15 @@ class Fake:
         self.proc.wait()
 
 
-def run(argv, cwd, env, timeout):
+def run(argv, cwd, env, timeout, stdout_only=False):
+    """Run a CLI: (exit code, its stdout and stderr), or only its stdout (`stdout_only`: a
+    transcript the CLI prints, such as `--output-format stream-json`)."""
     try:
         p = subprocess.run(argv, cwd=cwd, env=env, stdin=subprocess.DEVNULL,
                            capture_output=True, text=True, timeout=timeout)
+        if stdout_only:
+            log(p.stderr[-2000:])
+            return p.returncode, p.stdout
         return p.returncode, p.stdout + p.stderr
     except subprocess.TimeoutExpired as e:
         return "timeout", (e.stdout or b"").decode("utf-8", "replace") if isinstance(
@@ -229,7 +236,8 @@ GEMINI_SETTINGS = {
 }
 
 
-def gemini_run(binary, home, work, fake, model, prompt, approval="yolo", mcp=None, timeout=180):
+def gemini_run(binary, home, work, fake, model, prompt, approval="yolo", mcp=None, timeout=180,
+               flags=(), stdout_only=False):
     os.makedirs(os.path.join(home, ".gemini"), exist_ok=True)
     settings = dict(GEMINI_SETTINGS)
     if mcp:
@@ -245,7 +253,7 @@ def gemini_run(binary, home, work, fake, model, prompt, approval="yolo", mcp=Non
         argv.append("--yolo")
     else:
         argv += ["--approval-mode", approval]
-    return run(argv, work, env, timeout)
+    return run([*argv, *flags], work, env, timeout, stdout_only=stdout_only)
 
 
 def gemini_tools(body):
@@ -274,6 +282,58 @@ def claude_run(binary, home, work, fake, prompt, flags=(), timeout=180, env_extr
     env.update(env_extra or {})
     return run([binary, "-p", prompt, "--dangerously-skip-permissions", *flags], work, env,
                timeout)
+
+
+# --- pi coding agent ------------------------------------------------------------------------
+
+def pi_run(binary, home, work, fake, model, prompt, timeout=180):
+    """pi with a custom OpenAI-compatible provider (`~/.pi/agent/models.json`) pointed at the
+    fake, in print mode; the session is saved under `~/.pi/agent/sessions/`."""
+    agent_dir = os.path.join(home, ".pi", "agent")
+    os.makedirs(agent_dir, exist_ok=True)
+    models = {"providers": {"fake": {
+        "baseUrl": f"http://127.0.0.1:{fake.port}/v1", "api": "openai-completions",
+        "apiKey": "offline",
+        "models": [{"id": model, "name": model, "reasoning": False, "input": ["text"],
+                    "contextWindow": 128000, "maxTokens": 4096,
+                    "cost": {"input": 0, "output": 0, "cacheRead": 0, "cacheWrite": 0}}]}}}
+    with open(os.path.join(agent_dir, "models.json"), "w") as f:
+        json.dump(models, f)
+    env = base_env(home)
+    env["PI_SKIP_VERSION_CHECK"] = "1"
+    return run([binary, "-p", prompt, "--provider", "fake", "--model", model], work, env,
+               timeout)
+
+
+# --- OpenCode -------------------------------------------------------------------------------
+
+def opencode_run(binary, home, work, fake, model, prompt, timeout=240):
+    """`opencode run --format json` with an OpenAI-compatible provider pointed at the fake
+    (`opencode.json` in the working directory), then `opencode export` of its session: returns
+    (exit code, the run's events, the export)."""
+    cfg = {"provider": {"fake": {"npm": "@ai-sdk/openai-compatible", "name": "fake",
+                                 "options": {"baseURL": f"http://127.0.0.1:{fake.port}/v1",
+                                             "apiKey": "offline"},
+                                 "models": {model: {"name": model}}}},
+           "model": f"fake/{model}", "autoupdate": False, "share": "disabled"}
+    with open(os.path.join(work, "opencode.json"), "w") as f:
+        json.dump(cfg, f)
+    env = base_env(home)
+    env["OPENCODE_DISABLE_AUTOUPDATE"] = "1"
+    # OpenCode takes its directory from PWD.
+    env["PWD"] = work
+    code, events = run([binary, "run", "--format", "json", "-m", f"fake/{model}", prompt], work,
+                       env, timeout, stdout_only=True)
+    session = None
+    for line in events.splitlines():
+        try:
+            session = json.loads(line).get("sessionID") or session
+        except ValueError:
+            pass
+    export = ""
+    if session:
+        _, export = run([binary, "export", session], work, env, 120, stdout_only=True)
+    return code, events, export
 
 
 # --- Cline CLI -----------------------------------------------------------------------------
@@ -363,7 +423,7 @@ def mcp_stub(folder, spec):
 
 SESSION_ROOTS = {"codex": ".codex/sessions", "gemini-cli": ".gemini/tmp",
                  "claude-code": ".claude/projects", "cline": ".cline/data",
-                 "copilot-cli": ".copilot/session-state"}
+                 "copilot-cli": ".copilot/session-state", "pi": ".pi/agent/sessions"}
 
 
 def session_files(home, agent):

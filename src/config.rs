@@ -168,8 +168,12 @@ pub fn discover(start: &Path) -> Result<Option<Config>, ConfigError> {
     Ok(None)
 }
 
+/// Largest config file read, in bytes.
+pub const MAX_CONFIG_FILE: u64 = 4 << 20;
+
 fn read(path: &Path) -> Result<String, ConfigError> {
-    std::fs::read_to_string(path).map_err(|e| ConfigError {
+    use crate::inputs::{Pipes, read_text};
+    read_text(path, MAX_CONFIG_FILE, Pipes::Refuse).map_err(|e| ConfigError {
         location: path.display().to_string(),
         message: format!("cannot read the config file: {e}"),
     })
@@ -285,7 +289,8 @@ pub fn parse(text: &str, path: &Path) -> Result<Config, ConfigError> {
         cfg.input_format = Some(match f.into_inner().as_str() {
             "auto" => None,
             name => Some(InputFormat::parse(name).ok_or_else(|| {
-                err(span, format!("unknown input format `{name}` (expected auto, native, claude, openai, langfuse or otel)"))
+                let names: Vec<&str> = InputFormat::ALL.iter().map(|f| f.name()).collect();
+                err(span, format!("unknown input format `{name}` (expected auto, {})", names.join(", ")))
             })?),
         })
         .flatten();

@@ -481,10 +481,10 @@ pub struct Coverage {
 }
 
 impl Coverage {
-    /// Add another count.
+    /// Add another count (saturating: counts read back from shards are untrusted).
     pub fn add(&mut self, other: Coverage) {
-        self.decided += other.decided;
-        self.total += other.total;
+        self.decided = self.decided.saturating_add(other.decided);
+        self.total = self.total.saturating_add(other.total);
     }
 }
 
@@ -570,5 +570,156 @@ impl RuleMeta {
             .map(|t| t.as_str())
             .collect::<Vec<_>>()
             .join(" / ")
+    }
+}
+
+/// Input errors a report lists for one input (one path): the first ones, then a count.
+pub(crate) const MAX_ISSUES_PER_INPUT: usize = 100;
+/// Input errors a report lists over all its inputs, and paths it counts separately: past them
+/// the rest is one count.
+pub(crate) const MAX_ISSUES: usize = 100_000;
+
+/// Which input errors a report keeps: the first `MAX_ISSUES_PER_INPUT` of each path (and
+/// `MAX_ISSUES` in all); the others are only counted, per path, and listed as one input error
+/// each (`summaries`), so a file of a million bad lines makes a report of a hundred and one.
+#[derive(Debug, Default, Clone)]
+pub(crate) struct IssueCap {
+    /// Path → (kept, not kept).
+    paths: std::collections::BTreeMap<String, (usize, u64)>,
+    kept: usize,
+    /// Not kept, of paths past the `MAX_ISSUES` counted separately: the first such path and
+    /// how many.
+    others: Option<(String, u64)>,
+}
+
+impl IssueCap {
+    /// Whether an input error about `path` is kept (else it is counted).
+    pub(crate) fn admit(&mut self, path: &str) -> bool {
+        if let Some(entry) = self.paths.get_mut(path) {
+            if entry.0 < MAX_ISSUES_PER_INPUT && self.kept < MAX_ISSUES {
+                entry.0 += 1;
+                self.kept += 1;
+                return true;
+            }
+            entry.1 = entry.1.saturating_add(1);
+            return false;
+        }
+        if self.paths.len() < MAX_ISSUES {
+            let keep = self.kept < MAX_ISSUES;
+            self.kept += usize::from(keep);
+            self.paths
+                .insert(path.to_owned(), (usize::from(keep), u64::from(!keep)));
+            return keep;
+        }
+        self.omit(path, 1);
+        false
+    }
+
+    /// Count `n` input errors about `path` that were not kept.
+    pub(crate) fn omit(&mut self, path: &str, n: u64) {
+        if n == 0 {
+            return;
+        }
+        if let Some(entry) = self.paths.get_mut(path) {
+            entry.1 = entry.1.saturating_add(n);
+        } else if self.paths.len() < MAX_ISSUES {
+            self.paths.insert(path.to_owned(), (0, n));
+        } else {
+            let others = self.others.get_or_insert_with(|| (path.to_owned(), 0));
+            others.1 = others.1.saturating_add(n);
+        }
+    }
+
+    /// Input errors counted and not kept.
+    pub(crate) fn omitted(&self) -> u64 {
+        let others = self.others.as_ref().map_or(0, |o| o.1);
+        self.paths
+            .values()
+            .fold(others, |sum, (_, n)| sum.saturating_add(*n))
+    }
+
+    /// Each path's input errors not kept, as (path, how many), by path (those past the paths
+    /// counted separately last, under the first of them).
+    pub(crate) fn omitted_by_path(&self) -> impl Iterator<Item = (&str, u64)> {
+        self.by_path()
+            .chain(self.others.iter().map(|(p, n)| (p.as_str(), *n)))
+    }
+
+    fn by_path(&self) -> impl Iterator<Item = (&str, u64)> {
+        self.paths
+            .iter()
+            .filter(|(_, (_, n))| *n > 0)
+            .map(|(p, (_, n))| (p.as_str(), *n))
+    }
+
+    /// One input error per path saying how many of its input errors are not listed.
+    pub(crate) fn summaries(&self) -> Vec<InputIssue> {
+        let mut out: Vec<InputIssue> = self
+            .by_path()
+            .map(|(path, n)| {
+                InputIssue::file(
+                    path,
+                    format!(
+                        "{n} more input {} not listed (a report lists the first {MAX_ISSUES_PER_INPUT} of each input)",
+                        if n == 1 { "error" } else { "errors" }
+                    ),
+                )
+            })
+            .collect();
+        if let Some((path, n)) = &self.others {
+            out.push(InputIssue::file(
+                path,
+                format!(
+                    "{n} more input {} about this and other inputs not listed (a report lists at most {MAX_ISSUES})",
+                    if *n == 1 { "error" } else { "errors" }
+                ),
+            ));
+        }
+        out
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn issues_past_the_cap_of_an_input_are_counted_not_kept() {
+        let mut cap = IssueCap::default();
+        let kept = (0..MAX_ISSUES_PER_INPUT + 250)
+            .filter(|_| cap.admit("a.jsonl"))
+            .count();
+        assert_eq!(kept, MAX_ISSUES_PER_INPUT);
+        // Another input has its own allowance.
+        assert!(cap.admit("b.jsonl"));
+        cap.omit("b.jsonl", 7);
+        cap.omit("c.jsonl", 0);
+        assert_eq!(cap.omitted(), 257);
+        let shown: Vec<String> = cap.summaries().iter().map(ToString::to_string).collect();
+        assert_eq!(
+            shown,
+            [
+                "a.jsonl: 250 more input errors not listed (a report lists the first 100 of each input)",
+                "b.jsonl: 7 more input errors not listed (a report lists the first 100 of each input)",
+            ]
+        );
+    }
+
+    #[test]
+    fn counts_saturate() {
+        let mut cap = IssueCap::default();
+        cap.omit("a", u64::MAX);
+        cap.omit("a", 5);
+        cap.omit("b", u64::MAX);
+        assert_eq!(cap.omitted(), u64::MAX);
+        let mut c = Coverage {
+            decided: usize::MAX,
+            total: usize::MAX - 1,
+        };
+        c.add(Coverage {
+            decided: 3,
+            total: 3,
+        });
+        assert_eq!((c.decided, c.total), (usize::MAX, usize::MAX));
     }
 }

@@ -1,8 +1,12 @@
 //! Inferring tool schemas from what agents actually sent (SPEC §7): per tool, the union of the
 //! argument keys of its calls; a key is required iff every call (every object at that place)
 //! has it; JSON types merged (integer + number → number, several → a type list); nested objects
-//! and array items inferred recursively to a bounded depth; a string with 1..=N distinct values
-//! gets an enum; every object closed with `additionalProperties: false`. The result is an
+//! and array items inferred recursively to a bounded depth; a string gets an enum only when its
+//! values repeat (at least `ENUM_MIN_VALUES` of them, at most half as many distinct ones, and no
+//! more than N); every object closed with `additionalProperties: false`. Every constraint
+//! written carries `"x-tracelint-inferred": true` (R1 reads a violation of one as a candidate,
+//! never a hard defect, until a person removes the marker). A call whose result failed or
+//! records a refusal teaches nothing: the runtime did not accept it. The result is an
 //! MCP-style tools file. Reads the canonical model only; never sees rules, reports or formats.
 //!
 //! One cohesive algorithm: merging observed values into a schema is one recursive pass, and types,
@@ -12,7 +16,13 @@ use std::collections::{BTreeMap, BTreeSet};
 
 use serde_json::{Map, Value, json};
 
-use crate::model::{Args, Trace};
+use crate::model::{Args, Pairing, ResultStatus, ToolResult, Trace};
+
+/// The key marking a constraint as learned from calls, not stated by a person or a tool.
+pub const INFERRED: &str = crate::analysis::schema_errors::INFERRED;
+
+/// Fewest string values at one place for an enum: one call's value is no evidence of a set.
+pub const ENUM_MIN_VALUES: usize = 3;
 
 /// Deepest nesting given a schema; below it anything is accepted (`{}`).
 pub const MAX_DEPTH: usize = 32;
@@ -45,6 +55,8 @@ struct Shape {
     types: u8,
     /// Distinct strings, while there are at most `enum_max` of them.
     strings: BTreeSet<String>,
+    /// String values counted toward an enum (repeats included).
+    string_values: usize,
     /// More distinct strings than `enum_max` were seen.
     too_many_strings: bool,
     /// Objects seen here.
@@ -74,6 +86,9 @@ impl Shape {
             }
             Value::String(s) => {
                 self.types |= STRING;
+                if enums {
+                    self.string_values += 1;
+                }
                 if enums && !self.too_many_strings && !self.strings.contains(s) {
                     if self.strings.len() >= enum_max {
                         self.too_many_strings = true;
@@ -126,8 +141,15 @@ impl Shape {
                 out.insert("type".into(), json!(many));
             }
         }
-        // An enum constrains every instance, so it is only written for a string-only place.
-        if types == STRING && !self.too_many_strings && !self.strings.is_empty() {
+        // An enum constrains every instance, so it is only written for a string-only place,
+        // and only when the values repeat: three calls at least, at most half as many distinct
+        // values (one call's value, or every call's own, is no set of choices).
+        if types == STRING
+            && !self.too_many_strings
+            && !self.strings.is_empty()
+            && self.string_values >= ENUM_MIN_VALUES
+            && self.strings.len() * 2 <= self.string_values
+        {
             out.insert("enum".into(), json!(self.strings));
         }
         if types & OBJECT != 0 {
@@ -152,6 +174,9 @@ impl Shape {
         if let Some(items) = self.items.as_deref().filter(|s| s.seen > 0) {
             out.insert("items".into(), items.schema());
         }
+        if !out.is_empty() {
+            out.insert(INFERRED.into(), Value::Bool(true));
+        }
         Value::Object(out)
     }
 }
@@ -163,12 +188,14 @@ pub struct Skipped {
     pub malformed: usize,
     /// Arguments the trace did not record.
     pub unknown: usize,
+    /// Calls whose result failed or records a refusal (the runtime did not accept them).
+    pub failed: usize,
 }
 
 impl Skipped {
     /// All skipped calls.
     pub fn total(&self) -> usize {
-        self.malformed + self.unknown
+        self.malformed + self.unknown + self.failed
     }
 }
 
@@ -198,11 +225,30 @@ impl Inferrer {
         }
     }
 
-    /// Learn from every call of a trace.
+    /// Learn from every call of a trace whose result did not fail (a call without a recorded
+    /// result counts).
     pub fn add_trace(&mut self, trace: &Trace) {
-        for call in trace.steps.iter().filter_map(|s| s.as_call()) {
-            self.add_call(call, true);
+        let pairing = Pairing::new(trace);
+        for step in &trace.steps {
+            let Some(call) = step.as_call() else { continue };
+            let result = pairing
+                .result_for(step.index)
+                .and_then(|i| trace.steps.get(i))
+                .and_then(|s| s.as_result());
+            if matches!(call.args, Args::Known(_)) && result.is_some_and(not_accepted) {
+                self.skip_call(call);
+            } else {
+                self.add_call(call, true);
+            }
         }
+    }
+
+    /// Count a call the runtime did not accept (its result failed or records a refusal):
+    /// its tool exists, but nothing is learned from its arguments.
+    pub fn skip_call(&mut self, call: &crate::model::ToolCall) {
+        self.calls += 1;
+        self.tools.entry(call.name.clone()).or_default().calls += 1;
+        self.skipped.failed += 1;
     }
 
     /// Learn from one call; its string values count toward enums only when `enums`.
@@ -256,6 +302,33 @@ impl Inferrer {
     }
 }
 
+/// A result that shows the runtime did not accept its call: an error status, an HTTP error, a
+/// body whose `error` is set or whose `status` says it failed, or a refusal (the user or a
+/// permission system declined the call).
+pub fn not_accepted(r: &ToolResult) -> bool {
+    if r.status == ResultStatus::Error || r.http_status.is_some_and(|s| s >= 400) {
+        return true;
+    }
+    if crate::analysis::outcome::refused(r) {
+        return true;
+    }
+    let body = match &r.content {
+        Value::String(s) => serde_json::from_str::<Value>(s.trim()).ok(),
+        other => Some(other.clone()),
+    };
+    body.as_ref().and_then(Value::as_object).is_some_and(|m| {
+        m.get("error")
+            .or_else(|| m.get("errors"))
+            .is_some_and(|e| !(e.is_null() || e == &json!(false) || e == &json!("")))
+            || m.get("status").and_then(Value::as_str).is_some_and(|s| {
+                matches!(
+                    s.to_ascii_lowercase().as_str(),
+                    "error" | "failed" | "failure"
+                )
+            })
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -272,6 +345,19 @@ mod tests {
         (inf.tools_file(&["t.jsonl".into()]), inf)
     }
 
+    /// The schema without its `x-tracelint-inferred` markers, checking each object node had one.
+    fn unmarked(v: Value) -> Value {
+        match v {
+            Value::Object(mut m) => {
+                if !m.is_empty() && m.contains_key("type") {
+                    assert_eq!(m.remove(INFERRED), Some(json!(true)), "{m:?}");
+                }
+                Value::Object(m.into_iter().map(|(k, v)| (k, unmarked(v))).collect())
+            }
+            other => other,
+        }
+    }
+
     fn call(name: &str, args: &str) -> String {
         format!(r#"{{"type": "tool_call", "name": "{name}", "args": {args}}}"#)
     }
@@ -284,68 +370,82 @@ mod tests {
     fn required_types_and_enums() {
         let t = trace(&[
             call("read", r#"{"path": "/a", "limit": 10, "mode": "fast"}"#),
-            call("read", r#"{"path": "/b", "limit": 2.5, "tag": null}"#),
-            call("read", r#"{"path": "/c", "tag": "x"}"#),
+            call("read", r#"{"path": "/b", "limit": 2.5, "tag": null, "mode": "slow"}"#),
+            call("read", r#"{"path": "/c", "tag": "x", "mode": "fast"}"#),
+            call("read", r#"{"path": "/a", "mode": "fast"}"#),
         ]);
         let (file, _) = infer(&t, 10);
-        insta::assert_json_snapshot!(file, @r#"
-        {
-          "_meta": {
-            "inferred_from": [
-              "t.jsonl"
-            ]
-          },
-          "tools": [
-            {
-              "inputSchema": {
-                "additionalProperties": false,
-                "properties": {
-                  "limit": {
-                    "type": "number"
-                  },
-                  "mode": {
-                    "enum": [
-                      "fast"
-                    ],
-                    "type": "string"
-                  },
-                  "path": {
-                    "enum": [
-                      "/a",
-                      "/b",
-                      "/c"
-                    ],
-                    "type": "string"
-                  },
-                  "tag": {
-                    "type": [
-                      "null",
-                      "string"
-                    ]
-                  }
-                },
-                "required": [
-                  "path"
-                ],
-                "type": "object"
-              },
-              "name": "read"
-            }
-          ]
-        }
-        "#);
+        // `mode` repeats (2 values in 4 calls): an enum. `path` hardly does (3 in 4): none.
+        // Every constraint written says it was inferred.
+        assert_eq!(
+            file,
+            json!({
+                "_meta": {"inferred_from": ["t.jsonl"]},
+                "tools": [{
+                    "name": "read",
+                    "inputSchema": {
+                        "type": "object",
+                        "properties": {
+                            "limit": {"type": "number", INFERRED: true},
+                            "mode": {"type": "string", "enum": ["fast", "slow"], INFERRED: true},
+                            "path": {"type": "string", INFERRED: true},
+                            "tag": {"type": ["null", "string"], INFERRED: true}
+                        },
+                        "required": ["mode", "path"],
+                        "additionalProperties": false,
+                        INFERRED: true
+                    }
+                }]
+            })
+        );
+    }
+
+    #[test]
+    fn one_call_or_values_that_do_not_repeat_learn_no_enum() {
+        let one = trace(&[call("t", r#"{"order_id": "4521", "subject": "Order 4521 cancelled"}"#)]);
+        let props = infer(&one, 10).0["tools"][0]["inputSchema"]["properties"].clone();
+        assert_eq!(props["order_id"], json!({"type": "string", INFERRED: true}));
+        assert_eq!(props["subject"], json!({"type": "string", INFERRED: true}));
+        // Three calls, three values: no set of choices either.
+        let three: Vec<String> = (0..3)
+            .map(|i| call("t", &format!(r#"{{"s": "v{i}"}}"#)))
+            .collect();
+        let s = infer(&trace(&three), 10).0["tools"][0]["inputSchema"]["properties"]["s"].clone();
+        assert_eq!(s, json!({"type": "string", INFERRED: true}));
+    }
+
+    #[test]
+    fn calls_the_runtime_did_not_accept_teach_nothing() {
+        let t = r#"{"run_id": "r", "steps": [
+            {"type": "tool_call", "call_id": "1", "name": "cancel_order", "args": {"order_id": 4521}},
+            {"type": "tool_result", "call_id": "1", "status": "error", "content": "order_id must be a string"},
+            {"type": "tool_call", "call_id": "2", "name": "cancel_order", "args": {"order_id": "4521"}},
+            {"type": "tool_result", "call_id": "2", "content": "The user doesn't want to proceed with this tool use."},
+            {"type": "tool_call", "call_id": "3", "name": "cancel_order", "args": {"order_id": "7788", "why": "late"}},
+            {"type": "tool_result", "call_id": "3", "status": "ok", "content": "cancelled"}
+        ]}"#;
+        let (file, inf) = infer(t, 10);
+        assert_eq!(inf.skipped().failed, 2);
+        assert_eq!(
+            file["tools"][0]["inputSchema"]["properties"]["order_id"],
+            json!({"type": "string", INFERRED: true}),
+            "the failed call's integer is not learned"
+        );
     }
 
     #[test]
     fn enum_limit_is_inclusive_and_zero_turns_enums_off() {
-        let calls: Vec<String> = (0..3)
-            .map(|i| call("t", &format!(r#"{{"s": "v{i}"}}"#)))
+        let calls: Vec<String> = (0..6)
+            .map(|i| call("t", &format!(r#"{{"s": "v{}"}}"#, i % 3)))
             .collect();
         let t = trace(&calls);
         let s = |max| infer(&t, max).0["tools"][0]["inputSchema"]["properties"]["s"].clone();
-        assert_eq!(s(3), json!({"type": "string", "enum": ["v0", "v1", "v2"]}));
-        assert_eq!(s(2), json!({"type": "string"}));
-        assert_eq!(s(0), json!({"type": "string"}));
+        assert_eq!(
+            s(3),
+            json!({"type": "string", "enum": ["v0", "v1", "v2"], INFERRED: true})
+        );
+        assert_eq!(s(2), json!({"type": "string", INFERRED: true}));
+        assert_eq!(s(0), json!({"type": "string", INFERRED: true}));
     }
 
     #[test]
@@ -362,6 +462,8 @@ mod tests {
         ]);
         let (file, _) = infer(&t, 0);
         let schema = &file["tools"][0]["inputSchema"];
+        // The markers aside (every node carries one), the shapes.
+        let schema = &unmarked(schema.clone());
         assert_eq!(
             schema["properties"]["edits"],
             json!({

@@ -13,7 +13,7 @@ use std::collections::{BTreeMap, BTreeSet, HashMap};
 
 use serde_json::{Map, Value, json};
 
-use crate::infer::Inferrer;
+use crate::infer::{INFERRED, Inferrer, not_accepted};
 use crate::lint::Linter;
 use crate::model::{Args, Condition, Pairing, ResultStatus, ToolMetadata, ToolSpec, Trace};
 
@@ -48,6 +48,9 @@ pub enum Origin {
     Builtin,
     /// Inferred from the calls.
     Inferred,
+    /// Left without a schema: agents of different kinds call a tool of this name with
+    /// different schemas (or one with a schema and one without).
+    Conflict,
 }
 
 #[derive(Debug, Default)]
@@ -63,6 +66,37 @@ struct Seen {
     /// `(tool, field)` pairs such that every call so far had the same value in `field` as an
     /// earlier successful call of `tool` in its trace (`None`: no call yet).
     before: Option<BTreeSet<(String, String)>>,
+    /// The agents whose traces called the tool (`OTHER_AGENTS` for a format that names none),
+    /// with the real schemas their calls were checked against.
+    families: BTreeMap<String, Family>,
+}
+
+/// What one agent's calls of a tool were checked against.
+#[derive(Debug, Default)]
+struct Family {
+    /// The real schemas (as JSON text) in force for its calls.
+    schemas: BTreeSet<String>,
+    /// The keys of its calls that had no real schema in force: used by any, and by every one
+    /// (`None`: no such call).
+    used: BTreeSet<String>,
+    always: Option<BTreeSet<String>>,
+}
+
+impl Family {
+    /// Would its calls without a schema fit this schema by shape (every key a property, every
+    /// required key in every call)?
+    fn fits(&self, schema: &Value) -> bool {
+        let Some(always) = &self.always else {
+            return true;
+        };
+        let props = schema.get("properties").and_then(Value::as_object);
+        let known = |k: &String| props.is_some_and(|p| p.contains_key(k));
+        let required_met = schema
+            .get("required")
+            .and_then(Value::as_array)
+            .is_none_or(|r| r.iter().filter_map(Value::as_str).all(|k| always.contains(k)));
+        self.used.iter().all(known) && required_met
+    }
 }
 
 /// Accumulates traces and writes the starter file.
@@ -70,6 +104,9 @@ pub struct Starter<'l> {
     linter: &'l Linter,
     inferrer: Inferrer,
     tools: BTreeMap<String, Seen>,
+    /// The JSON types each key of a successful result's top-level object held (`"string"`,
+    /// `"integer"`…): what the system itself says a value like `order_id` is.
+    result_types: BTreeMap<String, BTreeSet<&'static str>>,
 }
 
 /// Fewest calls of a tool for a `requires` suggestion.
@@ -96,6 +133,7 @@ impl<'l> Starter<'l> {
             linter,
             inferrer: Inferrer::new(enum_max),
             tools,
+            result_types: BTreeMap::new(),
         }
     }
 
@@ -119,6 +157,12 @@ impl<'l> Starter<'l> {
     /// Learn from one trace.
     pub fn add_trace(&mut self, trace: &Trace) {
         let linter = self.linter;
+        // The agent that made the trace, when its format says (`claude-code`, `gemini-cli`…),
+        // else the file it came from: same-named tools of different agents are different tools.
+        let family = match trace.attribute(crate::model::ATTR_AGENT) {
+            Some(agent) => agent.to_owned(),
+            None => format!("`{}`", trace.source.path),
+        };
         linter.with_registry(trace, |registry, _, _| {
             let given = linter.given.as_ref();
             let origin_of = |spec: &ToolSpec| {
@@ -145,13 +189,39 @@ impl<'l> Starter<'l> {
                     .result_for(step.index)
                     .and_then(|i| trace.steps.get(i))
                     .and_then(|s| s.as_result());
-                let failed = result.is_some_and(errored);
-                self.inferrer.add_call(call, !failed);
-                if let Some(spec) = registry.get(&call.name) {
+                let failed = result.is_some_and(not_accepted);
+                if failed && matches!(call.args, Args::Known(_)) {
+                    self.inferrer.skip_call(call);
+                } else {
+                    self.inferrer.add_call(call, true);
+                }
+                let spec = registry.get(&call.name);
+                if let Some(spec) = spec {
                     let origin = origin_of(spec);
                     if origin != Origin::Given {
                         self.offer(spec, origin);
                     }
+                }
+                // Which family of agent called it, with which real schema (none: inferred).
+                let family = self
+                    .tools
+                    .entry(call.name.clone())
+                    .or_default()
+                    .families
+                    .entry(family.clone())
+                    .or_default();
+                if let Some(schema) = spec.and_then(|s| s.schema.as_ref()) {
+                    family.schemas.insert(schema.to_string());
+                } else {
+                    let keys: BTreeSet<String> = match &call.args {
+                        Args::Known(Value::Object(m)) => m.keys().cloned().collect(),
+                        _ => BTreeSet::new(),
+                    };
+                    family.used.extend(keys.iter().cloned());
+                    family.always = Some(match family.always.take() {
+                        None => keys,
+                        Some(prev) => prev.intersection(&keys).cloned().collect(),
+                    });
                 }
                 let ties: Vec<(String, String)> = match &call.args {
                     Args::Known(Value::Object(m)) => m
@@ -184,6 +254,14 @@ impl<'l> Starter<'l> {
                         earlier.entry(tie).or_default().insert(call.name.clone());
                     }
                 }
+                if let Some(Value::Object(body)) = result.filter(|_| !failed).map(|r| r.structured())
+                {
+                    for (key, v) in body.iter().take(MAX_RESULT_KEYS) {
+                        if let Some(t) = scalar_type(v) {
+                            self.result_types.entry(key.clone()).or_default().insert(t);
+                        }
+                    }
+                }
             }
         });
     }
@@ -194,19 +272,49 @@ impl<'l> Starter<'l> {
         let mut counts: BTreeMap<Origin, usize> = BTreeMap::new();
         let mut tools = Vec::new();
         for (name, seen) in &self.tools {
-            let (origin, schema, about) = match &seen.schema {
-                Some((o, spec)) => (
+            let conflict = conflict(seen);
+            let (origin, schema, about) = match (&seen.schema, conflict) {
+                (Some((o, _)), Some(about)) if *o != Origin::Given => {
+                    (Origin::Conflict, None, about)
+                }
+                (None, Some(about)) if self.inferrer.schema_for(name).is_some() => {
+                    (Origin::Conflict, None, about)
+                }
+                (Some((o, spec)), _)
+                    if spec
+                        .schema
+                        .as_ref()
+                        .and_then(|s| s.get("type"))
+                        .is_some_and(|t| t != "object") =>
+                {
+                    (
+                        *o,
+                        None,
+                        format!(
+                            "input schema: left out: {} takes free-form text, not an object of arguments, which a tools file cannot declare",
+                            describe(*o, &spec.source.0)
+                        ),
+                    )
+                }
+                (Some((o, spec)), _) => (
                     *o,
-                    spec.schema.clone(),
+                    spec.schema.clone().map(|schema| {
+                        if spec.metadata.extra_keys_tolerated {
+                            tolerate_extra_keys(schema)
+                        } else {
+                            schema
+                        }
+                    }),
                     format!("input schema: {}", describe(*o, &spec.source.0)),
                 ),
-                _ => match self.inferrer.schema_for(name) {
+                (None, _) => match self.inferrer.schema_for(name) {
                     Some((mut schema, usable)) if usable > 0 => {
+                        self.typed_by_results(&mut schema);
                         if let Value::Object(m) = &mut schema {
                             m.insert(
                                 "$comment".into(),
                                 json!(format!(
-                                    "inferred by tracelint init from {usable} call(s); no enum learned from a call whose result was an error: review the types, required keys and enums"
+                                    "inferred by tracelint init from {usable} call(s) the runtime accepted (none whose result failed or was refused; an enum only where values repeat): every constraint marked `{INFERRED}` is a guess, and `check` reports a call against it as a candidate; review it and delete the marker to make it a rule"
                                 )),
                             );
                         }
@@ -254,6 +362,36 @@ impl<'l> Starter<'l> {
         let mut text = serde_json::to_string_pretty(&file).expect("plain data serialises");
         text.push('\n');
         (text, counts)
+    }
+
+    /// An inferred argument whose calls all held one scalar type, where every successful
+    /// result that carries a key of that name holds another (`cancel_order {"order_id": 4521}`
+    /// after `{"order_id": "4521"}` came back): the system's own results say what the value
+    /// is, so the property takes their type (still marked inferred: a call against it is a
+    /// candidate).
+    fn typed_by_results(&self, schema: &mut Value) {
+        let Some(props) = schema.get_mut("properties").and_then(Value::as_object_mut) else {
+            return;
+        };
+        for (key, prop) in props.iter_mut() {
+            let Some(seen) = self.result_types.get(key) else {
+                continue;
+            };
+            let [told] = seen.iter().copied().collect::<Vec<_>>()[..] else {
+                continue;
+            };
+            let Some(Value::String(own)) = prop.get("type") else {
+                continue;
+            };
+            let numbers = |t: &str| t == "integer" || t == "number";
+            if own != told
+                && !(numbers(own) && numbers(told))
+                && prop.get("enum").is_none()
+                && let Value::Object(m) = prop
+            {
+                m.insert("type".into(), json!(told));
+            }
+        }
     }
 
     /// What a human must answer about a tool, with what the traces showed.
@@ -318,28 +456,72 @@ impl<'l> Starter<'l> {
     }
 }
 
-/// A result that says the call failed: a structured error, an HTTP error status, or a body whose
-/// top level carries an `error` or a failed `status`. Broad on purpose: it only keeps a call's
-/// values out of an inferred enum, which can only make the schema looser.
-fn errored(r: &crate::model::ToolResult) -> bool {
-    if r.status == ResultStatus::Error || r.http_status.is_some_and(|s| s >= 400) {
-        return true;
+/// Why a tool is left without a schema, when agents of different kinds call it under one
+/// name with different schemas (or one with a real schema and one with none): a Gemini CLI
+/// `read_file` and another agent's are different tools, never silently merged.
+fn conflict(seen: &Seen) -> Option<String> {
+    if seen.families.len() < 2 {
+        return None;
     }
-    let body = match &r.content {
-        Value::String(s) => serde_json::from_str::<Value>(s.trim()).ok(),
-        other => Some(other.clone()),
-    };
-    body.as_ref().and_then(Value::as_object).is_some_and(|m| {
-        m.get("error")
-            .or_else(|| m.get("errors"))
-            .is_some_and(|e| !(e.is_null() || e == &json!(false) || e == &json!("")))
-            || m.get("status").and_then(Value::as_str).is_some_and(|s| {
-                matches!(
-                    s.to_ascii_lowercase().as_str(),
-                    "error" | "failed" | "failure"
-                )
-            })
-    })
+    let with: Vec<&Family> = seen
+        .families
+        .values()
+        .filter(|f| !f.schemas.is_empty())
+        .collect();
+    // Families that were given schemas must have been given the same ones; a family whose
+    // calls had none must fit every one of them by shape.
+    let same = with.windows(2).all(|w| w[0].schemas == w[1].schemas);
+    let fit = seen.families.values().all(|f| {
+        with.iter().all(|g| {
+            g.schemas
+                .iter()
+                .filter_map(|t| serde_json::from_str::<Value>(t).ok())
+                .all(|schema| f.fits(&schema))
+        })
+    });
+    if same && fit {
+        return None;
+    }
+    let who: Vec<String> = seen
+        .families
+        .iter()
+        .take(6)
+        .map(|(family, f)| {
+            let with = match (f.schemas.len(), f.always.is_some()) {
+                (0, _) => "no schema",
+                (1, false) => "a schema",
+                _ => "several schemas or none",
+            };
+            format!("{family} ({with})")
+        })
+        .collect();
+    Some(format!(
+        "input schema: left out: a tool of this name is called by {}, and same-named tools of different agents are different tools; give it the schema of the agent you check, or check each agent's runs with its own tools file",
+        who.join(", ")
+    ))
+}
+
+/// A built-in schema whose runtime drops unexpected keys: a tools file cannot say so, so its
+/// top level accepts them.
+fn tolerate_extra_keys(mut schema: Value) -> Value {
+    if let Value::Object(m) = &mut schema {
+        m.remove("additionalProperties");
+    }
+    schema
+}
+
+/// Keys of one result's top-level object read for their types.
+const MAX_RESULT_KEYS: usize = 256;
+
+/// The JSON Schema type of a scalar (`None` for null, arrays and objects).
+fn scalar_type(v: &Value) -> Option<&'static str> {
+    match v {
+        Value::Bool(_) => Some("boolean"),
+        Value::Number(n) if n.is_f64() => Some("number"),
+        Value::Number(_) => Some("integer"),
+        Value::String(_) => Some("string"),
+        _ => None,
+    }
 }
 
 /// A value that can tie two calls together: a string of a few chars, or a number.
@@ -355,8 +537,9 @@ fn describe(origin: Origin, source: &str) -> String {
     match origin {
         Origin::Given => format!("from `{source}`"),
         Origin::Embedded => format!("{source} (the schema the agent was given)"),
-        Origin::Builtin => format!("Claude Code's built-in schemas (`{source}`)"),
+        Origin::Builtin => format!("the agent's built-in schemas (`{source}`)"),
         Origin::Inferred => "inferred from the calls".to_owned(),
+        Origin::Conflict => "left out: agents of different kinds call a tool of this name".to_owned(),
     }
 }
 

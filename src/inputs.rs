@@ -224,10 +224,22 @@ fn has_trace_extension(path: &Path) -> bool {
         .is_some_and(|e| TRACE_EXTENSIONS.contains(&e.to_ascii_lowercase().as_str()))
 }
 
-/// Open a file to read it, never waiting: a named pipe is opened without waiting for a writer
-/// (one that nobody writes to reads as empty), and a directory, a socket or a device is refused
-/// with what it is. Every file tracelint reads (traces, tools files) opens through here.
-pub fn open_file(path: &Path) -> std::io::Result<std::fs::File> {
+/// Whether `open` reads a named pipe (traces and tools files, so that `<(…)` works) or refuses
+/// it (configuration, expectations, baselines, shards: a file that must be read whole).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Pipes {
+    /// Read a named pipe as a stream (one nobody writes to reads as empty).
+    Read,
+    /// Refuse anything but a regular file.
+    Refuse,
+}
+
+/// Open a file to read it, never waiting: the one way every file tracelint reads (traces,
+/// tools files, configuration, expectations, baselines, shards) is opened. A named pipe is
+/// opened without waiting for a writer and, when `pipes` says so, read (else refused); a
+/// directory, a socket or a device (`/dev/zero`, `/dev/stdin` on a terminal) is refused with
+/// what it is.
+pub fn open(path: &Path, pipes: Pipes) -> std::io::Result<std::fs::File> {
     #[cfg(unix)]
     {
         use rustix::fs::OFlags;
@@ -244,7 +256,12 @@ pub fn open_file(path: &Path) -> std::io::Result<std::fs::File> {
         } else if kind.is_socket() {
             Some("it is a socket, not a file")
         } else if kind.is_block_device() || kind.is_char_device() {
-            Some("it is a device, not a file (read standard input with `-`)")
+            Some(match pipes {
+                Pipes::Read => "it is a device, not a file (read standard input with `-`)",
+                Pipes::Refuse => "it is a device, not a file",
+            })
+        } else if kind.is_fifo() && pipes == Pipes::Refuse {
+            Some("it is a named pipe (or standard input), not a file: give a regular file")
         } else {
             None
         };
@@ -257,12 +274,39 @@ pub fn open_file(path: &Path) -> std::io::Result<std::fs::File> {
     }
     #[cfg(not(unix))]
     {
+        let _ = pipes;
         let file = std::fs::File::open(path)?;
-        if file.metadata()?.is_dir() {
-            return Err(std::io::Error::other("it is a directory"));
+        if !file.metadata()?.is_file() {
+            return Err(std::io::Error::other("it is not a regular file"));
         }
         Ok(file)
     }
+}
+
+/// Open a trace (or tools) file: `open` reading named pipes.
+pub fn open_file(path: &Path) -> std::io::Result<std::fs::File> {
+    open(path, Pipes::Read)
+}
+
+/// Read a whole file (`open`) of at most `limit` bytes; a larger one is an error saying so,
+/// read no further than the limit.
+pub fn read_limited(path: &Path, limit: u64, pipes: Pipes) -> std::io::Result<Vec<u8>> {
+    use std::io::Read;
+    let file = open(path, pipes)?;
+    let mut bytes = Vec::new();
+    file.take(limit.saturating_add(1)).read_to_end(&mut bytes)?;
+    if bytes.len() as u64 > limit {
+        return Err(std::io::Error::other(format!(
+            "it is larger than the limit of {limit} bytes"
+        )));
+    }
+    Ok(bytes)
+}
+
+/// `read_limited` for a text file: anything but UTF-8 is an error.
+pub fn read_text(path: &Path, limit: u64, pipes: Pipes) -> std::io::Result<String> {
+    String::from_utf8(read_limited(path, limit, pipes)?)
+        .map_err(|_| std::io::Error::other("it is not UTF-8 text"))
 }
 
 /// Is `file` a pipe (a named pipe, `<(…)`): read as a stream, it cannot seek.
@@ -279,29 +323,166 @@ pub fn is_pipe(file: &std::fs::File) -> bool {
     }
 }
 
-/// The first output that is one of the inputs (the same file, through any spelling or
-/// symlink), as (flag, output, input): writing it would replace what is being read.
+/// What identifies a file whatever its name: its device and inode (a hard link, a symlink,
+/// `./a.json`, `/dev/stdin` all lead to the same pair).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct FileId {
+    dev: u64,
+    ino: u64,
+}
+
+impl FileId {
+    /// The file `path` leads to (symlinks followed), when it exists.
+    pub fn of(path: &Path) -> Option<FileId> {
+        #[cfg(unix)]
+        {
+            use std::os::unix::fs::MetadataExt;
+            let m = std::fs::metadata(path).ok()?;
+            Some(FileId {
+                dev: m.dev(),
+                ino: m.ino(),
+            })
+        }
+        #[cfg(not(unix))]
+        {
+            // No inode: the resolved path, hashed, stands for it.
+            use std::hash::{Hash, Hasher};
+            let resolved = std::fs::canonicalize(path).ok()?;
+            let mut h = std::collections::hash_map::DefaultHasher::new();
+            resolved.hash(&mut h);
+            Some(FileId {
+                dev: 0,
+                ino: h.finish(),
+            })
+        }
+    }
+
+    /// Standard input, when it is a file (`< trace.json`): it may be reached by name too.
+    pub fn of_stdin() -> Option<FileId> {
+        #[cfg(unix)]
+        {
+            use std::os::fd::AsFd;
+            use std::os::unix::fs::MetadataExt;
+            let fd = std::io::stdin().as_fd().try_clone_to_owned().ok()?;
+            let m = std::fs::File::from(fd).metadata().ok()?;
+            m.is_file().then(|| FileId {
+                dev: m.dev(),
+                ino: m.ino(),
+            })
+        }
+        #[cfg(not(unix))]
+        {
+            None
+        }
+    }
+}
+
+/// The files a run reads, each with what to call it in a message (`the input `a.json``, `the
+/// tools file `tools.json``): what no output may replace.
+#[derive(Debug, Default)]
+pub struct ReadFiles(Vec<(FileId, String)>);
+
+impl ReadFiles {
+    /// An empty list.
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// Add the file at `path`, called `what`, when it exists.
+    pub fn add(&mut self, path: &Path, what: String) {
+        if let Some(id) = FileId::of(path) {
+            self.0.push((id, what));
+        }
+    }
+
+    /// Add the inputs (`-` is standard input, when that is a file).
+    pub fn add_inputs(&mut self, specs: &[InputSpec]) {
+        for spec in specs {
+            match &spec.path {
+                Some(p) => self.add(p, format!("the input `{}`", spec.display)),
+                None => {
+                    if let Some(id) = FileId::of_stdin() {
+                        self.0
+                            .push((id, "the input `-` (standard input)".to_owned()));
+                    }
+                }
+            }
+        }
+    }
+
+    /// What the first output in `outputs` (flag, path) that is one of these files would
+    /// replace, as an error: `--json ./a.json` would overwrite the input `a.json`.
+    pub fn guard(&self, outputs: &[(&str, &Path)], instead: &str) -> Result<(), String> {
+        for (flag, out) in outputs {
+            let Some(id) = FileId::of(out) else { continue };
+            if let Some((_, what)) = self.0.iter().find(|(i, _)| *i == id) {
+                return Err(format!(
+                    "`{flag} {}` would overwrite {what}: write {instead} somewhere else",
+                    out.display()
+                ));
+            }
+        }
+        Ok(())
+    }
+}
+
+/// The inputs without those found by walking a directory that are one of `outputs` (a report
+/// an earlier run wrote into the directory it lints, about to be replaced), each with a note
+/// saying it is not linted: re-running the same command does not trip over its own report.
+/// An output named as an input is left for `ReadFiles::guard` to refuse.
+pub fn without_own_outputs(
+    specs: Vec<InputSpec>,
+    outputs: &[(&str, &Path)],
+) -> (Vec<InputSpec>, Vec<String>) {
+    let outs: Vec<(FileId, &str)> = outputs
+        .iter()
+        .filter_map(|(flag, p)| Some((FileId::of(p)?, *flag)))
+        .collect();
+    if outs.is_empty() {
+        return (specs, Vec::new());
+    }
+    let mut notes = Vec::new();
+    let kept = specs
+        .into_iter()
+        .filter(|spec| {
+            let own = spec
+                .path
+                .as_deref()
+                .filter(|_| spec.walked)
+                .and_then(FileId::of)
+                .and_then(|id| outs.iter().find(|(o, _)| *o == id));
+            if let Some((_, flag)) = own {
+                notes.push(format!(
+                    "{}: not linted: this run writes its `{flag}` report there",
+                    spec.display
+                ));
+            }
+            own.is_none()
+        })
+        .collect();
+    (kept, notes)
+}
+
+/// The first output that is one of the inputs (the same file, through any spelling, symlink
+/// or hard link: compared by device and inode), as (flag, output, input): writing it would
+/// replace what is being read.
 pub fn output_over_input<'a>(
     outputs: &[(&'a str, &'a Path)],
     inputs: &'a [InputSpec],
 ) -> Option<(&'a str, &'a Path, &'a str)> {
-    let resolve = |p: &Path| -> Option<PathBuf> {
-        if let Ok(c) = std::fs::canonicalize(p) {
-            return Some(c);
-        }
-        // Not there yet: its folder, resolved, and its name.
-        let parent = match p.parent() {
-            Some(d) if !d.as_os_str().is_empty() => d,
-            _ => Path::new("."),
-        };
-        Some(std::fs::canonicalize(parent).ok()?.join(p.file_name()?))
-    };
-    let ins: Vec<(&Path, &str)> = inputs
+    let stdin = FileId::of_stdin();
+    let ins: Vec<(FileId, &str)> = inputs
         .iter()
-        .filter_map(|i| Some((i.resolved.as_deref()?, i.display.as_str())))
+        .filter_map(|i| {
+            let id = match &i.path {
+                Some(p) => FileId::of(p),
+                None => stdin,
+            };
+            Some((id?, i.display.as_str()))
+        })
         .collect();
     outputs.iter().find_map(|(flag, out)| {
-        let o = resolve(out)?;
+        let o = FileId::of(out)?;
         ins.iter()
             .find(|(i, _)| *i == o)
             .map(|(_, shown)| (*flag, *out, *shown))

@@ -188,9 +188,11 @@ fn gemini_cli_s_own_verdicts_are_r1_and_r7() {
         |text| text.starts_with("params must") || text.starts_with("params/"),
         |text| text.starts_with("Tool \"") && text.contains("\" not found"),
     );
-    // 0.20.2 (JSON), 0.40.1 (JSON Lines), 0.61.0 with its sub-agent's session.
-    assert_eq!(t.sessions, 4);
-    assert_eq!(t.refused, 5);
+    // 0.20.2 (JSON), 0.40.1 (JSON Lines), 0.61.0 with its sub-agent's session; the
+    // stream-json transcripts of 0.20.2, 0.40.1 and 0.61.0, and the session log the 0.61.0 one
+    // was written beside.
+    assert_eq!(t.sessions, 8);
+    assert_eq!(t.refused, 10);
 }
 
 /// Every real session file of every agent in `fixtures/real/` (companion files left out: a
@@ -203,6 +205,7 @@ fn agent_session_files() -> Vec<PathBuf> {
         "gemini-cli",
         "cline",
         "copilot-cli",
+        "pi",
         "claude-code-2.1.332",
     ] {
         out.extend(sessions(dir).into_iter().filter(|p| {
@@ -268,9 +271,10 @@ fn every_structured_failure_is_an_r2a_hard_event_and_nothing_else_is() {
             failures += expected.len();
         }
     }
-    // 3 Codex, 4 Gemini CLI, 2 Cline, 1 Copilot CLI, 2 Claude Code 2.1.332 files.
-    assert_eq!(files, 12);
-    // Codex 1 (the other, a `grep` with no match, is the convention), Gemini CLI 7, Cline 2,
-    // Copilot CLI 3, Claude Code 3: the per-adapter count tests pin each file's.
-    assert_eq!(failures, 16);
+    // 3 Codex, 8 Gemini CLI, 2 Cline, 1 Copilot CLI, 2 pi, 2 Claude Code 2.1.332 files.
+    assert_eq!(files, 18);
+    // Codex 1 (the other, a `grep` with no match, is the convention), Gemini CLI 7 + 14 in
+    // the stream-json transcripts and their session log, Cline 2, Copilot CLI 3, pi 10,
+    // Claude Code 3: the per-adapter count tests pin each file's.
+    assert_eq!(failures, 40);
 }

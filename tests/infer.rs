@@ -132,3 +132,30 @@ fn a_real_claude_code_session_has_no_r1_finding_under_its_inferred_schema() {
     assert_eq!(cov["decided"], cov["total"], "{report:#}");
     assert!(cov["total"].as_u64().unwrap() > 50);
 }
+
+/// Issue 41: one call teaches no enum (its value is no set of choices), and what `infer`
+/// writes says it was inferred.
+#[test]
+fn one_call_learns_no_enum_and_the_schema_says_it_is_inferred() {
+    let dir = tempfile::tempdir().unwrap();
+    let trace = dir.path().join("one.json");
+    std::fs::write(
+        &trace,
+        r#"{"run_id": "one", "steps": [
+          {"type": "message", "role": "user", "content": "status of order 4521?"},
+          {"type": "tool_call", "call_id": "1", "name": "get_order_status", "args": {"order_id": "4521", "channel": "web"}},
+          {"type": "tool_result", "call_id": "1", "status": "ok", "content": {"status": "shipped"}}
+        ]}"#,
+    )
+    .unwrap();
+    let out = tracelint(&["infer", trace.to_str().unwrap(), "--pretty"]);
+    assert_eq!(out.status.code(), Some(0), "{out:?}");
+    let file: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let schema = &file["tools"][0]["inputSchema"];
+    assert_eq!(
+        schema["properties"]["channel"],
+        serde_json::json!({"type": "string", "x-tracelint-inferred": true}),
+        "{schema}"
+    );
+    assert_eq!(schema["x-tracelint-inferred"], true, "{schema}");
+}

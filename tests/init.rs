@@ -1,7 +1,9 @@
 //! `tracelint init` on a real OpenInference trace (recorded by the real instrumentation, see
 //! fixtures/init/record-openinference.py) whose embedded schema a call violated: the embedded
-//! schema is kept as it is, and without it the inferred schema learns no enum value from the call
+//! schema is kept as it is, and without it the inferred schema learns nothing from the call
 //! whose result was an error. The file loads with `--tools` and behaviour is only `_todo`.
+//! On the real fixtures, `init`'s file adds no hard defect to `check` and passes `tools lint`;
+//! on the quick-start trace, the planted R1 is still caught.
 
 use std::path::Path;
 use std::process::Command;
@@ -111,9 +113,11 @@ fn without_an_embedded_schema_no_enum_is_learned_from_the_failed_call() {
     let out = dir.path().join("tools.json");
     let file = init(trace.to_str().unwrap(), &out);
     let schema = &file["tools"][0]["inputSchema"];
+    // One accepted call (the `turbo` one failed and teaches nothing): no enum, only a type,
+    // marked as inferred.
     assert_eq!(
-        schema["properties"]["mode"]["enum"],
-        serde_json::json!(["heat"]),
+        schema["properties"]["mode"],
+        serde_json::json!({"type": "string", "x-tracelint-inferred": true}),
         "{schema}"
     );
     assert!(
@@ -128,4 +132,175 @@ fn without_an_embedded_schema_no_enum_is_learned_from_the_failed_call() {
             .unwrap()
             .contains("inferred")
     );
+}
+
+/// The hard defects of `check` over inputs (with extra arguments): (file, line, rule) each.
+/// Whether the OpenAI-style call whose `tool_calls` entry starts at `line` of `file` got a result
+/// in which the runtime refused it (Claude Code's `InputValidationError`). Other formats: false.
+fn refused_by_runtime(file: &str, line: u64) -> bool {
+    let Ok(text) = std::fs::read_to_string(file) else {
+        return false;
+    };
+    // The call's id is the first `"id"` at or after the call's line.
+    let Some(id) = text
+        .lines()
+        .skip(
+            usize::try_from(line)
+                .unwrap_or(usize::MAX)
+                .saturating_sub(1),
+        )
+        .take(3)
+        .find_map(|l| l.trim().strip_prefix("\"id\": \""))
+        .and_then(|rest| rest.split('"').next())
+    else {
+        return false;
+    };
+    let Ok(doc) = serde_json::from_str::<Value>(&text) else {
+        return false;
+    };
+    let messages = doc["messages"].as_array().cloned().unwrap_or_default();
+    messages.iter().any(|m| {
+        m["role"] == "tool"
+            && m["tool_call_id"] == id
+            && m["content"]
+                .as_str()
+                .is_some_and(|c| c.starts_with("<tool_use_error>InputValidationError"))
+    })
+}
+
+fn hard_defects(args: &[&str]) -> Vec<(String, u64, String)> {
+    let run = tracelint(
+        &[
+            &["check"][..],
+            args,
+            &["--no-config", "--output-format", "json"],
+        ]
+        .concat(),
+    );
+    let report: Value = serde_json::from_slice(&run.stdout)
+        .unwrap_or_else(|e| panic!("{e}: {}", String::from_utf8_lossy(&run.stderr)));
+    let mut out: Vec<(String, u64, String)> = report["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|f| f["tier"] == "hard_defect" && f["suppressed"] != true && f["ignored"] != true)
+        .map(|f| {
+            (
+                f["file"].as_str().unwrap_or_default().to_owned(),
+                f["line"].as_u64().unwrap_or_default(),
+                f["rule"].as_str().unwrap_or_default().to_owned(),
+            )
+        })
+        .collect();
+    out.sort();
+    out
+}
+
+/// Issue 41: `init fixtures/real/ -o t.json`, then the `check` it suggests, adds no hard
+/// defect to `check fixtures/real/` alone (a guess never fails a build; same-named tools of
+/// different agents are not merged), and `tools lint` finds no hard defect in the file.
+#[test]
+fn init_on_the_real_fixtures_adds_no_hard_defect_and_lints_clean() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("t.json");
+    let out = out.to_str().unwrap();
+    // One file there is a schema document, not a trace: an input issue (exit 3), not a failure.
+    let run = tracelint(&["init", "fixtures/real/", "--no-config", "-o", out]);
+    assert!(matches!(run.status.code(), Some(0 | 3)), "{run:?}");
+    let stderr = String::from_utf8_lossy(&run.stderr);
+    assert!(stderr.contains("left without a schema"), "{stderr}");
+    let alone = hard_defects(&["fixtures/real/"]);
+    let with = hard_defects(&["fixtures/real/", "--tools", out]);
+    // A hard defect the file itself proves is no guess: a call the agent's runtime refused (its
+    // result says so) breaks the real schema init keeps for a recognised built-in tool.
+    let added: Vec<&(String, u64, String)> = with
+        .iter()
+        .filter(|d| !alone.contains(d) && !refused_by_runtime(&d.0, d.1))
+        .collect();
+    assert!(
+        added.is_empty(),
+        "hard defects added by init's file: {added:?}"
+    );
+    assert!(!alone.is_empty(), "the real fixtures hold hard defects");
+
+    let lint = tracelint(&[
+        "tools",
+        "lint",
+        out,
+        "--no-config",
+        "--output-format",
+        "json",
+    ]);
+    let report: Value = serde_json::from_slice(&lint.stdout).unwrap();
+    let hard: Vec<&Value> = report["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|f| f["tier"] == "hard_defect")
+        .collect();
+    assert!(hard.is_empty(), "{hard:?}");
+}
+
+/// Issue 41: on the quick-start trace, `init` learns no one-call enum (order 7788 passes), and
+/// the planted `cancel_order {"order_id": 4521}` is still caught: the system's own result said
+/// `order_id` is a string, so the inferred type is string and the call a candidate, which
+/// becomes a hard defect once a person removes the markers.
+#[test]
+fn the_quickstart_planted_r1_is_still_caught_after_init() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("t.json");
+    let file = init("fixtures/quickstart/transcript.json", &out);
+    let text = serde_json::to_string(&file).unwrap();
+    assert!(!text.contains("\"enum\""), "{text}");
+    let out = out.to_str().unwrap();
+    let r1 = |trace: &str, tools: &str| {
+        let run = tracelint(&[
+            "check",
+            trace,
+            "--tools",
+            tools,
+            "--no-config",
+            "--select",
+            "R1",
+            "--include-candidates",
+        ]);
+        (
+            run.status.code(),
+            String::from_utf8_lossy(&run.stdout).into_owned(),
+        )
+    };
+    let (code, report) = r1("fixtures/quickstart/transcript.json", out);
+    assert_eq!(code, Some(0), "{report}");
+    assert!(
+        report.contains("transcript.json:7:5: candidate R1 cancel_order: breaks a constraint inferred from the traces"),
+        "{report}"
+    );
+    // Another order: nothing learned from one call's value stands in its way.
+    let other = dir.path().join("order-7788.json");
+    let trace = std::fs::read_to_string(
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/quickstart/transcript.json"),
+    )
+    .unwrap()
+    .replace("4521", "7788")
+    .replace("\"order_id\": 7788", "\"order_id\": \"7788\"");
+    std::fs::write(&other, trace).unwrap();
+    let (code, report) = r1(other.to_str().unwrap(), out);
+    assert_eq!(code, Some(0), "{report}");
+    assert!(
+        report.contains("0 hard_defects, 0 hard_events, 0 candidates"),
+        "{report}"
+    );
+    // A person reviewed the file and removed the markers: the guess is now the rule.
+    let reviewed = dir.path().join("reviewed.json");
+    std::fs::write(
+        &reviewed,
+        text.replace(",\"x-tracelint-inferred\":true", ""),
+    )
+    .unwrap();
+    let (code, report) = r1(
+        "fixtures/quickstart/transcript.json",
+        reviewed.to_str().unwrap(),
+    );
+    assert_eq!(code, Some(2), "{report}");
+    assert!(report.contains("hard_defect R1 cancel_order"), "{report}");
 }

@@ -273,15 +273,25 @@ fn every_flag_the_docs_show_exists() {
                 Some(w) if commands.iter().any(|c| c == w) => vec![*w],
                 _ => vec!["check"],
             };
-            if matches!(sub[0], "tools" | "mcp")
-                && let Some(w) = words.get(2)
+            // Nested subcommands (`tools lint`, `hook install`): descend while the next word is
+            // one of the current command's own subcommands.
+            let mut help = helps
+                .entry(sub.join(" "))
+                .or_insert_with(|| tracelint(&[&sub[..], &["--help"]].concat()))
+                .clone();
+            while let Some(w) = words.get(sub.len() + 1)
+                && sub[0] != "check"
+                && subcommands(&help).iter().any(|c| c == w)
             {
                 sub.push(w);
+                help = helps
+                    .entry(sub.join(" "))
+                    .or_insert_with(|| tracelint(&[&sub[..], &["--help"]].concat()))
+                    .clone();
             }
-            let help = helps
-                .entry(sub.join(" "))
-                .or_insert_with(|| tracelint(&[&sub[..], &["--help"]].concat()));
-            for w in &words {
+            // Words after a bare `--` belong to another program (the hook `install` writes).
+            let own = words.iter().position(|w| *w == "--").unwrap_or(words.len());
+            for w in &words[..own] {
                 let flag = w.split('=').next().unwrap_or(w);
                 let is_flag = (flag.starts_with("--") && flag.len() > 2)
                     || (flag.len() == 2 && flag.starts_with('-') && flag != "--");

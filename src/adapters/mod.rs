@@ -21,8 +21,10 @@ pub mod langsmith;
 pub mod miniswe;
 pub mod native;
 pub mod openai;
+pub mod opencode;
 pub mod openhands;
 pub mod otel;
+pub mod pi;
 pub mod sweagent;
 #[cfg(test)]
 mod testing;
@@ -81,20 +83,24 @@ pub fn parse_body(format: InputFormat, body: Body<'_>, input: &InputRef, out: &m
             langsmith::parse_document(text, input, out);
         }
         (InputFormat::LangSmith, Body::Lines(lines)) => langsmith::parse_lines(lines, input, out),
+        (InputFormat::OpenCode, Body::Document(text)) => {
+            opencode::parse_document(text, input, out);
+        }
+        (InputFormat::OpenCode, Body::Lines(lines)) => opencode::parse_lines(lines, input, out),
+        (InputFormat::Pi, Body::Document(text)) => pi::parse_document(text, input, out),
+        (InputFormat::Pi, Body::Lines(lines)) => pi::parse_lines(lines, input, out),
         (InputFormat::Dataset, Body::Document(text)) => dataset::parse_document(text, input, out),
         (InputFormat::Dataset, Body::Lines(lines)) => dataset::parse_lines(lines, input, out),
-        (InputFormat::OpenHands, Body::Lines(lines)) => {
-            let mut events = Vec::new();
-            for l in lines {
-                events.push(l);
-            }
-            openhands_lines(events, input, out);
-        }
+        (InputFormat::OpenHands, Body::Lines(lines)) => openhands_lines(lines, input, out),
     }
 }
 
 /// OpenHands events one a line: one trajectory.
-fn openhands_lines(lines: Vec<Result<Line, InputIssue>>, input: &InputRef, out: &mut dyn Emit) {
+fn openhands_lines(
+    lines: &mut dyn Iterator<Item = Result<Line, InputIssue>>,
+    input: &InputRef,
+    out: &mut dyn Emit,
+) {
     let mut trace = Trace::new(input.path.clone(), input.clone());
     let mut calls = openhands::Calls::default();
     for line in lines {

@@ -72,3 +72,46 @@ fn undetectable_input_names_the_flag() {
     );
     assert!(p.issues[0].message.contains("`hello`"), "{}", p.issues[0]);
 }
+
+/// Detection never settles for a partial fit (issue 40): a record the best-scoring format reads
+/// nothing of while another format knows it is "cannot tell", naming both and the record's line.
+#[test]
+fn a_partial_fit_is_cannot_tell_naming_both_formats_and_the_line() {
+    let text = [
+        r#"{"type":"session","version":3,"id":"s1","timestamp":"2026-01-01T00:00:00Z","cwd":"/w"}"#,
+        r#"{"type":"message","id":"a","parentId":null,"timestamp":"t","message":{"role":"assistant","content":[{"type":"toolCall","id":"t1","name":"bash","arguments":{}}]}}"#,
+        r#"{"type":"tool_use","name":"Bash","input":{"command":"ls"}}"#,
+    ]
+    .join("\n");
+    let (format, p) = parse_bytes(text.as_bytes(), "mixed.jsonl", None);
+    assert_eq!(format, None);
+    assert!(p.traces.is_empty());
+    assert_eq!(p.issues.len(), 1);
+    assert_eq!((p.issues[0].line, p.issues[0].column), (3, 1));
+    assert_eq!(
+        p.issues[0].message,
+        "cannot tell the input format: most records fit `pi`, but line 3 is a `claude` record that `pi` does not read; pass `--input-format pi|claude`"
+    );
+    // Given the format, it is read as that format.
+    let (format, p) = parse_bytes(text.as_bytes(), "mixed.jsonl", Some(InputFormat::Pi));
+    assert_eq!(format, Some(InputFormat::Pi));
+    assert_eq!(p.traces[0].call_count(), 1);
+}
+
+/// Gemini CLI's stream-json given to the Claude reader is an input error on each of its tool
+/// events, never a reading with the arguments and verdicts dropped.
+#[test]
+fn gemini_stream_json_read_as_claude_is_an_input_error() {
+    let text = concat!(
+        r#"{"type":"tool_use","timestamp":"t","tool_name":"read_file","tool_id":"r1","parameters":{"file_path":"a"}}"#,
+        "\n",
+        r#"{"type":"tool_result","timestamp":"t","tool_id":"r1","status":"error","output":"x"}"#,
+        "\n"
+    );
+    let (_, p) = parse_bytes(text.as_bytes(), "s.jsonl", Some(InputFormat::Claude));
+    assert_eq!(p.issues.len(), 2, "{:?}", p.issues);
+    assert!(p.issues.iter().all(|i| i.message.contains("--input-format gemini-cli")));
+    let (format, p) = parse_bytes(text.as_bytes(), "s.jsonl", None);
+    assert_eq!(format, Some(InputFormat::GeminiCli));
+    assert!(p.issues.is_empty(), "{:?}", p.issues);
+}

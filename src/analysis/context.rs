@@ -42,6 +42,10 @@ pub struct TraceCx<'a> {
     pub registry: &'a ToolRegistry,
     /// The run.
     pub run: &'a RunCx,
+    /// For a trace that carries no schemas but whose tools are recognisably a known agent's
+    /// built-ins (by name and shape): that agent's built-in registry, read only for its tools'
+    /// field origins and offered values (R3), never as schemas in force.
+    pub recognised: Option<&'a ToolRegistry>,
     /// What each result says about its call, classified once for R2a and R2b.
     outcomes: std::sync::OnceLock<Vec<Option<super::outcome::Outcome>>>,
     /// Every call with its key and result, built once for R4 and R5.
@@ -59,6 +63,7 @@ impl<'a> TraceCx<'a> {
             pairing: Pairing::new(trace),
             registry,
             run,
+            recognised: None,
             outcomes: std::sync::OnceLock::new(),
             calls: std::sync::OnceLock::new(),
             specs: std::sync::OnceLock::new(),
@@ -87,7 +92,16 @@ impl<'a> TraceCx<'a> {
         }
     }
 
-    /// True when an undeclared tool is a hard defect.
+    /// The spec that says where a tool's values come from: the registry's when it declares a
+    /// schema or origins, else the recognised built-in one (`recognised`).
+    pub fn origin_spec(&self, name: &str) -> Option<&'a ToolSpec> {
+        let own = self.spec(name);
+        if own.is_some_and(|s| s.schema.is_some() || !s.value_origins.is_empty()) {
+            return own;
+        }
+        self.recognised.and_then(|r| r.get(name)).or(own)
+    }
+
     /// The outcome of the result at step `index` (`None` when it is not a result).
     pub(crate) fn outcome(&self, index: usize) -> Option<&super::outcome::Outcome> {
         self.outcomes
@@ -102,6 +116,7 @@ impl<'a> TraceCx<'a> {
             .get_or_init(|| super::calls::records(self.trace, &self.pairing))
     }
 
+    /// True when an undeclared tool is a hard defect.
     pub fn closed(&self) -> bool {
         self.registry.closed || self.run.settings.closed_toolset
     }

@@ -91,6 +91,71 @@ pub(crate) fn creates(args: &Map<String, Value>) -> bool {
     mode(args).is_some_and(|m| CREATE_MODES.contains(&m.as_str()))
 }
 
+/// Words of a tool's name that say a call of it creates what its path names (`Write`,
+/// `write_file`, `create_or_update_file`, `write_to_file`, `create_directory`, `save_file`).
+const CREATE_NAMES: &[&str] = &["write", "create", "save", "mkdir", "new", "touch"];
+
+/// Words of a field's name that say its path is where output goes (`output_dir`, `out_file`,
+/// `destination`): a place the call makes.
+const OUTPUT_FIELDS: &[&str] = &["output", "out", "dest", "destination", "target", "save"];
+
+/// Does the tool's name say it creates (a word of it is `write`, `create`, …; `TodoWrite`'s
+/// list is no path, so only path values are ever read as created)?
+pub(crate) fn creates_by_name(tool: &str) -> bool {
+    name_words(tool)
+        .iter()
+        .any(|w| CREATE_NAMES.contains(&w.as_str()))
+}
+
+/// Does the field's name say its path is where the call puts its output?
+pub(crate) fn output_field(field: &str) -> bool {
+    name_words(field)
+        .first()
+        .is_some_and(|w| OUTPUT_FIELDS.contains(&w.as_str()))
+}
+
+/// Words of a field's name that say it names a shell session (`shellId`, `session_id`,
+/// `terminal`).
+const SESSION_WORDS: &[&str] = &["shell", "session", "terminal", "tty", "pty"];
+
+/// Does the field name the shell session a call that runs a command opens or talks to
+/// (Copilot CLI's `bash {"command", "shellId"}`)? The agent names it: a value it creates.
+pub(crate) fn names_a_session(field: &str, args: &Map<String, Value>) -> bool {
+    let runs_command = MODE_KEYS
+        .iter()
+        .chain(SHELL_KEYS)
+        .any(|k| args.get(*k).is_some_and(Value::is_string));
+    runs_command
+        && name_words(field)
+            .iter()
+            .any(|w| SESSION_WORDS.contains(&w.as_str()))
+}
+
+/// A name's words, lower case: split at `_`, `-`, `.` and lower→upper case changes.
+fn name_words(name: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut cur = String::new();
+    let mut prev_lower = false;
+    for c in name.chars() {
+        if !c.is_alphanumeric() {
+            if !cur.is_empty() {
+                out.push(std::mem::take(&mut cur));
+            }
+            prev_lower = false;
+            continue;
+        }
+        if c.is_uppercase() && prev_lower && !cur.is_empty() {
+            out.push(std::mem::take(&mut cur));
+        }
+        prev_lower = c.is_lowercase() || c.is_ascii_digit();
+        cur.extend(c.to_lowercase());
+    }
+    if !cur.is_empty() {
+        out.push(cur);
+    }
+    out
+}
+
 /// Does a call whose side effects no registry declares look like it changes state? By its mode
 /// when it names one (an editor's `view` is a read even though its tool is an editor), else
 /// by a shell command that writes, else by its tool's name.
@@ -147,6 +212,36 @@ mod tests {
             raw_args: None,
             origin: Default::default(),
         }
+    }
+
+    #[test]
+    fn creating_tools_and_output_fields_are_told_by_name() {
+        for t in [
+            "Write",
+            "write_file",
+            "create_or_update_file",
+            "writeToFile",
+            "create_directory",
+        ] {
+            assert!(creates_by_name(t), "{t}");
+        }
+        for t in ["Read", "read_file", "Edit", "get_file_contents", "rewrite_query"] {
+            assert!(!creates_by_name(t), "{t}");
+        }
+        for f in ["output_dir", "outFile", "destination", "target_path"] {
+            assert!(output_field(f), "{f}");
+        }
+        for f in ["path", "file_path", "input_dir", "url"] {
+            assert!(!output_field(f), "{f}");
+        }
+        let shell = serde_json::json!({"command": "go test ./...", "shellId": "unit-tests"});
+        let Value::Object(shell) = shell else {
+            unreachable!()
+        };
+        assert!(names_a_session("shellId", &shell));
+        assert!(names_a_session("session_id", &shell));
+        assert!(!names_a_session("order_id", &shell));
+        assert!(!names_a_session("shellId", &Map::new()));
     }
 
     #[test]

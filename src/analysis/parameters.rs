@@ -148,6 +148,39 @@ const PARAMETER_WORDS: &[&str] = &[
 
 /// Is this numeric value (a JSON number, or a string that reads as one) a parameter the agent
 /// chooses? `prop` is the field's schema, when the registry has one.
+/// Words of a field name that say its value names a place or a thing (a path, a URL, a
+/// repository, a commit) besides `IDENTIFIER_WORDS`.
+const NAME_WORDS: &[&str] = &[
+    "url", "uri", "urls", "href", "link", "path", "paths", "file", "filename", "filepath",
+    "dir", "directory", "folder", "repo", "repository", "branch", "commit", "sha", "hash",
+    "email", "domain", "host", "hostname", "slug", "handle", "owner", "endpoint", "notebook",
+];
+
+/// Does a field's name say its value identifies something (an id, a key, a path, a URL)?
+/// What R3 judges when nothing declares where a tool's values come from.
+pub(crate) fn names_a_thing(field: &str) -> bool {
+    words(field).iter().any(|w| {
+        IDENTIFIER_WORDS.contains(&w.as_str()) || NAME_WORDS.contains(&w.as_str())
+    })
+}
+
+/// Words of a field name that say its value is text the agent writes (a pattern, a query,
+/// new content, a message), whatever it looks like.
+const TEXT_WORDS: &[&str] = &[
+    "pattern", "regex", "regexp", "glob", "query", "q", "search", "content", "contents", "text",
+    "string", "str", "prompt", "description", "message", "body", "code", "script", "command",
+    "cmd", "title", "summary", "reason", "comment", "note", "notes", "input", "diff", "patch",
+    "plan", "thought", "answer", "replacement", "new", "old", "include", "exclude", "filter",
+];
+
+/// Does a field's name say its value is text the agent writes (`pattern`, `new_string`,
+/// `query`, `content`)? R3 does not judge such a field when nothing declares its origin.
+pub(crate) fn names_text(field: &str) -> bool {
+    words(field)
+        .iter()
+        .any(|w| TEXT_WORDS.contains(&w.as_str()))
+}
+
 pub(crate) fn is_parameter(field: &str, prop: Option<&Value>, value: &Value) -> bool {
     let numeric = match value {
         Value::Number(_) => true,

@@ -28,7 +28,7 @@ const MAX_PATH: usize = 4096;
 pub(crate) struct PathForm {
     /// Starts at the root (a leading separator).
     absolute: bool,
-    /// The separator the value uses (`/`, or `\` for a Windows path written without `/`).
+    /// The separator pieces are written with (`/`; a Windows `\` is read as one).
     sep: char,
     comps: Vec<String>,
 }
@@ -44,17 +44,19 @@ pub(crate) fn path_form(norm: &str, home: Option<&str>) -> Option<PathForm> {
     {
         return None;
     }
-    let sep = if norm.contains('/') {
-        '/'
-    } else if norm.contains('\\') {
-        '\\'
-    } else if norm == "~" {
-        '/'
-    } else {
+    if !norm.contains(['/', '\\']) && norm != "~" {
         return None;
-    };
-    let expanded;
+    }
+    // Windows separators read as `/` (`E:\app\db` is `e:/app/db`): observed text holding a
+    // backslash is searched in that form too (`provenance`), so `C:/x/y` and `C:\x` join.
+    let sep = '/';
+    let slashed;
     let mut text = norm;
+    if norm.contains('\\') {
+        slashed = norm.replace('\\', "/");
+        text = &slashed;
+    }
+    let expanded;
     if let Some(home) = home.filter(|h| h.starts_with('/'))
         && (text == "~" || text.starts_with("~/"))
     {
@@ -223,7 +225,8 @@ mod tests {
         assert_eq!(form("~/x/y").piece(0, 4), "/home/u/x/y");
         assert_eq!(form("./src/mod.py").piece(0, 2), "src/mod.py");
         assert_eq!(form("../lib/x.py").piece(0, 3), "../lib/x.py");
-        assert_eq!(form("c:\\users\\x").piece(0, 3), "c:\\users\\x");
+        assert_eq!(form("c:\\users\\x").piece(0, 3), "c:/users/x");
+        assert_eq!(form("e:\\app/db\\m.ts").piece(0, 4), "e:/app/db/m.ts");
         // Not paths: no separator, a URL, whitespace, one relative component.
         for s in [
             "mod.py",

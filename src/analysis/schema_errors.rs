@@ -27,6 +27,35 @@ pub(crate) fn errors(
     errors
 }
 
+/// The key that marks a schema constraint as learned from calls (`tracelint init`/`infer`),
+/// not stated by a person or a tool: R1 reads a violation of one as a candidate.
+pub(crate) const INFERRED: &str = "x-tracelint-inferred";
+
+/// Does every error of `validator` on `instance` break a constraint marked `INFERRED` (the
+/// schema object holding the failing keyword carries `"x-tracelint-inferred": true`)? False
+/// when there is no error, or one behind a reference.
+pub(crate) fn all_inferred(
+    validator: &jsonschema::Validator,
+    schema: &serde_json::Value,
+    instance: &serde_json::Value,
+) -> bool {
+    let mut any = false;
+    for e in validator.iter_errors(instance) {
+        any = true;
+        let path = e.schema_path().as_str();
+        // The keyword is the last segment; the object holding it is what is marked.
+        let holder = path.rsplit_once('/').map_or("", |(h, _)| h);
+        let marked = schema
+            .pointer(holder)
+            .and_then(|node| node.get(INFERRED))
+            .is_some_and(|m| m == &serde_json::Value::Bool(true));
+        if !marked {
+            return false;
+        }
+    }
+    any
+}
+
 /// The errors as `instance path: message` lines (the message alone at the root).
 pub(crate) fn details(errors: &[SchemaError]) -> Vec<String> {
     errors

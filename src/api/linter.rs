@@ -322,12 +322,13 @@ impl Linter {
         if let adapters::ReadOutcome::Read(f) = outcome {
             builder.format(input, f.name());
         }
-        if parsed.issues.iter().any(|i| i.line > 0) {
+        if parsed.omitted_issues > 0 || parsed.issues.iter().any(|i| i.line > 0) {
             builder.partial(input);
         }
         for issue in parsed.issues {
             builder.issue(issue);
         }
+        builder.issues_omitted(name, parsed.omitted_issues);
         for note in parsed.notes {
             builder.note(input, note);
         }

@@ -66,29 +66,20 @@ struct WireFinding {
 
 /// Read a baseline file. `shown` names it in errors.
 pub(super) fn load(path: &Path, shown: &str) -> Result<Baseline, BaselineError> {
-    use std::io::Read;
     let err = |message: String| BaselineError {
         location: shown.to_owned(),
         message,
     };
-    let file = std::fs::File::open(path).map_err(|e| {
-        if e.kind() == std::io::ErrorKind::NotFound {
-            err(format!(
-                "no such baseline: record one with `tracelint check … --baseline {shown} --update-baseline`"
-            ))
-        } else {
-            err(format!("cannot read the baseline: {e}"))
-        }
-    })?;
-    let mut bytes = Vec::new();
-    file.take(MAX_BYTES + 1)
-        .read_to_end(&mut bytes)
-        .map_err(|e| err(format!("cannot read the baseline: {e}")))?;
-    if bytes.len() as u64 > MAX_BYTES {
-        return Err(err(format!(
-            "the baseline is larger than {MAX_BYTES} bytes"
-        )));
-    }
+    let bytes = crate::inputs::read_limited(path, MAX_BYTES, crate::inputs::Pipes::Refuse)
+        .map_err(|e| {
+            if e.kind() == std::io::ErrorKind::NotFound {
+                err(format!(
+                    "no such baseline: record one with `tracelint check … --baseline {shown} --update-baseline`"
+                ))
+            } else {
+                err(format!("cannot read the baseline: {e}"))
+            }
+        })?;
     let text =
         String::from_utf8(bytes).map_err(|_| err("the baseline is not UTF-8 text".into()))?;
     parse(&text, shown)

@@ -2,7 +2,7 @@
 
 use clap::{Args, Subcommand};
 
-use super::parse_seconds;
+use super::{parse_line_size, parse_seconds};
 
 /// `tracelint mcp …` subcommands.
 #[derive(Debug, Subcommand)]
@@ -111,7 +111,7 @@ pub struct McpProxyArgs {
     #[arg(long, requires = "pin")]
     pub pin_warn: bool,
     /// Longest message line the proxy reads, in bytes (longer ones pass through unrecorded).
-    #[arg(long, default_value_t = 64 << 20, value_name = "BYTES")]
+    #[arg(long, default_value_t = 64 << 20, value_name = "BYTES", value_parser = parse_line_size)]
     pub max_line: usize,
     /// Streamable HTTP: listen on this address (loopback unless `--allow-remote`) and forward
     /// to `--upstream`.

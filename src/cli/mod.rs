@@ -47,7 +47,7 @@ use output::reword;
 use reference::COMPLETIONS_AFTER_HELP;
 use report::REPORT_AFTER_HELP;
 use scorecard::SCORECARD_AFTER_HELP;
-use values::{parse_record_size, parse_seconds};
+use values::{parse_line_size, parse_record_size, parse_seconds};
 
 /// Lint what a tool-calling AI agent actually did.
 ///

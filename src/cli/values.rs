@@ -29,6 +29,11 @@ pub enum InputFormatArg {
     /// GitHub Copilot CLI sessions (`~/.copilot/session-state/<id>/events.jsonl`).
     #[value(name = "copilot-cli", alias = "copilot")]
     CopilotCli,
+    /// pi coding-agent sessions (`~/.pi/agent/sessions/…/*.jsonl`).
+    #[value(alias = "pi-coding-agent")]
+    Pi,
+    /// OpenCode sessions (`opencode export`, `opencode run --format json`).
+    Opencode,
     /// Inspect AI eval logs (`.json`, `.eval`).
     #[value(alias = "inspect-ai")]
     Inspect,
@@ -69,6 +74,8 @@ impl InputFormatArg {
             InputFormatArg::GeminiCli => Some(F::GeminiCli),
             InputFormatArg::Cline => Some(F::Cline),
             InputFormatArg::CopilotCli => Some(F::CopilotCli),
+            InputFormatArg::Pi => Some(F::Pi),
+            InputFormatArg::Opencode => Some(F::OpenCode),
         }
     }
 }
@@ -173,6 +180,19 @@ pub(super) fn parse_record_size(s: &str) -> Result<usize, String> {
         )),
         Ok(n) => usize::try_from(n).map_err(|_| "too large for this machine".to_owned()),
         Err(_) => Err(format!("`{s}` is not a number of bytes")),
+    }
+}
+
+/// The smallest `mcp proxy --max-line`: a line budget below it would leave no room for a
+/// `tools/list` reply.
+pub const MIN_LINE_SIZE: usize = 1024;
+
+/// `mcp proxy --max-line`: a whole number of bytes from `MIN_LINE_SIZE` to
+/// `MAX_RECORD_SIZE_LIMIT` (0, or a few bytes, would record no message at all).
+pub(super) fn parse_line_size(s: &str) -> Result<usize, String> {
+    match s.trim().parse::<u64>() {
+        Ok(n) if n < MIN_LINE_SIZE as u64 => Err(format!("must be at least {MIN_LINE_SIZE} bytes")),
+        _ => parse_record_size(s),
     }
 }
 

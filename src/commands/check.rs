@@ -56,7 +56,12 @@ pub(crate) fn resolve(args: &CheckArgs) -> anyhow::Result<Settings> {
                     input_format = Some(f);
                 }
                 None => bail!(
-                    "unknown format `{name}`: output formats are text, json, json-lines, sarif, html, github; input formats (for --input-format) are native, claude, openai, langfuse, otel"
+                    "unknown format `{name}`: output formats are text, json, json-lines, sarif, html, github; input formats (for --input-format) are {}",
+                    InputFormat::ALL
+                        .iter()
+                        .map(|f| f.name())
+                        .collect::<Vec<_>>()
+                        .join(", ")
                 ),
             },
         }
@@ -307,12 +312,11 @@ pub fn run(args: &CheckArgs) -> anyhow::Result<ExitStatus> {
     .into_iter()
     .filter_map(|(flag, p)| Some((flag, p.as_deref()?)))
     .collect();
-    if let Some((flag, out, input)) = inputs::output_over_input(&outputs, &specs) {
-        bail!(
-            "`{flag} {}` would overwrite the input `{input}`: write the report somewhere else",
-            out.display()
-        );
+    let (specs, own) = inputs::without_own_outputs(specs, &outputs);
+    for note in own.iter().filter(|_| !settings.text.quiet) {
+        eprintln!("note: {}", crate::reporters::escape::terminal(note));
     }
+    guard_outputs(&settings, &specs, outputs, &cwd)?;
     let (threads, capped) = crate::cli::worker_threads(settings.jobs);
     if let Some(note) = capped {
         eprintln!("note: {note}");
@@ -360,6 +364,52 @@ pub fn run(args: &CheckArgs) -> anyhow::Result<ExitStatus> {
         out.flush()?;
     }
     Ok(report.exit)
+}
+
+/// Refuse, before anything is written, an output that is a file this run reads — an input
+/// (standard input too, when it is a file), a tools file, the config file (found or named),
+/// an expectations file or the baseline — by device and inode, so no spelling, symlink or
+/// hard link gets past. `--update-baseline` rewrites the baseline only.
+fn guard_outputs(
+    settings: &Settings,
+    specs: &[inputs::InputSpec],
+    outputs: Vec<(&str, &Path)>,
+    cwd: &Path,
+) -> anyhow::Result<()> {
+    let mut read = inputs::ReadFiles::new();
+    read.add_inputs(specs);
+    for spec in &settings.tools {
+        if let SourceSpec::File(p) = spec {
+            read.add(Path::new(p), format!("the tools file `{p}`"));
+        }
+    }
+    if let Some(p) = &settings.config.path {
+        read.add(p, format!("the config file `{}`", p.display()));
+    }
+    for p in &settings.expect {
+        read.add(p, format!("the expectations file `{}`", p.display()));
+    }
+    let summary = std::env::var_os("GITHUB_STEP_SUMMARY").filter(|p| !p.is_empty());
+    let mut all = outputs.clone();
+    if settings.output == OutputFormat::Github
+        && let Some(p) = &summary
+    {
+        all.push(("GITHUB_STEP_SUMMARY", Path::new(p)));
+    }
+    read.guard(&all, "the report").map_err(anyhow::Error::msg)?;
+    if let Some(b) = &settings.baseline {
+        let full = cwd.join(&b.path);
+        if b.update {
+            read.guard(&[("--update-baseline", &full)], "the baseline")
+                .map_err(anyhow::Error::msg)?;
+        }
+        let mut baseline = inputs::ReadFiles::new();
+        baseline.add(&full, format!("the baseline `{}`", b.path.display()));
+        baseline
+            .guard(&outputs, "the report")
+            .map_err(anyhow::Error::msg)?;
+    }
+    Ok(())
 }
 
 /// Say on stderr which expectations selected no trace: they checked nothing, and a gate that

@@ -81,7 +81,19 @@ struct Validate<'a> {
 
 impl OnTrace for Validate<'_> {
     fn on_trace(&mut self, input: usize, trace: Trace) {
-        let lint = self.linter.lint(&trace);
+        let mut lint = self.linter.lint(&trace);
+        // A call the runtime did not accept taught the schema nothing, so it is not held to it.
+        let pairing = crate::model::Pairing::new(&trace);
+        let refused = |step: usize| {
+            pairing
+                .result_for(step)
+                .and_then(|i| trace.steps.get(i))
+                .and_then(|s| s.as_result())
+                .is_some_and(crate::infer::not_accepted)
+        };
+        lint.outcome.findings.retain(|f| {
+            f.rule != RuleId::R1 || !f.evidence.first().is_some_and(|e| refused(e.step))
+        });
         self.builder.trace(input, lint);
     }
 }
@@ -135,8 +147,16 @@ pub fn run(args: &InferArgs) -> anyhow::Result<ExitStatus> {
     }
     let skipped = inferrer.skipped();
     if skipped.total() > 0 {
+        let failed = if skipped.failed > 0 {
+            format!(
+                ", {} whose result failed or records a refusal (the runtime did not accept them)",
+                skipped.failed
+            )
+        } else {
+            String::new()
+        };
         eprintln!(
-            "note: skipped {} of {} tool call(s): {} with malformed arguments, {} with arguments not recorded",
+            "note: skipped {} of {} tool call(s): {} with malformed arguments, {} with arguments not recorded{failed}",
             skipped.total(),
             inferrer.calls(),
             skipped.malformed,

@@ -97,8 +97,11 @@ pub fn run(args: &InitArgs) -> anyhow::Result<ExitStatus> {
             let what = match o {
                 Origin::Given => "from the --tools sources",
                 Origin::Embedded => "embedded in the traces",
-                Origin::Builtin => "Claude Code built-in",
+                Origin::Builtin => "built into the agent that made the trace",
                 Origin::Inferred => "inferred from the calls (review them)",
+                Origin::Conflict => {
+                    "left without a schema (agents of different kinds call a tool of that name)"
+                }
             };
             format!("{n} {what}")
         })

@@ -117,7 +117,7 @@ fn proxy_run(args: &McpProxyArgs) -> anyhow::Result<ExitStatus> {
         command: args.command.clone(),
         record: args.record.clone(),
         inject: plan,
-        max_line: args.max_line.max(1024),
+        max_line: args.max_line,
         max_pending: 4096,
         hold: Duration::from_secs_f64(args.hold),
         pin: match &args.pin {

@@ -46,7 +46,8 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitStatus> {
 #[allow(clippy::print_stderr)]
 pub(crate) fn main() -> std::process::ExitCode {
     use clap::Parser;
-    // SIGTERM and SIGHUP end a run that started `mcp-stdio:` servers after killing them.
+    // SIGINT, SIGTERM, SIGHUP and SIGQUIT end a run that started `mcp-stdio:` servers after
+    // killing them.
     crate::sources::stdio::end_on_signals();
     let args = crate::cli::with_implicit_check(std::env::args_os().collect());
     let cli = match crate::cli::Cli::try_parse_from(args) {
@@ -72,7 +73,11 @@ pub(crate) fn main() -> std::process::ExitCode {
             {
                 return ExitStatus::Clean.into();
             }
-            eprintln!("error: {err:#}");
+            // Escaped and bounded: an error may echo a config value or an argument.
+            eprintln!(
+                "error: {}",
+                crate::reporters::escape::message(&format!("{err:#}"))
+            );
             ExitStatus::InputError.into()
         }
     }

@@ -140,21 +140,24 @@ pub fn lint(args: &ToolsLintArgs) -> anyhow::Result<ExitStatus> {
         },
         sarif_max_results: super::output::sarif_cap(None),
     };
-    for (flag, out) in [
+    // By device and inode: no spelling, symlink or hard link of a source (or of the config)
+    // is written over.
+    let mut read = crate::inputs::ReadFiles::new();
+    for source in &args.sources {
+        read.add(Path::new(source), format!("the source `{source}`"));
+    }
+    if let Some(p) = &settings.config.path {
+        read.add(p, format!("the config file `{}`", p.display()));
+    }
+    let outputs: Vec<(&str, &Path)> = [
         ("--json", &args.files.json),
         ("--sarif", &args.files.sarif),
         ("--html", &args.files.html),
-    ] {
-        if let Some(out) = out
-            && args.sources.iter().any(|s| Path::new(s) == out.as_path())
-        {
-            bail!(
-                "`{flag} {}` would overwrite the source `{}`: write the report somewhere else",
-                out.display(),
-                out.display()
-            );
-        }
-    }
+    ]
+    .into_iter()
+    .filter_map(|(flag, p)| Some((flag, p.as_deref()?)))
+    .collect();
+    read.guard(&outputs, "the report").map_err(anyhow::Error::msg)?;
     let side = super::output::Side {
         json: args.files.json.as_deref(),
         sarif: args.files.sarif.as_deref(),
@@ -250,17 +253,12 @@ fn pinned_descriptions(
 ) -> anyhow::Result<std::collections::BTreeMap<String, String>> {
     use anyhow::Context;
     let shown = path.display();
-    let file = crate::inputs::open_file(path)
-        .with_context(|| format!("cannot read the lock `{shown}`"))?;
-    let mut text = String::new();
-    std::io::Read::read_to_string(
-        &mut std::io::Read::take(file, crate::sources::MAX_TOOLS_FILE + 1),
-        &mut text,
+    let text = crate::inputs::read_text(
+        path,
+        crate::sources::MAX_TOOLS_FILE,
+        crate::inputs::Pipes::Refuse,
     )
     .with_context(|| format!("cannot read the lock `{shown}`"))?;
-    if text.len() as u64 > crate::sources::MAX_TOOLS_FILE {
-        anyhow::bail!("the lock `{shown}` is over the tools-file limit");
-    }
     let lock: serde_json::Value = serde_json::from_str(&text).map_err(|e| {
         anyhow::anyhow!(
             "{shown}:{}:{}: the lock is not JSON: {e}",

@@ -31,11 +31,19 @@ pub use spec::{
     Trajectory,
 };
 
+/// Largest expectations file read, in bytes.
+pub const MAX_EXPECT_FILE: u64 = 16 << 20;
+
 impl ExpectFile {
     /// Read and parse an expectations file (references resolve against its folder).
     pub fn from_path(path: &std::path::Path) -> Result<Self, ExpectError> {
         let display = path.display().to_string();
-        let text = std::fs::read_to_string(path).map_err(|e| ExpectError {
+        let text = crate::inputs::read_text(
+            path,
+            MAX_EXPECT_FILE,
+            crate::inputs::Pipes::Refuse,
+        )
+        .map_err(|e| ExpectError {
             location: display.clone(),
             message: format!("cannot read the expectations file: {e}"),
         })?;

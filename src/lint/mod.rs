@@ -170,8 +170,13 @@ impl Linter {
 
     /// Lint one trace.
     pub fn lint(&self, trace: &Trace) -> TraceLint {
-        self.with_registry(trace, |registry, schemas, notes| {
-            let cx = TraceCx::new(trace, registry, &self.run);
+        let recognised = self.recognised_builtins(trace);
+        self.with_registry(trace, |registry, schemas, mut notes| {
+            let mut cx = TraceCx::new(trace, registry, &self.run);
+            if let Some((builtin, note)) = &recognised {
+                cx.recognised = Some(builtin);
+                notes.push(note.clone());
+            }
             let outcome = rules::run(&cx, &self.selection);
             let outline = if self.outlines {
                 outline::outline(trace, &outcome.findings)
@@ -189,6 +194,62 @@ impl Linter {
                 ..TraceLint::of(trace)
             }
         })
+    }
+
+    /// For a trace that carries no schemas, names no agent and was given none: the built-in
+    /// registry of the agent whose tools it calls, recognised by name and shape (at least
+    /// `RECOGNISED_MIN` of its called tools are that agent's, each call's keys all among the
+    /// built-in schema's properties), and the note saying so. R3 reads field origins from it.
+    fn recognised_builtins(&self, trace: &Trace) -> Option<(Arc<ToolRegistry>, String)> {
+        if self.given.is_some()
+            || Agent::of(trace.attribute(ATTR_AGENT)).is_some()
+            || trace.embedded_tools.iter().any(|t| t.schema.is_some())
+        {
+            return None;
+        }
+        // Each called tool with every key its calls used.
+        let mut keys: BTreeMap<&str, std::collections::BTreeSet<&str>> = BTreeMap::new();
+        for call in trace.steps.iter().filter_map(|s| s.as_call()) {
+            let entry = keys.entry(call.name.as_str()).or_default();
+            if let Some(serde_json::Value::Object(args)) = call.args.known() {
+                entry.extend(args.keys().map(String::as_str));
+            }
+        }
+        if keys.len() < RECOGNISED_MIN {
+            return None;
+        }
+        let mut best: Option<(usize, Agent, Arc<ToolRegistry>, Vec<&str>)> = None;
+        for &agent in Agent::ALL {
+            let (builtin, _) = self.builtin_for(agent, trace);
+            let matched: Vec<&str> = keys
+                .iter()
+                .filter(|(name, used)| {
+                    builtin
+                        .get(name)
+                        .and_then(|s| s.schema.as_ref())
+                        .and_then(|s| s.get("properties"))
+                        .and_then(serde_json::Value::as_object)
+                        .is_some_and(|props| used.iter().all(|k| props.contains_key(*k)))
+                })
+                .map(|(name, _)| *name)
+                .collect();
+            if matched.len() >= RECOGNISED_MIN
+                && best.as_ref().is_none_or(|(n, ..)| matched.len() > *n)
+            {
+                best = Some((matched.len(), agent, builtin, matched));
+            }
+        }
+        let (_, agent, builtin, matched) = best?;
+        let shown: Vec<&str> = matched.iter().take(4).copied().collect();
+        let more = if matched.len() > shown.len() { ", …" } else { "" };
+        let note = format!(
+            "the trace declares no tool schemas, but {} of the tools it calls ({}{more}) are {}'s built-ins by name and arguments: R3 reads where their values come from (written, chosen or created by the agent, hence not judged) from {}'s table",
+            matched.len(),
+            shown.join(", "),
+            agent.display(),
+            agent.display(),
+        );
+        Some((builtin, note))
     }
 
     /// Run `f` with the registry in force for `trace` (the given one, the schemas the trace
@@ -293,6 +354,10 @@ impl Linter {
         f(registry, schemas, notes)
     }
 }
+
+/// Fewest of a known agent's built-in tools a schema-less trace must call, by name and shape,
+/// for their field origins to apply.
+const RECOGNISED_MIN: usize = 2;
 
 /// The registry of schemas a trace carries. The first declaration of a tool wins: a trace that
 /// re-sends its tools with every request repeats them.

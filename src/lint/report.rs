@@ -4,7 +4,7 @@ use std::collections::BTreeMap;
 
 use crate::config::Ignore;
 use crate::exit::ExitStatus;
-use crate::finding::{Coverage, Finding, InputIssue, RuleId, Tier};
+use crate::finding::{Coverage, Finding, InputIssue, IssueCap, RuleId, Tier};
 use crate::record::InputDetail;
 use crate::reporters::{ExcerptCut, InputSummary, Outline, Report, RuleCoverage, Summary};
 use crate::rules::{self};
@@ -26,6 +26,8 @@ pub struct ReportBuilder {
     dropped_suppressions: Option<usize>,
     /// Per-input coverage by rule and tool, and record quality (`keep_details`).
     details: Option<Vec<InputDetail>>,
+    /// Which input errors are listed (the first of each input) and how many are only counted.
+    issue_cap: IssueCap,
 }
 
 impl ReportBuilder {
@@ -68,9 +70,17 @@ impl ReportBuilder {
         }
     }
 
-    /// Add an input error.
+    /// Add an input error: listed while its input has fewer than `MAX_ISSUES_PER_INPUT`
+    /// listed, counted after that.
     pub fn issue(&mut self, issue: InputIssue) {
-        self.report.issues.push(issue);
+        if self.issue_cap.admit(&issue.path) {
+            self.report.issues.push(issue);
+        }
+    }
+
+    /// Count `n` input errors about `path` that a reader counted instead of passing on.
+    pub fn issues_omitted(&mut self, path: &str, n: u64) {
+        self.issue_cap.omit(path, n);
     }
 
     /// Add one linted trace of input `input`.
@@ -273,6 +283,10 @@ impl ReportBuilder {
         });
         r.issues.sort();
         r.issues.dedup();
+        let listed = r.issues.len();
+        let omitted = usize::try_from(self.issue_cap.omitted()).unwrap_or(usize::MAX);
+        // After its listed input errors, each input's count of those not listed.
+        r.issues.extend(self.issue_cap.summaries());
         for (input, (finding, evidence)) in &settle.cut {
             if let Some(i) = r.inputs.get_mut(*input) {
                 i.notes.push(ExcerptCut::note(settle.budget));
@@ -307,15 +321,16 @@ impl ReportBuilder {
         r.report_only = settle.report_only;
         r.summary = Summary {
             inputs: r.inputs.len(),
-            traces: r.inputs.iter().map(|i| i.traces).sum(),
-            tool_calls: r.inputs.iter().map(|i| i.tool_calls).sum(),
+            // Saturating: `report` reads these counts from shards, which are untrusted.
+            traces: r.inputs.iter().fold(0, |n, i| n.saturating_add(i.traces)),
+            tool_calls: r.inputs.iter().fold(0, |n, i| n.saturating_add(i.tool_calls)),
             hard_defect: settle.counts[0],
             hard_event: settle.counts[1],
             candidate: settle.counts[2],
             ignored: settle.ignored,
             baselined: settle.baselined,
             suppressions: r.suppressions.len() + self.dropped_suppressions.unwrap_or(0),
-            input_errors: r.issues.len(),
+            input_errors: listed.saturating_add(omitted),
             tools: 0,
         };
         if let Some(mut details) = self.details {

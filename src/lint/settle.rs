@@ -32,6 +32,38 @@ pub struct Settle<'i> {
     /// `--exit-zero` / `--fail-on never`: findings never raise the exit status.
     pub(super) report_only: bool,
     pub(super) baseline: Option<&'i mut crate::baseline::BaselineRun>,
+    /// Which ignore covers a finding, by what that depends on (`IgnoreMemo`).
+    memo: IgnoreMemo,
+}
+
+/// The ignore (its index, or none) that covers findings of one rule, tool and field, for the
+/// input being settled: each such combination is matched against every `[[ignore]]` glob once,
+/// not each finding (10,000 ignores over a million findings of a few tools and fields are a few
+/// thousand matches, not ten billion).
+#[derive(Debug, Default)]
+struct IgnoreMemo {
+    /// The input path the entries are for.
+    path: String,
+    hits: std::collections::HashMap<(crate::finding::RuleId, Option<String>, Option<String>), Option<usize>>,
+}
+
+/// Entries the memo holds before it starts over (bounds it over findings of many fields).
+const MEMO_ENTRIES: usize = 1 << 16;
+
+impl IgnoreMemo {
+    fn first_match(&mut self, ignores: &[Ignore], f: &Finding, path: &str) -> Option<usize> {
+        if ignores.is_empty() {
+            return None;
+        }
+        if self.path != path || self.hits.len() >= MEMO_ENTRIES {
+            self.hits.clear();
+            path.clone_into(&mut self.path);
+        }
+        *self
+            .hits
+            .entry((f.rule, f.tool.clone(), f.field.clone()))
+            .or_insert_with(|| ignores.iter().position(|ig| ig.matches(f, path)))
+    }
 }
 
 impl<'i> Settle<'i> {
@@ -52,6 +84,7 @@ impl<'i> Settle<'i> {
             status: ExitStatus::Clean,
             report_only: false,
             baseline: None,
+            memo: IgnoreMemo::default(),
         }
     }
 
@@ -85,14 +118,9 @@ impl<'i> Settle<'i> {
     /// together), then the counts.
     pub fn batch(&mut self, findings: &mut [Finding], path: &str) {
         for f in findings.iter_mut() {
-            if let Some((i, ig)) = self
-                .ignores
-                .iter()
-                .enumerate()
-                .find(|(_, ig)| ig.matches(f, path))
-            {
+            if let Some(i) = self.memo.first_match(self.ignores, f, path) {
                 self.used[i] = true;
-                f.ignored = Some(ig.reason.clone());
+                f.ignored = Some(self.ignores[i].reason.clone());
             }
         }
         if let Some(b) = self.baseline.as_deref_mut() {

@@ -44,6 +44,10 @@ pub const AGENT_GEMINI_CLI: &str = "gemini-cli";
 pub const AGENT_CLINE: &str = "cline";
 /// `ATTR_AGENT` of a GitHub Copilot CLI session.
 pub const AGENT_COPILOT_CLI: &str = "copilot-cli";
+/// `ATTR_AGENT` of a pi coding-agent session.
+pub const AGENT_PI: &str = "pi";
+/// `ATTR_AGENT` of an OpenCode session.
+pub const AGENT_OPENCODE: &str = "opencode";
 
 /// `Trace::attributes` key: the trace is a copy of one that has its own file (a Claude Code
 /// sub-agent read from `agent_progress` mirror lines), dropped when that file is linted too.

@@ -10,7 +10,7 @@ use rayon::prelude::*;
 
 use super::Settings;
 use crate::adapters::{self, Emit, InputFormat, ReadOptions, ReadOutcome, otel};
-use crate::finding::InputIssue;
+use crate::finding::{InputIssue, MAX_ISSUES_PER_INPUT};
 use crate::inputs::{self, InputSpec};
 use crate::lint::{Linter, ReportBuilder, TraceLint};
 use crate::model::Trace;
@@ -82,6 +82,8 @@ pub(crate) struct InputResult {
     /// OTel traces held back to be merged with the same trace id from other inputs.
     pub(crate) deferred: Vec<Trace>,
     pub(crate) issues: Vec<InputIssue>,
+    /// Input errors past the first `MAX_ISSUES_PER_INPUT`: counted, neither kept nor sent.
+    pub(crate) omitted_issues: u64,
     /// Notes the adapter made about the input.
     pub(crate) notes: Vec<String>,
     /// The input was empty (and other inputs were given).
@@ -108,6 +110,9 @@ pub(crate) struct Sink<'a, 's> {
     /// freed, so the one the run ends with is never freed (see `retire`).
     hold_last: bool,
     last: Option<Trace>,
+    /// Input errors passed on so far (kept or sent): past `MAX_ISSUES_PER_INPUT` they are
+    /// only counted, so a file of endless bad lines holds memory and the channel bounded.
+    issues_passed: usize,
 }
 
 /// Traces of one input linted in the pool at once, per worker thread: bounds the memory of a
@@ -174,6 +179,11 @@ impl<'a> Emit for Sink<'a, '_> {
             self.result.empty = true;
             return;
         }
+        if self.issues_passed >= MAX_ISSUES_PER_INPUT {
+            self.result.omitted_issues = self.result.omitted_issues.saturating_add(1);
+            return;
+        }
+        self.issues_passed += 1;
         match self.events {
             Some((input, tx)) => drop(tx.send(Event::Issue(input, issue))),
             None => self.result.issues.push(issue),
@@ -243,6 +253,7 @@ impl<'a, 's> Sink<'a, 's> {
             seq: 0,
             hold_last: false,
             last: None,
+            issues_passed: 0,
             result: InputResult::empty(),
         }
     }
@@ -271,6 +282,7 @@ impl InputResult {
             traces: Vec::new(),
             deferred: Vec::new(),
             issues: Vec::new(),
+            omitted_issues: 0,
             notes: Vec::new(),
             empty: false,
         }
@@ -393,29 +405,19 @@ pub(crate) fn read_spec(
     use crate::adapters::{self, ReadOutcome};
     use crate::finding::InputIssue;
     use std::io::Read;
-    // A stream (stdin, a named pipe, `<(…)`): read up to the record limit, then parse.
-    let mut stream = |reader: &mut dyn Read, what: &str| {
-        let mut bytes = Vec::new();
-        match reader
-            .take(opts.limits.max_record as u64 + 1)
-            .read_to_end(&mut bytes)
-        {
-            Ok(_) => adapters::parse_reader(&bytes[..], &spec.display, opts, &mut *sink),
-            Err(e) => {
-                sink.issue(InputIssue::file(
-                    &spec.display,
-                    format!("cannot read {what}: {e}"),
-                ));
-                ReadOutcome::Failed
-            }
-        }
+    // A stream (stdin, a named pipe, `<(…)`): parsed as it comes (JSON Lines record by
+    // record, so an endless stream is linted in bounded memory; a document up to the record
+    // limit).
+    let mut stream = |reader: &mut dyn Read| {
+        let reader = std::io::BufReader::with_capacity(256 << 10, reader);
+        adapters::parse_reader(reader, &spec.display, opts, &mut *sink)
     };
     match &spec.path {
-        None => stream(&mut std::io::stdin().lock(), "stdin"),
+        None => stream(&mut std::io::stdin().lock()),
         Some(path) => {
             let opened = crate::inputs::open_file(path);
             match opened {
-                Ok(mut file) if crate::inputs::is_pipe(&file) => stream(&mut file, "the pipe"),
+                Ok(mut file) if crate::inputs::is_pipe(&file) => stream(&mut file),
                 Ok(file) => adapters::parse_file(file, &spec.display, opts, sink),
                 Err(e) => {
                     sink.issue(InputIssue::file(&spec.display, format!("cannot read: {e}")));

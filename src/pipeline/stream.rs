@@ -65,11 +65,12 @@ pub(crate) fn lint_all(
     }
     for (spec, result) in specs.iter().zip(results) {
         let input = builder.input(&spec.display);
-        let partial = result.issues.iter().any(|i| i.line > 0);
+        let partial = result.omitted_issues > 0 || result.issues.iter().any(|i| i.line > 0);
         record_outcome(builder, input, (result.outcome, result.empty), partial);
         for issue in result.issues {
             builder.issue(issue);
         }
+        builder.issues_omitted(&spec.display, result.omitted_issues);
         for note in result.notes {
             builder.note(input, note);
         }
@@ -315,7 +316,13 @@ impl Run<'_> {
                         w.builder.issue(issue);
                     }
                     Event::Note(i, note) => w.builder.note(i, note),
-                    Event::Done(i, result) => pending[i].done = Some(result),
+                    Event::Done(i, result) => {
+                        // Input errors past the first of this input: counted by its reader.
+                        pending[i].partial |= result.omitted_issues > 0;
+                        let path = w.builder.path_of(i).to_owned();
+                        w.builder.issues_omitted(&path, result.omitted_issues);
+                        pending[i].done = Some(result);
+                    }
                 }
                 while !holding && next < pending.len() {
                     let p = &mut pending[next];

@@ -3,7 +3,7 @@
 //! both ways unchanged and in order (a thread per direction, one write and flush per message),
 //! and watches the traffic to record it (`record`) and to replace chosen `tools/call` replies
 //! with faults (`inject`). It stops the server with the agent: stdin EOF closes the server's
-//! stdin, waits, then TERMs and KILLs its group; SIGTERM, SIGINT and SIGHUP do the same.
+//! stdin, waits, then TERMs and KILLs its group; SIGTERM, SIGINT, SIGHUP and SIGQUIT do the same.
 //! Everything it holds is bounded: a line (longer lines are passed through unread), the
 //! requests it tracks, the replies it holds.
 

@@ -36,7 +36,12 @@ pub fn list_source(
         SourceSpec::File(path) => {
             // Validated as a tools file first, so a lock never pins what `check` would reject.
             sources::load_with(spec, opts).map_err(|e| e.to_string())?;
-            let text = std::fs::read_to_string(path).map_err(|e| format!("{path}: {e}"))?;
+            let text = crate::inputs::read_text(
+                std::path::Path::new(path),
+                sources::MAX_TOOLS_FILE,
+                crate::inputs::Pipes::Read,
+            )
+            .map_err(|e| format!("{path}: {e}"))?;
             let v: Value = serde_json::from_str(&text).map_err(|e| format!("{path}: {e}"))?;
             let server = v
                 .get("tracelint_lock")

@@ -1,5 +1,6 @@
 //! The server process and the proxy's own signals: waiting for the server to exit, stopping its
-//! process group (TERM, then KILL), and SIGTERM / SIGINT / SIGHUP ending the session the same way.
+//! process group (TERM, then KILL), and SIGTERM / SIGINT / SIGHUP / SIGQUIT ending the session
+//! the same way.
 
 use std::process::Child;
 use std::sync::atomic::Ordering;
@@ -44,13 +45,14 @@ pub(super) static GROUP: std::sync::atomic::AtomicU32 = std::sync::atomic::Atomi
 /// The signal that ended the session (0: none).
 pub(super) static SIGNALLED: std::sync::atomic::AtomicI32 = std::sync::atomic::AtomicI32::new(0);
 
-/// SIGTERM, SIGINT and SIGHUP end the session: TERM the server's group, give it a moment,
-/// KILL it, and exit with the shell's code for the signal. Records are already on disk.
+/// SIGTERM, SIGINT, SIGHUP and SIGQUIT (`ENDING_SIGNALS`) end the session: TERM the server's
+/// group, give it a moment, KILL it, and exit with the shell's code for the signal. Records are
+/// already on disk.
 pub(super) fn on_signals() {
     #[cfg(unix)]
     {
-        use signal_hook::consts::{SIGHUP, SIGINT, SIGTERM};
-        if let Ok(mut signals) = signal_hook::iterator::Signals::new([SIGTERM, SIGINT, SIGHUP]) {
+        use crate::sources::stdio::ENDING_SIGNALS;
+        if let Ok(mut signals) = signal_hook::iterator::Signals::new(ENDING_SIGNALS) {
             let _ = std::thread::Builder::new()
                 .name("mcp-proxy-signals".into())
                 .spawn(move || {

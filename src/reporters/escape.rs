@@ -11,6 +11,7 @@ fn dangerous(c: char) -> bool {
         || matches!(c,
             '\u{200B}'..='\u{200F}'   // zero-width space/joiners, LRM, RLM
             | '\u{202A}'..='\u{202E}' // bidi embeddings and overrides
+            | '\u{2028}' | '\u{2029}' // line and paragraph separators
             | '\u{2060}'..='\u{2064}' // word joiner, invisible operators
             | '\u{2066}'..='\u{2069}' // bidi isolates
             | '\u{061C}'              // Arabic letter mark
@@ -45,6 +46,31 @@ pub fn terminal(s: &str) -> Cow<'_, str> {
     Cow::Owned(out)
 }
 
+/// Longest line of a message echoed back (an error naming a config value or an argument, which
+/// may be of any size), in characters; past it the line is cut.
+pub const ECHO_LINE: usize = 2000;
+/// Most lines of a message echoed back; past them one line says how many more there were.
+pub const ECHO_LINES: usize = 200;
+
+/// A message for a terminal (an error that echoes what it was given): each line escaped as
+/// `terminal` does — its line breaks kept — and cut at `ECHO_LINE` characters, at most
+/// `ECHO_LINES` lines.
+pub fn message(s: &str) -> String {
+    let mut out = String::new();
+    let mut lines = s.split('\n');
+    for (i, line) in lines.by_ref().take(ECHO_LINES).enumerate() {
+        if i > 0 {
+            out.push('\n');
+        }
+        out.push_str(&terminal(&truncate(line, ECHO_LINE)));
+    }
+    let more = lines.count();
+    if more > 0 {
+        let _ = write!(out, "\n… and {more} more lines");
+    }
+    out
+}
+
 /// Cut `s` to at most `max` characters, marking the cut with `…`.
 pub fn truncate(s: &str, max: usize) -> Cow<'_, str> {
     match s.char_indices().nth(max) {
@@ -66,6 +92,27 @@ mod tests {
         );
         assert_eq!(terminal("x\u{202E}evil\u{200B}"), "x\\u{202e}evil\\u{200b}");
         assert_eq!(terminal("\u{9b}c"), "\\x9bc");
+    }
+
+    #[test]
+    fn messages_keep_line_breaks_and_escape_the_rest() {
+        let m = message("bad value `\u{1b}]8;;http://x\u{7}link\u{1b}]8;;\u{7}`\nnext \u{202e}txt\u{2028}end");
+        assert_eq!(
+            m,
+            "bad value `\\x1b]8;;http://x\\x07link\\x1b]8;;\\x07`\nnext \\u{202e}txt\\u{2028}end"
+        );
+    }
+
+    #[test]
+    fn messages_are_bounded() {
+        let long = "x".repeat(50 << 20);
+        let m = message(&long);
+        assert_eq!(m.chars().count(), ECHO_LINE + 1);
+        assert!(m.ends_with('…'));
+        let many = "line\n".repeat(1000);
+        let m = message(&many);
+        assert_eq!(m.lines().count(), ECHO_LINES + 1);
+        assert!(m.ends_with("… and 801 more lines"), "{}", &m[m.len() - 40..]);
     }
 
     #[test]

@@ -15,7 +15,7 @@ pub(crate) static META: RuleMeta = RuleMeta {
     id: RuleId::R1,
     kind: FindingType::SchemaViolation,
     summary: "a call's arguments fail the tool's JSON Schema",
-    tiers: &[Tier::HardDefect, Tier::HardEvent],
+    tiers: &[Tier::HardDefect, Tier::HardEvent, Tier::Candidate],
     unit: "tool calls",
     explanation: include_str!("docs/R1.md"),
 };
@@ -86,6 +86,29 @@ impl Rule for SchemaViolation {
                 continue;
             }
             let details = schema_errors::details(&errors);
+            // A constraint `init` or `infer` guessed from calls (marked `x-tracelint-inferred`)
+            // is no rule until a person removes the marker.
+            if schema_errors::all_inferred(validator, schema, args) {
+                let f = out.finding(
+                    Tier::Candidate,
+                    step,
+                    Some(&call.name),
+                    format!(
+                        "breaks a constraint inferred from the traces, not stated by anyone (marked `x-tracelint-inferred`): {}",
+                        details.join("; ")
+                    ),
+                    "the call",
+                );
+                f.field = schema_errors::first_field(&errors);
+                f.details = details;
+                f.possible_false_positive = true;
+                f.signal = Some("inferred_constraint");
+                f.help = Some(format!(
+                    "if `{}` really accepts this, widen the inferred schema; if the constraint is right, delete its `x-tracelint-inferred` marker so it is checked as a rule",
+                    call.name
+                ));
+                continue;
+            }
             let only_extra_keys = errors.iter().all(|(_, kw, _)| kw == "additionalProperties");
             let (tier, message) = if only_extra_keys && spec.metadata.extra_keys_tolerated {
                 (

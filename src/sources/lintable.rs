@@ -118,22 +118,16 @@ fn server_set(
 
 /// Read a tools file (or a trace file's embedded schemas).
 pub fn read_file(path: &str) -> Result<Read, SourceError> {
-    use std::io::Read as _;
     let unreadable = |reason: String| SourceError::Unreadable {
         path: path.to_owned(),
         reason,
     };
-    let f = crate::inputs::open_file(Path::new(path)).map_err(|e| unreadable(e.to_string()))?;
-    let mut bytes = Vec::new();
-    f.take(super::MAX_TOOLS_FILE + 1)
-        .read_to_end(&mut bytes)
-        .map_err(|e| unreadable(e.to_string()))?;
-    if bytes.len() as u64 > super::MAX_TOOLS_FILE {
-        return Err(unreadable(format!(
-            "larger than {} bytes",
-            super::MAX_TOOLS_FILE
-        )));
-    }
+    let bytes = crate::inputs::read_limited(
+        Path::new(path),
+        super::MAX_TOOLS_FILE,
+        crate::inputs::Pipes::Read,
+    )
+    .map_err(|e| unreadable(e.to_string()))?;
     let text = String::from_utf8(bytes).map_err(|_| unreadable("not UTF-8 text".into()))?;
     if text.trim().is_empty() {
         return Err(unreadable(

@@ -188,19 +188,12 @@ pub fn load_with(spec: &SourceSpec, opts: &LoadOptions) -> Result<Loaded, Source
 
 /// Load a tools file.
 pub fn load_file(path: &Path, display: &str) -> Result<ToolRegistry, SourceError> {
-    use std::io::Read;
     let unreadable = |reason: String| SourceError::Unreadable {
         path: display.to_owned(),
         reason,
     };
-    let file = crate::inputs::open_file(path).map_err(|e| unreadable(e.to_string()))?;
-    let mut bytes = Vec::new();
-    file.take(MAX_TOOLS_FILE + 1)
-        .read_to_end(&mut bytes)
+    let bytes = crate::inputs::read_limited(path, MAX_TOOLS_FILE, crate::inputs::Pipes::Read)
         .map_err(|e| unreadable(e.to_string()))?;
-    if bytes.len() as u64 > MAX_TOOLS_FILE {
-        return Err(unreadable(format!("larger than {MAX_TOOLS_FILE} bytes")));
-    }
     let text = String::from_utf8(bytes).map_err(|_| unreadable("not UTF-8 text".into()))?;
     if text.trim().is_empty() {
         // An empty file (or a named pipe nobody wrote to) is not "invalid JSON at 1:0".

@@ -8,6 +8,7 @@
 //! makes any tight bound flaky. Cases run in a copy of `fixtures/hostile/` so paths in outputs
 //! are relative.
 
+mod bounded;
 mod cases;
 mod make;
 mod net;
@@ -37,6 +38,23 @@ pub(crate) struct Case {
     pub(crate) grep: &'static [&'static str],
     /// Files whose content (grepped likewise) is part of the outcome (side outputs).
     pub(crate) outputs: &'static [&'static str],
+    /// What the run reads on standard input.
+    pub(crate) stdin: Stdin,
+    /// Peak resident memory allowed, in bytes (sampled from `/proc` while the case runs).
+    pub(crate) max_rss: Option<u64>,
+}
+
+/// Standard input of a case.
+#[derive(Clone, Copy)]
+pub(crate) enum Stdin {
+    /// `/dev/null`.
+    Null,
+    /// A pipe held open and never written to, until the run ends.
+    Hold,
+    /// A file of the case's directory.
+    File(&'static str),
+    /// A pipe this writes to (from a thread) and then closes.
+    Feed(fn(&mut dyn std::io::Write) -> std::io::Result<()>),
 }
 
 impl Case {
@@ -47,7 +65,17 @@ impl Case {
             setup: None,
             grep: &[],
             outputs: &[],
+            stdin: Stdin::Null,
+            max_rss: None,
         }
+    }
+    pub(crate) const fn stdin(mut self, stdin: Stdin) -> Case {
+        self.stdin = stdin;
+        self
+    }
+    pub(crate) const fn max_rss(mut self, bytes: u64) -> Case {
+        self.max_rss = Some(bytes);
+        self
     }
     pub(crate) const fn setup(mut self, f: fn(&Path)) -> Case {
         self.setup = Some(f);
@@ -104,8 +132,28 @@ pub(crate) fn wait_or_hang(
     child: &mut std::process::Child,
     what: &str,
 ) -> std::process::ExitStatus {
+    wait_sampling(child, what, &mut 0)
+}
+
+/// The peak resident memory of a running process so far (`VmHWM`), in bytes.
+fn peak_rss(pid: u32) -> Option<u64> {
+    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).ok()?;
+    let line = status.lines().find(|l| l.starts_with("VmHWM:"))?;
+    let kb: u64 = line.split_whitespace().nth(1)?.parse().ok()?;
+    Some(kb * 1024)
+}
+
+/// `wait_or_hang`, keeping in `peak` the highest peak resident memory seen while it runs.
+pub(crate) fn wait_sampling(
+    child: &mut std::process::Child,
+    what: &str,
+    peak: &mut u64,
+) -> std::process::ExitStatus {
     let start = Instant::now();
     loop {
+        if let Some(p) = peak_rss(child.id()) {
+            *peak = (*peak).max(p);
+        }
         if let Some(s) = child.try_wait().unwrap() {
             return s;
         }
@@ -167,11 +215,25 @@ pub(crate) fn run(case: &Case) {
         .env_remove("GITHUB_ACTIONS")
         .env_remove("GITHUB_STEP_SUMMARY")
         .env("NO_COLOR", "1")
-        .stdin(Stdio::null())
+        .stdin(match case.stdin {
+            Stdin::Null => Stdio::null(),
+            Stdin::Hold | Stdin::Feed(_) => Stdio::piped(),
+            Stdin::File(name) => std::fs::File::open(dir.path().join(name)).unwrap().into(),
+        })
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
         .spawn()
         .expect("run tracelint under prlimit");
+    // Held open (never written) until the run ends, or written from a thread and closed.
+    let mut held = child.stdin.take();
+    let feeder = match case.stdin {
+        Stdin::Feed(feed) => {
+            let mut pipe = held.take().unwrap();
+            // A run that stops reading early closes the pipe: the feeder's error is no failure.
+            Some(std::thread::spawn(move || drop(feed(&mut pipe))))
+        }
+        _ => None,
+    };
     // Drain the pipes on threads so a chatty case cannot block on a full pipe.
     let mut out = child.stdout.take().unwrap();
     let mut err = child.stderr.take().unwrap();
@@ -183,7 +245,12 @@ pub(crate) fn run(case: &Case) {
         let mut b = Vec::new();
         std::io::Read::read_to_end(&mut err, &mut b).map(|_| b)
     });
-    let status = wait_or_hang(&mut child, case.name);
+    let mut peak = 0;
+    let status = wait_sampling(&mut child, case.name, &mut peak);
+    drop(held);
+    if let Some(feeder) = feeder {
+        feeder.join().unwrap();
+    }
     let stdout = String::from_utf8_lossy(&out.join().unwrap().unwrap()).into_owned();
     let stderr = String::from_utf8_lossy(&err.join().unwrap().unwrap()).into_owned();
     let mut shown = format!(
@@ -204,6 +271,15 @@ pub(crate) fn run(case: &Case) {
         shown = shown
             .replace(&s.url(), "{URL}")
             .replace(&s.port_text(), "{PORT}");
+    }
+    if let Some(max) = case.max_rss {
+        assert!(
+            peak <= max,
+            "{}: peak resident memory {} MiB, over {} MiB",
+            case.name,
+            peak >> 20,
+            max >> 20
+        );
     }
     let tmp = dir.path().to_string_lossy().into_owned();
     let shown = shown.replace(&tmp, "[TMP]");

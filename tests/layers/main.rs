@@ -80,6 +80,7 @@ const LAYERS: &[(&str, &[&str], &[&str])] = &[
             "expect",
             "sources",
             "adapters",
+            "io",
             "model",
             "base",
         ],

@@ -45,6 +45,9 @@ pub fn sniff(record: &Value) -> u8 {
         Some("file-history-snapshot") if has("snapshot") || has("messageId") => 10,
         Some("queue-operation") if has("operation") => 10,
         Some("attachment") if envelope => 8,
+        // Gemini CLI's stream-json names its calls `tool_name` too, with `tool_id` and
+        // `parameters`, which no Claude event has.
+        Some("tool_use") if has("tool_id") && has("parameters") && !has("input") => 0,
         Some("tool_use") if has("name") && has("input") || has("tool_name") => 8,
         Some("tool_result") if has("tool_use_id") || has("tool_output") => 6,
         Some(_) => 0,
@@ -160,6 +163,33 @@ struct Mirrored<'a> {
     timestamp: Option<String>,
 }
 
+/// Is this `tool_use` / `tool_result` line Gemini CLI's stream-json event (`tool_id` with
+/// `parameters` or `status`), which a Claude reading would strip of its arguments and verdict?
+fn gemini_stream_event(raw: &RawValue) -> bool {
+    #[derive(Deserialize)]
+    struct Keys<'a> {
+        #[serde(default, borrow)]
+        tool_id: Option<&'a RawValue>,
+        #[serde(default, borrow)]
+        parameters: Option<&'a RawValue>,
+        #[serde(default, borrow)]
+        status: Option<&'a RawValue>,
+        #[serde(default, borrow)]
+        id: Option<&'a RawValue>,
+        #[serde(default, borrow)]
+        tool_use_id: Option<&'a RawValue>,
+        #[serde(default, borrow)]
+        input: Option<&'a RawValue>,
+    }
+    serde_json::from_str::<Keys<'_>>(raw.get()).is_ok_and(|k| {
+        k.tool_id.is_some()
+            && (k.parameters.is_some() || k.status.is_some())
+            && k.id.is_none()
+            && k.tool_use_id.is_none()
+            && k.input.is_none()
+    })
+}
+
 /// Read one record into the session.
 fn read_record(
     session: &mut Session,
@@ -250,6 +280,15 @@ fn read_record(
             return;
         }
         Some("tool_use" | "tool_result" | "server_tool_use" | "mcp_tool_use") => {
+            if gemini_stream_event(raw) {
+                let at = cur.at(raw, prefix.to_owned());
+                session.problem(
+                    &at,
+                    "a Gemini CLI stream-json event (`tool_id`), not a Claude Code record: read the file with `--input-format gemini-cli`".into(),
+                    out,
+                );
+                return;
+            }
             key = ThreadKey::Main;
             content::read_tool_block(raw, cur, prefix, &mut got);
         }

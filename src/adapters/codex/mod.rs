@@ -7,7 +7,9 @@
 //! `event_msg` records mirror the UI, and a few of them carry the one structured verdict a
 //! result has (`exec_command_end.exit_code`, `patch_apply_end.success`,
 //! `mcp_tool_call_end.result`, `item_completed` items' `exit_code` / `status`). Compaction and
-//! newer record types are read past. Never reads text for error-ness.
+//! newer record types are read past. The rollouts of the CLI's first releases (a header `{id,
+//! timestamp, instructions, git}`, `{"record_type": "state"}` lines, items with no envelope) are
+//! read too. Never reads text for error-ness.
 
 mod items;
 
@@ -44,6 +46,24 @@ pub fn sniff(record: &Value) -> u8 {
         return 0;
     };
     let kind = m.get("type").and_then(Value::as_str);
+    // The rollouts of the CLI's first releases: a header `{id, timestamp, instructions, git}`,
+    // `{"record_type": "state"}` lines, and the conversation's items with no envelope.
+    if kind.is_none()
+        && m.get("id").is_some_and(Value::is_string)
+        && m.contains_key("timestamp")
+        && (m.contains_key("instructions") || m.contains_key("git"))
+        && !m.contains_key("role")
+    {
+        return 12;
+    }
+    if m.len() == 1 && m.get("record_type").is_some_and(Value::is_string) {
+        return 10;
+    }
+    if kind.is_some_and(|k| crate::adapters::openai::responses::ITEM_TYPES.contains(&k))
+        && !m.contains_key("payload")
+    {
+        return 2;
+    }
     match (kind, m.get("payload")) {
         (Some("session_meta"), Some(Value::Object(p)))
             if p.contains_key("cli_version") || p.contains_key("originator") =>
@@ -159,6 +179,36 @@ impl<'i> Reader<'i> {
             }
         };
         let Some(payload) = rec.payload else {
+            // A first release's rollout: its header, its `record_type` lines, and items with
+            // no envelope.
+            if rec.kind.is_none() && raw.get().contains("\"record_type\"") {
+                return;
+            }
+            if rec.kind.is_none()
+                && let Ok(m) = serde_json::from_str::<Meta>(raw.get())
+                && m.id.is_some()
+            {
+                self.session_meta(raw);
+                return;
+            }
+            if rec
+                .kind
+                .as_deref()
+                .is_some_and(|k| crate::adapters::openai::responses::ITEM_TYPES.contains(&k))
+            {
+                let mut got = Collected::default();
+                items::read_item(raw, cur, prefix, &mut got);
+                for item in &got.items {
+                    if let crate::model::StepKind::ToolCall(c) = &item.kind
+                        && let Some(id) = &c.call_id
+                    {
+                        self.call_ids.insert(id.clone());
+                    }
+                }
+                let meta = StepMeta::default();
+                self.session.add(got, &meta, self.input, out);
+                return;
+            }
             if rec.kind.is_none() {
                 let at = cur.at(raw, prefix.to_owned());
                 self.session.problem(

@@ -205,3 +205,30 @@ fn truncated_and_renamed_rollouts_are_never_an_empty_pass() {
     );
     assert_not_an_empty_pass(&parsed);
 }
+
+/// The rollouts of the CLI's first releases (issue 40): a header `{id, timestamp,
+/// instructions, git}`, `{"record_type": "state"}` lines and items with no envelope are read as
+/// Codex CLI, with no input error (they were read as OpenAI items, an error on every other
+/// line).
+#[test]
+fn first_release_rollouts_are_codex() {
+    let text = [
+        r#"{"id":"cf4def41","timestamp":"2025-09-10T18:58:38.331Z","instructions":"be brief","git":{"branch":"main"}}"#,
+        r#"{"record_type":"state"}"#,
+        r#"{"type":"message","role":"user","content":[{"type":"input_text","text":"list the files"}]}"#,
+        r#"{"record_type":"state"}"#,
+        r#"{"type":"function_call","name":"shell","arguments":"{\"command\":[\"ls\"]}","call_id":"call_1"}"#,
+        r#"{"type":"function_call_output","call_id":"call_1","output":"{\"output\":\"a\\nb\",\"metadata\":{\"exit_code\":0}}"}"#,
+        r#"{"record_type":"state"}"#,
+        r#"{"type":"message","role":"assistant","content":[{"type":"output_text","text":"a and b"}]}"#,
+    ]
+    .join("\n");
+    let (format, p) = crate::adapters::parse_bytes(text.as_bytes(), "rollout.jsonl", None);
+    assert_eq!(format, Some(crate::adapters::InputFormat::Codex));
+    assert!(p.issues.is_empty(), "{:?}", p.issues);
+    let t = &p.traces[0];
+    assert_eq!(t.run_id, "cf4def41");
+    assert_eq!(crate::adapters::testing::counts(t), crate::adapters::testing::counted(1, 1, 0, 0));
+    assert_eq!(t.steps[1].at.line, 5);
+    assert_eq!(t.attribute(crate::model::ATTR_AGENT), Some("codex"));
+}

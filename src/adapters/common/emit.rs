@@ -1,7 +1,7 @@
 //! Where a format reader sends what it reads (`Emit`: traces one at a time, input issues,
 //! notes), and the collected form (`Parsed`).
 
-use crate::finding::InputIssue;
+use crate::finding::{InputIssue, MAX_ISSUES_PER_INPUT};
 use crate::model::Trace;
 
 /// Where an adapter sends what it reads: traces (one at a time, so JSON Lines can stream) and
@@ -20,8 +20,11 @@ pub trait Emit {
 pub struct Parsed {
     /// The traces, in input order.
     pub traces: Vec<Trace>,
-    /// Problems with the input.
+    /// Problems with the input: the first `MAX_ISSUES_PER_INPUT` of them.
     pub issues: Vec<InputIssue>,
+    /// Problems past those kept in `issues`: only counted (a file of endless bad lines is held
+    /// in bounded memory).
+    pub omitted_issues: u64,
     /// Notes about the input.
     pub notes: Vec<String>,
 }
@@ -31,7 +34,11 @@ impl Emit for Parsed {
         self.traces.push(trace);
     }
     fn issue(&mut self, issue: InputIssue) {
-        self.issues.push(issue);
+        if self.issues.len() < MAX_ISSUES_PER_INPUT {
+            self.issues.push(issue);
+        } else {
+            self.omitted_issues = self.omitted_issues.saturating_add(1);
+        }
     }
     fn note(&mut self, note: String) {
         self.notes.push(note);

@@ -210,7 +210,7 @@ impl<R: BufRead> Iterator for LineReader<R> {
                     )));
                 }
             };
-            self.line += 1;
+            self.line = self.line.saturating_add(1);
             if truncated || self.buf.len() > self.max_record {
                 return Some(Err(InputIssue::at(
                     &self.path,

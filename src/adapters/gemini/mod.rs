@@ -9,8 +9,11 @@
 //! also writes as `user` messages are the same results, read once. A sub-agent's session
 //! (`kind: subagent`, `chats/<parent session>/<id>.jsonl`) is a file, hence a trace, of its own.
 //! The session records no CLI version: its start time is kept for the built-in schemas.
+//! The transcript `gemini -p … --output-format stream-json` prints is read too (`stream.rs`):
+//! a log whose records are stream events is read as one.
 
 mod messages;
+mod stream;
 
 use std::collections::HashMap;
 
@@ -42,6 +45,10 @@ pub fn sniff(record: &Value) -> u8 {
         return 0;
     };
     let has = |k: &str| m.contains_key(k);
+    let event = stream::sniff(m);
+    if event > 0 {
+        return event;
+    }
     if m.get("sessionId").is_some_and(Value::is_string)
         && m.get("projectHash").is_some_and(Value::is_string)
     {
@@ -115,6 +122,8 @@ struct Reader<'i> {
     by_id: HashMap<String, usize>,
     /// Reading a whole `ConversationRecord` document, not a log.
     document: bool,
+    /// The state of a stream-json transcript's reading.
+    stream: stream::Stream,
 }
 
 impl agent::Records for Reader<'_> {
@@ -129,6 +138,8 @@ impl agent::Records for Reader<'_> {
         self.session.partial = true;
     }
     fn finish(mut self, out: &mut dyn Emit) {
+        self.stream.flush(&mut self.session);
+        let session_id = self.session_id.take().or(self.stream.session_id.take());
         // A result the CLI also wrote as a `user` message's `functionResponse` part is read
         // once, from its call.
         let mut answered = std::collections::HashSet::new();
@@ -143,7 +154,7 @@ impl agent::Records for Reader<'_> {
                 self.session.items.push(item);
             }
         }
-        self.session.emit(self.session_id, self.input, out);
+        self.session.emit(session_id, self.input, out);
     }
 }
 
@@ -161,6 +172,7 @@ impl<'i> Reader<'i> {
             messages: Vec::new(),
             by_id: HashMap::new(),
             document,
+            stream: stream::Stream::default(),
         }
     }
 
@@ -184,8 +196,17 @@ impl<'i> Reader<'i> {
         }
     }
 
-    /// One line of a session log.
+    /// One line of a session log, or an event of a stream-json transcript.
     fn line(&mut self, raw: &RawValue, cur: &Cursor<'_>, ptr: &str, out: &mut dyn Emit) {
+        if stream::is_event(raw) {
+            let got = self
+                .stream
+                .event(raw, cur, ptr, &mut self.session, ATTR_STARTED);
+            let input = self.input;
+            self.session
+                .add(got, &crate::model::StepMeta::default(), input, out);
+            return;
+        }
         let Ok(ctl) = serde_json::from_str::<Control<'_>>(raw.get()) else {
             self.problem(
                 raw,

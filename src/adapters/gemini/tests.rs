@@ -28,10 +28,16 @@ fn real_sessions_snapshot() {
 
 /// (file, counts). Counted by an independent script over the raw records (the latest record
 /// of each message id, in order): calls are `toolCalls[]` entries, results those whose status
-/// is `success`, `error` or `cancelled`, errors the last two.
+/// is `success`, `error` or `cancelled`, errors the last two; in a stream-json transcript,
+/// calls are `tool_use` events, results `tool_result` events, errors those with `status:
+/// error`, unanswered the `tool_use` ids no `tool_result` names.
 const EXPECTED: &[(&str, Counts)] = &[
     ("gemini-cli-0.20.2-tools.json", c(7, 7, 2, 0)),
     ("gemini-cli-0.40.1-tools.jsonl", c(7, 7, 3, 0)),
+    ("gemini-cli-0.20.2-stream.jsonl", c(7, 7, 2, 0)),
+    ("gemini-cli-0.40.1-stream.jsonl", c(9, 9, 4, 0)),
+    ("gemini-cli-0.61.0-stream.jsonl", c(9, 9, 4, 0)),
+    ("session-2026-12-05T07-52-4962b86f.jsonl", c(9, 9, 4, 0)),
     ("341e4058-7ff2-4c3e-9aff-f28dd0553a52.jsonl", c(3, 3, 1, 0)),
     ("session-2026-12-01T23-15-36646c51.jsonl", c(4, 4, 1, 0)),
 ];
@@ -65,11 +71,17 @@ fn counts_errors_and_cited_lines_hold_exactly() {
     }
 }
 
-/// Ids of the tool calls whose `status` is `error` or `cancelled`, in any record of the text.
+/// Ids of the tool calls whose `status` is `error` or `cancelled`, in any record of the text
+/// (a session's `toolCalls[]`, a stream's `tool_result` events).
 fn failed_call_ids(text: &str) -> Vec<String> {
     fn walk(v: &serde_json::Value, out: &mut Vec<String>) {
         match v {
             serde_json::Value::Object(m) => {
+                if m.get("type").and_then(|t| t.as_str()) == Some("tool_result")
+                    && m.get("status").and_then(|t| t.as_str()) == Some("error")
+                {
+                    out.push(m["tool_id"].as_str().unwrap().to_owned());
+                }
                 if let Some(serde_json::Value::Array(calls)) = m.get("toolCalls") {
                     for c in calls {
                         if matches!(c["status"].as_str(), Some("error" | "cancelled")) {
@@ -255,4 +267,117 @@ fn truncated_and_renamed_sessions_are_never_an_empty_pass() {
     let renamed = text.replace("\"toolCalls\"", "\"calls\"");
     let (_, parsed) = parse_bytes(renamed.as_bytes(), "renamed.jsonl", None);
     assert_not_an_empty_pass(&parsed);
+}
+
+/// `gemini -p … --output-format stream-json` (issue 40): read as Gemini CLI, not as Claude
+/// Code's stream-json; the calls with their arguments and ids, MCP tools under the names the CLI
+/// gave them, `status: error` results as errors with the text the model was given, and results
+/// the stream shows no text for left unrecorded (never an empty result).
+#[test]
+fn stream_json_transcripts_are_gemini_cli() {
+    let (parsed, text) = fixture("gemini-cli-0.61.0-stream.jsonl");
+    assert!(parsed.issues.is_empty(), "{:?}", parsed.issues);
+    let t = &parsed.traces[0];
+    assert_eq!(t.run_id, "4962b86f-69d6-4b91-96ed-a81ee81d52d1");
+    assert_eq!(t.attribute(crate::model::ATTR_AGENT), Some("gemini-cli"));
+    assert_eq!(t.attribute(crate::model::ATTR_MODEL), Some("gemini-2.5-pro"));
+    assert_eq!(
+        t.attribute(super::ATTR_STARTED),
+        Some("2026-12-05T07:52:32.390Z")
+    );
+    let calls: Vec<(String, String, u32, u32)> = t
+        .steps
+        .iter()
+        .filter_map(|s| s.as_call().map(|c| (s, c)))
+        .map(|(s, c)| (c.name.clone(), args_text(&c.args), s.at.line, s.at.column))
+        .collect();
+    let want: Vec<(String, String, u32, u32)> = text
+        .lines()
+        .enumerate()
+        .filter_map(|(i, l)| {
+            let v: serde_json::Value = serde_json::from_str(l).unwrap();
+            (v["type"] == "tool_use").then(|| {
+                let line = u32::try_from(i + 1).unwrap();
+                (v["tool_name"].as_str().unwrap().to_owned(), v["parameters"].to_string(), line, 1)
+            })
+        })
+        .collect();
+    assert_eq!(calls, want);
+    assert!(calls.iter().any(|c| c.0 == "mcp_everything_get-sum"));
+    let results: Vec<_> = t.steps.iter().filter_map(|s| s.as_result()).collect();
+    let errors: Vec<&str> = results
+        .iter()
+        .filter(|r| r.status == ResultStatus::Error)
+        .filter_map(|r| r.error.as_deref())
+        .collect();
+    assert_eq!(errors[0], "params/command must be string");
+    assert_eq!(errors[1], "params must have required property 'b'");
+    assert!(errors[2].starts_with("File not found: /"), "{errors:?}");
+    // `write_file` and `list_directory` show no text: nothing recorded, not an empty result.
+    let unrecorded: Vec<bool> = results.iter().map(|r| r.content_recorded).collect();
+    assert_eq!(unrecorded.iter().filter(|r| !**r).count(), 3, "{unrecorded:?}");
+    // The assistant's text, sent in `delta` pieces, is one message each turn.
+    let said: Vec<&str> = t
+        .steps
+        .iter()
+        .filter_map(|s| match &s.kind {
+            crate::model::StepKind::Message(m) => Some(m.content.as_str()),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(
+        said,
+        [
+            "Create hello.txt containing hello world, after checking notes.txt and missing.txt.",
+            "Reading the notes first.",
+            "Created hello.txt."
+        ]
+    );
+}
+
+/// The same run written both ways (its session log and what `--output-format stream-json`
+/// printed) gives the same calls, in the same order, with the same verdicts.
+#[test]
+fn a_stream_and_its_session_log_agree() {
+    let (stream, _) = fixture("gemini-cli-0.61.0-stream.jsonl");
+    let (session, _) = fixture("session-2026-12-05T07-52-4962b86f.jsonl");
+    let calls = |p: &Parsed| -> Vec<(String, String, Option<ResultStatus>)> {
+        let t = &p.traces[0];
+        let pairing = crate::model::Pairing::new(t);
+        t.steps
+            .iter()
+            .filter_map(|s| s.as_call().map(|c| (s, c)))
+            .map(|(s, c)| {
+                let status = pairing
+                    .result_for(s.index)
+                    .and_then(|i| t.steps[i].as_result())
+                    .map(|r| r.status);
+                (c.name.clone(), args_text(&c.args), status)
+            })
+            .collect()
+    };
+    assert_eq!(calls(&stream), calls(&session));
+    assert_eq!(stream.traces[0].run_id, session.traces[0].run_id);
+}
+
+/// A line of a transcript that is no event is an input error at its line; the rest is read.
+#[test]
+fn a_bad_stream_line_is_an_input_error_and_the_rest_is_read() {
+    let (_, text) = fixture("gemini-cli-0.40.1-stream.jsonl");
+    let mut lines: Vec<&str> = text.lines().collect();
+    lines.insert(4, r#"{"type":"tool_use","tool_id":"x","parameters":{}}"#);
+    let bad = lines.join("\n");
+    let (format, parsed) = parse_bytes(bad.as_bytes(), "bad.jsonl", None);
+    assert_eq!(format, Some(InputFormat::GeminiCli));
+    assert_eq!(parsed.issues.len(), 1, "{:?}", parsed.issues);
+    assert_eq!(parsed.issues[0].line, 5);
+    assert!(parsed.issues[0].message.contains("tool_name"));
+    assert_eq!(counts(&parsed.traces[0]), c(9, 9, 4, 0));
+}
+
+fn args_text(args: &Args) -> String {
+    match args {
+        Args::Known(v) => v.to_string(),
+        other => format!("{other:?}"),
+    }
 }

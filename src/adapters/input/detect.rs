@@ -23,13 +23,37 @@ pub struct Head {
     /// The first records: a document's top-level object, the elements of a top-level array, or
     /// the first lines.
     pub records: Vec<Value>,
+    /// The line each record is on (JSON Lines); empty for a document.
+    pub lines: Vec<u32>,
 }
+
+/// Why the format could not be decided, and the line that shows it, when one does.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Undetected {
+    /// What the input looked like and the flag to pass.
+    pub message: String,
+    /// The line of the record that shows it (JSON Lines).
+    pub line: Option<u32>,
+}
+
+impl From<String> for Undetected {
+    fn from(message: String) -> Self {
+        Self {
+            message,
+            line: None,
+        }
+    }
+}
+
+/// How strongly a record must fit another format, while the best one ignores it, for the
+/// input to be a partial fit rather than that format.
+const PARTIAL_FIT: u8 = 8;
 
 /// Number of JSON Lines records detection looks at.
 pub(super) const DETECT_LINES: usize = 8;
 
 /// Decide the format from content. `Err` names what it looked like and the flag to pass.
-pub fn detect(head: &Head) -> Result<InputFormat, String> {
+pub fn detect(head: &Head) -> Result<InputFormat, Undetected> {
     let mut scores: Vec<(InputFormat, u32)> = InputFormat::ALL
         .iter()
         .map(|f| (*f, head.records.iter().map(|r| u32::from(f.sniff(r))).sum()))
@@ -41,15 +65,18 @@ pub fn detect(head: &Head) -> Result<InputFormat, String> {
     {
         return Err(format!(
             "this is {what}; lint the agent's transcript instead, or pass `--input-format` if this file is a trace"
-        ));
+        )
+        .into());
     }
     if score == 0 && looks_like_tools(head) {
-        return Err("this is a tools file, not a trace: pass it with `--tools`".to_owned());
+        return Err("this is a tools file, not a trace: pass it with `--tools`"
+            .to_owned()
+            .into());
     }
     if score == 0
         && let Some(what) = companion(&head.records)
     {
-        return Err(format!("this is {what}"));
+        return Err(format!("this is {what}").into());
     }
     if score == 0 {
         let names: Vec<&str> = InputFormat::ALL.iter().map(|f| f.name()).collect();
@@ -57,7 +84,8 @@ pub fn detect(head: &Head) -> Result<InputFormat, String> {
             "cannot tell the input format: {}; pass `--input-format {}`",
             describe(head),
             names.join("|")
-        ));
+        )
+        .into());
     }
     let tied: Vec<&str> = scores
         .iter()
@@ -69,9 +97,42 @@ pub fn detect(head: &Head) -> Result<InputFormat, String> {
             "the input fits several formats ({}); pass `--input-format {}` to choose",
             tied.join(", "),
             tied.join("|")
-        ));
+        )
+        .into());
     }
+    partial_fit(head, best)?;
     Ok(best)
+}
+
+/// A partial fit is no fit: a record the chosen format reads nothing of, while another format
+/// knows it well, means the file is that other format, or a mix; reading it as the first would
+/// drop what only the second reads. Names the record (its line) and both formats.
+fn partial_fit(head: &Head, best: InputFormat) -> Result<(), Undetected> {
+    for (i, record) in head.records.iter().enumerate() {
+        if best.sniff(record) > 0 {
+            continue;
+        }
+        let other = InputFormat::ALL
+            .iter()
+            .filter(|f| **f != best)
+            .map(|f| (*f, f.sniff(record)))
+            .max_by_key(|(_, s)| *s);
+        let Some((other, _)) = other.filter(|(_, s)| *s >= PARTIAL_FIT) else {
+            continue;
+        };
+        let line = head.lines.get(i).copied();
+        let which = match line {
+            Some(l) => format!("line {l}"),
+            None => format!("element {i}"),
+        };
+        return Err(Undetected {
+            message: format!(
+                "cannot tell the input format: most records fit `{best}`, but {which} is a `{other}` record that `{best}` does not read; pass `--input-format {best}|{other}`"
+            ),
+            line,
+        });
+    }
+    Ok(())
 }
 
 /// What a file that goes with a session (an agent's UI log or metadata) is, when it is one.

@@ -101,6 +101,11 @@ pub(crate) fn load_whole(path: &Path) -> Result<Vec<Trace>, String> {
     };
     match read_path(path) {
         Ok(parsed) if parsed.issues.is_empty() => Ok(parsed.traces),
+        Ok(parsed) if parsed.omitted_issues > 0 => Err(format!(
+            "{}\n{display}: {} more problems not listed",
+            join(&parsed.issues),
+            parsed.omitted_issues
+        )),
         Ok(parsed) => Err(join(&parsed.issues)),
         Err(source) => Err(join(&[InputIssue::file(
             &display,

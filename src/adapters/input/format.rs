@@ -2,7 +2,7 @@
 
 use serde_json::Value;
 
-use crate::adapters::{atif, claude, cline, codex, copilot, dataset, gemini, inspect, langfuse, langsmith, miniswe, native, openai, openhands, otel, sweagent};
+use crate::adapters::{atif, claude, cline, codex, copilot, dataset, gemini, inspect, langfuse, langsmith, miniswe, native, openai, opencode, openhands, otel, pi, sweagent};
 
 /// The input formats tracelint reads.
 ///
@@ -32,6 +32,10 @@ pub enum InputFormat {
     Cline,
     /// GitHub Copilot CLI `events.jsonl`.
     CopilotCli,
+    /// pi coding-agent sessions (`~/.pi/agent/sessions/…/*.jsonl`).
+    Pi,
+    /// OpenCode sessions (`opencode export`, `opencode run --format json`).
+    OpenCode,
     /// Inspect AI eval logs (`.json`, and `.eval` zip archives).
     Inspect,
     /// Harbor ATIF trajectories (`agent/trajectory.json`).
@@ -60,6 +64,8 @@ impl InputFormat {
         InputFormat::GeminiCli,
         InputFormat::Cline,
         InputFormat::CopilotCli,
+        InputFormat::Pi,
+        InputFormat::OpenCode,
         InputFormat::Inspect,
         InputFormat::Atif,
         InputFormat::SweAgent,
@@ -81,6 +87,8 @@ impl InputFormat {
             InputFormat::GeminiCli => "gemini-cli",
             InputFormat::Cline => "cline",
             InputFormat::CopilotCli => "copilot-cli",
+            InputFormat::Pi => "pi",
+            InputFormat::OpenCode => "opencode",
             InputFormat::Inspect => "inspect",
             InputFormat::Atif => "atif",
             InputFormat::SweAgent => "swe-agent",
@@ -103,6 +111,8 @@ impl InputFormat {
             "gemini-cli" | "gemini" => Some(InputFormat::GeminiCli),
             "cline" => Some(InputFormat::Cline),
             "copilot-cli" | "copilot" => Some(InputFormat::CopilotCli),
+            "pi" | "pi-coding-agent" => Some(InputFormat::Pi),
+            "opencode" => Some(InputFormat::OpenCode),
             "inspect" | "inspect-ai" | "inspect_ai" => Some(InputFormat::Inspect),
             "atif" | "harbor" => Some(InputFormat::Atif),
             "swe-agent" | "swe_agent" | "sweagent" => Some(InputFormat::SweAgent),
@@ -125,6 +135,8 @@ impl InputFormat {
             InputFormat::GeminiCli => gemini::sniff(record),
             InputFormat::Cline => cline::sniff(record),
             InputFormat::CopilotCli => copilot::sniff(record),
+            InputFormat::Pi => pi::sniff(record),
+            InputFormat::OpenCode => opencode::sniff(record),
             InputFormat::Inspect => inspect::sniff(record),
             InputFormat::Atif => atif::sniff(record),
             InputFormat::SweAgent => sweagent::sniff(record),

@@ -8,10 +8,13 @@ use serde_json::Value;
 use crate::finding::InputIssue;
 use crate::model::InputRef;
 
-use crate::adapters::input::detect::{DETECT_LINES, companion, looks_like_tools};
+use crate::adapters::input::detect::{DETECT_LINES, Undetected, companion, looks_like_tools};
 
 use crate::adapters::common::json_pos::{Line, LineReader};
 use crate::adapters::{Body, Container, EMPTY_FILE, Emit, Head, InputFormat, Limits, cline, common::json_pos, detect, input::empty, inspect, parse_body};
+
+/// Lines looked at, at most, to find the records a JSON Lines input's format is detected from.
+const DETECT_SCAN: usize = 4096;
 
 /// How to read one input.
 #[derive(Debug, Clone, Copy, Default)]
@@ -63,13 +66,16 @@ pub fn parse_reader<R: BufRead>(
     out: &mut dyn Emit,
 ) -> ReadOutcome {
     let (format, limits) = (opts.format, opts.limits);
-    let undetected = |head: &Head, msg: String, out: &mut dyn Emit| {
+    let undetected = |head: &Head, why: Undetected, out: &mut dyn Emit| {
         if opts.skip_tools_files && looks_like_tools(head) {
             ReadOutcome::SkippedToolsFile
         } else if let (true, Some(what)) = (opts.skip_tools_files, companion(&head.records)) {
             ReadOutcome::SkippedCompanion(what)
         } else {
-            out.issue(InputIssue::file(path, msg));
+            out.issue(match why.line {
+                Some(line) => InputIssue::at(path, line, 1, why.message),
+                None => InputIssue::file(path, why.message),
+            });
             ReadOutcome::Failed
         }
     };
@@ -122,12 +128,12 @@ pub fn parse_reader<R: BufRead>(
     if is_lines {
         let rest = LineReader::new(reader, path, limits.max_record).map(|r| {
             r.map(|mut l| {
-                l.number += 1;
+                l.number = l.number.saturating_add(1);
                 l
             })
             .map_err(|mut i| {
                 if i.line > 0 {
-                    i.line += 1;
+                    i.line = i.line.saturating_add(1);
                 }
                 i
             })
@@ -138,20 +144,25 @@ pub fn parse_reader<R: BufRead>(
         let format = match format {
             Some(f) => f,
             None => {
+                // Up to `DETECT_LINES` records, looking at most `DETECT_SCAN` lines (a file of
+                // one record and millions of bad lines is detected from what came first).
+                let mut records = 0;
                 for item in all.by_ref() {
+                    records += usize::from(item.is_ok());
                     buffered.push(item);
-                    if buffered.iter().filter(|r| r.is_ok()).count() >= DETECT_LINES {
+                    if records >= DETECT_LINES || buffered.len() >= DETECT_SCAN {
                         break;
                     }
                 }
-                let records = buffered
+                let (records, lines) = buffered
                     .iter()
                     .filter_map(|r| r.as_ref().ok())
-                    .filter_map(|l| json_pos::skim(&l.text, 4).ok())
-                    .collect();
+                    .filter_map(|l| json_pos::skim(&l.text, 4).ok().map(|v| (v, l.number)))
+                    .unzip();
                 let head = Head {
                     container: Container::Lines,
                     records,
+                    lines,
                 };
                 match detect(&head) {
                     Ok(f) => f,
@@ -264,6 +275,7 @@ pub fn parse_reader<R: BufRead>(
             let head = Head {
                 container: Container::Document,
                 records,
+                lines: Vec::new(),
             };
             match detect(&head) {
                 Ok(InputFormat::Cline)

@@ -78,6 +78,15 @@ fn read_top(raw: &RawValue, cur: &Cursor<'_>, input: &InputRef, out: &mut dyn Em
         return;
     };
     if !top.contains_key("eval") {
+        // A sample has its `input` and `target`; another object with messages (a Cline or
+        // OpenAI conversation) is no sample, and a reading of it would drop what it records.
+        if !(top.contains_key("input") || top.contains_key("target") || top.contains_key("epoch")) {
+            out.issue(InputIssue::file(
+                &input.path,
+                "not an Inspect log or sample: no `eval`, and no sample's `input`, `target` or `epoch`",
+            ));
+            return;
+        }
         sample::read(raw, cur, "", None, input, out);
         return;
     }

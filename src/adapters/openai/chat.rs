@@ -60,6 +60,24 @@ struct ChatMsg<'a> {
     tool_call_id: Option<Value>,
     #[serde(default)]
     name: Option<Value>,
+    #[serde(rename = "_metadata", default)]
+    metadata: Option<Value>,
+}
+
+/// The prefix of the role a converted session gives every message of a sub-agent
+/// (`assistant-subagent-<agent id>`, its own role kept in `_metadata.original_role`).
+pub const SUBAGENT_ROLE: &str = "assistant-subagent-";
+
+/// The sub-agent a message belongs to, when its role names one.
+pub fn subagent_of(raw: &RawValue) -> Option<String> {
+    #[derive(Deserialize)]
+    struct Role {
+        #[serde(default)]
+        role: Option<Value>,
+    }
+    let r: Role = serde_json::from_str(raw.get()).ok()?;
+    let id = r.role.as_ref()?.as_str()?.strip_prefix(SUBAGENT_ROLE)?;
+    (!id.is_empty()).then(|| id.to_owned())
 }
 
 /// Read one role-based message (chat, ShareGPT or Anthropic).
@@ -92,6 +110,22 @@ pub fn read_message(
         }
     };
     let body_ptr = child(pointer, body_key);
+    // A sub-agent's message: its own role is the one it had before the conversion.
+    let role = match role.strip_prefix(SUBAGENT_ROLE) {
+        Some(_) => {
+            let original = msg
+                .metadata
+                .as_ref()
+                .and_then(|m| m.get("original_role"))
+                .and_then(Value::as_str);
+            match original {
+                Some(r @ ("user" | "assistant" | "tool" | "system")) => r,
+                _ if msg.tool_calls.is_none() && msg.tool_call_id.is_some() => "tool",
+                _ => "assistant",
+            }
+        }
+        None => role,
+    };
     match role {
         "system" | "developer" => read_text(body, Role::System, cur, &body_ptr, out),
         "user" | "human" => read_text(body, Role::User, cur, &body_ptr, out),

@@ -41,6 +41,9 @@ pub struct Conv {
     pub touched: bool,
     /// The entry holding the first user turn.
     first_user: Option<usize>,
+    /// The sub-agents' conversations (`assistant-subagent-<id>` roles), each its own trace, in
+    /// the order they first spoke.
+    subagents: Vec<(String, Trace, Legacy)>,
 }
 
 impl Conv {
@@ -52,6 +55,7 @@ impl Conv {
             sigs: Vec::new(),
             touched: false,
             first_user: None,
+            subagents: Vec::new(),
         }
     }
 
@@ -64,8 +68,36 @@ impl Conv {
     ) {
         self.touched = true;
         for (entry, ptr) in entries {
-            let got = read(*entry, cur, ptr, &mut self.legacy);
+            self.entry(*entry, cur, ptr, problems);
+        }
+    }
+
+    /// Read one entry into the conversation, or into its sub-agent's.
+    fn entry(&mut self, entry: Entry<'_>, cur: &Cursor<'_>, ptr: &str, problems: &mut Vec<Problem>) {
+        let agent = match entry {
+            Entry::Item(raw) => super::chat::subagent_of(raw),
+            _ => None,
+        };
+        let Some(agent) = agent else {
+            let got = read(entry, cur, ptr, &mut self.legacy);
             self.take(got, problems);
+            return;
+        };
+        let i = match self.subagents.iter().position(|(a, _, _)| *a == agent) {
+            Some(i) => i,
+            None => {
+                let run_id = format!("{}/agent-{agent}", self.trace.run_id);
+                let trace = Trace::new(run_id, self.trace.source.clone());
+                self.subagents.push((agent, trace, Legacy::default()));
+                self.subagents.len() - 1
+            }
+        };
+        let (_, trace, legacy) = &mut self.subagents[i];
+        let got = read(entry, cur, ptr, legacy);
+        self.sigs.push(signature(&got));
+        problems.extend(got.problems);
+        for item in got.items {
+            trace.push(item.kind, item.at, item.meta);
         }
     }
 
@@ -115,8 +147,7 @@ impl Conv {
     ) {
         self.touched = true;
         for (entry, ptr) in &entries[resent.min(entries.len())..] {
-            let got = read(*entry, cur, ptr, &mut self.legacy);
-            self.take(got, problems);
+            self.entry(*entry, cur, ptr, problems);
         }
     }
 
@@ -169,9 +200,18 @@ impl Conv {
         self.trace.partial = true;
     }
 
-    /// The finished trace.
-    pub fn finish(self) -> Trace {
-        self.trace
+    /// The finished traces: the conversation's, then each sub-agent's (with the tool
+    /// definitions the conversation carried).
+    pub fn finish(self) -> Vec<Trace> {
+        let mut out = Vec::with_capacity(1 + self.subagents.len());
+        for (_, mut t, _) in self.subagents {
+            t.partial = self.trace.partial;
+            t.embedded_tools.clone_from(&self.trace.embedded_tools);
+            t.attributes.clone_from(&self.trace.attributes);
+            out.push(t);
+        }
+        out.insert(0, self.trace);
+        out
     }
 
     /// Whether the conversation holds any step.

@@ -43,7 +43,9 @@ impl<'i> Reader<'i> {
         );
         let done = std::mem::replace(&mut self.stream, next);
         if done.touched || !done.is_empty() {
-            out.trace(done.finish());
+            for t in done.finish() {
+                out.trace(t);
+            }
         }
     }
 
@@ -101,6 +103,9 @@ impl<'i> Reader<'i> {
             }
         } else if let Some((list, key)) = body.conversation().filter(|_| body.model.is_none()) {
             self.dataset(&body, list, key, cur, ptr, default_id, out);
+        } else if session_metadata(raw) {
+            // A session file's metadata line before its messages (nanobot's `{"_type":
+            // "metadata", "key", "created_at", …}`): nothing to lint.
         } else if !self.logged(raw, &body, cur, ptr, out, &mut problems) {
             let keys = keys_of(raw);
             problems.push(Problem {
@@ -265,7 +270,9 @@ impl<'i> Reader<'i> {
             conv.partial();
         }
         self.report(problems, out);
-        out.trace(conv.finish());
+        for t in conv.finish() {
+            out.trace(t);
+        }
     }
 
     pub(super) fn report(&mut self, problems: Vec<Problem>, out: &mut dyn Emit) {
@@ -284,7 +291,9 @@ impl<'i> Reader<'i> {
 
     pub(super) fn finish(self, out: &mut dyn Emit) {
         if self.stream.touched || !self.stream.is_empty() {
-            out.trace(self.stream.finish());
+            for t in self.stream.finish() {
+                out.trace(t);
+            }
         }
     }
 }
@@ -322,4 +331,17 @@ fn keys_of(raw: &RawValue) -> String {
                 .join(", ")
         })
         .unwrap_or_default()
+}
+
+/// Is this record a chat session file's metadata line (`{"_type": "metadata", …}`)?
+fn session_metadata(raw: &RawValue) -> bool {
+    #[derive(serde::Deserialize)]
+    struct Meta {
+        #[serde(rename = "_type", default)]
+        kind: Option<serde_json::Value>,
+        #[serde(default)]
+        role: Option<serde_json::Value>,
+    }
+    serde_json::from_str::<Meta>(raw.get())
+        .is_ok_and(|m| m.role.is_none() && m.kind.as_ref().and_then(|k| k.as_str()) == Some("metadata"))
 }

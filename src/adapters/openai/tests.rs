@@ -580,3 +580,69 @@ fn a_request_that_rewrites_history_after_the_first_user_turn_continues_the_run()
         "0 5:59 /messages/0/content message System: s\n1 5:93 /messages/1/content message User: task B"
     );
 }
+
+/// A Claude Code session converted to OpenAI-style messages whose sub-agent's messages carry
+/// the role `assistant-subagent-<id>` (issue 40): the sub-agent is a trace of its own, named
+/// as Claude Code's are (`…/agent-<id>`), with no input error per message; its calls and the
+/// main thread's are those the Claude Code adapter reads from the original files (server tools
+/// left out, as the conversion drops them).
+#[test]
+fn subagent_roles_are_traces_of_their_own() {
+    let dir = std::path::Path::new(REAL);
+    let name = "openai-subagents/claude-code-2.1.332-subagent-messages.json";
+    let text = std::fs::read_to_string(dir.join(name)).unwrap();
+    let (format, p) = parse_auto(&text, "converted.json");
+    assert_eq!(format, Some(InputFormat::OpenAi));
+    assert!(p.issues.is_empty(), "{:?}", p.issues);
+    let ids: Vec<&str> = p.traces.iter().map(|t| t.run_id.as_str()).collect();
+    assert_eq!(ids, ["converted.json", "converted.json/agent-a52f6821ed11f13eb"]);
+    assert_eq!(misplaced_steps(&text, &p.traces), Vec::<String>::new());
+    let calls = |t: &crate::model::Trace| -> Vec<(String, String, bool)> {
+        let pairing = crate::model::Pairing::new(t);
+        t.steps
+            .iter()
+            .filter_map(|s| s.as_call().map(|c| (s, c)))
+            .filter(|(_, c)| c.call_id.as_deref().is_some_and(|i| i.starts_with("toolu_")))
+            .map(|(s, c)| {
+                let args = match &c.args {
+                    Args::Known(v) => v.to_string(),
+                    other => format!("{other:?}"),
+                };
+                let id = c.call_id.clone().unwrap();
+                (format!("{id} {}", c.name), args, pairing.result_for(s.index).is_some())
+            })
+            .collect()
+    };
+    let session = "claude-code-2.1.332/8c2fe29d-4fb3-446a-90f0-e1d1416fe640";
+    let main = std::fs::read_to_string(dir.join(format!("{session}.jsonl"))).unwrap();
+    let sub = std::fs::read_to_string(
+        dir.join(format!("{session}/subagents/agent-a52f6821ed11f13eb.jsonl")),
+    )
+    .unwrap();
+    let (_, claude_main) = parse_bytes(main.as_bytes(), "main.jsonl", None);
+    let (_, claude_sub) = parse_bytes(sub.as_bytes(), "agent.jsonl", None);
+    assert_eq!(calls(&p.traces[0]), calls(&claude_main.traces[0]));
+    assert_eq!(calls(&p.traces[1]), calls(&claude_sub.traces[0]));
+    assert_eq!(calls(&p.traces[0]).len(), 3);
+    assert_eq!(calls(&p.traces[1]).len(), 2);
+    // The sub-agent's prompt is its user turn, not the main thread's.
+    let first = &p.traces[1].steps[0];
+    assert!(matches!(&first.kind, StepKind::Message(m) if m.role == crate::model::Role::User));
+}
+
+/// A chat session saved one message a line after a metadata line (nanobot's
+/// `{"_type": "metadata", …}`): the metadata is read past, with no input error.
+#[test]
+fn a_session_metadata_line_is_read_past() {
+    let text = [
+        r#"{"_type": "metadata", "key": "cli:direct", "created_at": "2026-02-28T18:30:00", "metadata": {}, "last_consolidated": 0}"#,
+        r#"{"role": "user", "content": "read README.md", "timestamp": "2026-02-28T18:30:00"}"#,
+        r#"{"role": "assistant", "content": "", "tool_calls": [{"id": "call_1", "type": "function", "function": {"name": "read_file", "arguments": "{\"path\": \"README.md\"}"}}]}"#,
+        r#"{"role": "tool", "tool_call_id": "call_1", "name": "read_file", "content": "Hello"}"#,
+    ]
+    .join("\n");
+    let (format, p) = parse_auto(&text, "cli_direct.jsonl");
+    assert_eq!(format, Some(InputFormat::OpenAi));
+    assert!(p.issues.is_empty(), "{:?}", p.issues);
+    assert_eq!(counts(&p.traces[0]), crate::adapters::testing::counted(1, 1, 0, 0));
+}

@@ -363,5 +363,8 @@ fn previous_calls(steps: &[Step]) -> Vec<Option<usize>> {
     out
 }
 
+mod refusal;
+pub(crate) use refusal::refused;
+
 #[cfg(test)]
 mod tests;

@@ -35,6 +35,17 @@ impl Provenance {
         }
         let text = self.capped(text);
         self.observe(text, false);
+        self.observe_slashed(text, false);
+    }
+
+    /// A text holding a backslash is observed again with `/` for it: path values read Windows
+    /// separators as `/` (`paths::path_form`), so `C:\app` in a working directory and
+    /// `C:/app/x.ts` in an argument meet.
+    fn observe_slashed(&mut self, text: &str, leaf: bool) {
+        if memchr::memchr(b'\\', text.as_bytes()).is_some() {
+            let slashed = text.replace('\\', "/");
+            self.observe(&slashed, leaf);
+        }
     }
 
     /// Observe a tool result's content: a string holding JSON is read as its structure.
@@ -112,6 +123,7 @@ impl Provenance {
         }
         let s = self.capped(s);
         self.observe(s, true);
+        self.observe_slashed(s, true);
     }
 
     /// Observe one source, deduplicated and capped already: a free text, or a `leaf` string

@@ -33,6 +33,7 @@ pub fn run(args: &ReportArgs) -> anyhow::Result<ExitStatus> {
             args.output_format
         )
     })?;
+    guard_outputs(args)?;
     let rules: Vec<&'static RuleMeta> = crate::rules::RULES.iter().map(|r| r.meta()).collect();
     let mut shards = Shards::default();
     for path in &args.shards {
@@ -72,6 +73,33 @@ pub fn run(args: &ReportArgs) -> anyhow::Result<ExitStatus> {
     Ok(report.exit)
 }
 
+/// Refuse, before a shard is read, an output that is one of the shards (by device and inode:
+/// any spelling, symlink or hard link; standard input too, when it is a file).
+fn guard_outputs(args: &ReportArgs) -> anyhow::Result<()> {
+    let mut read = crate::inputs::ReadFiles::new();
+    for path in &args.shards {
+        if path == "-" {
+            read.add_inputs(&[crate::inputs::InputSpec {
+                display: "-".into(),
+                path: None,
+                walked: false,
+                resolved: None,
+            }]);
+        } else {
+            read.add(std::path::Path::new(path), format!("the shard `{path}`"));
+        }
+    }
+    let outputs: Vec<(&str, &std::path::Path)> = [
+        ("--json", &args.files.json),
+        ("--sarif", &args.files.sarif),
+        ("--html", &args.files.html),
+    ]
+    .into_iter()
+    .filter_map(|(flag, p)| Some((flag, p.as_deref()?)))
+    .collect();
+    read.guard(&outputs, "the report").map_err(anyhow::Error::msg)
+}
+
 /// The tier `--fail-on` names (`never` names none: the shards' tier stays, findings do not fail).
 fn tier_of(f: FailOn) -> Option<Tier> {
     match f {
@@ -90,19 +118,13 @@ fn read_shard(shards: &mut Shards, path: &str, rules: &[&'static RuleMeta]) {
         shards.read(lines, "-", rules);
         return;
     }
-    match std::fs::File::open(path) {
-        Ok(file) if file.metadata().is_ok_and(|m| m.is_dir()) => {
-            shards
-                .issues
-                .push(InputIssue::file(path, "cannot read: it is a directory"));
-        }
+    // Never waited on, never a device: a shard is a file (or `-`).
+    match crate::inputs::open(std::path::Path::new(path), crate::inputs::Pipes::Refuse) {
         Ok(file) => {
             let lines = LineReader::new(std::io::BufReader::new(file), path, MAX_LINE);
             shards.read(lines, path, rules);
         }
-        Err(e) => shards
-            .issues
-            .push(InputIssue::file(path, format!("cannot read: {e}"))),
+        Err(e) => shards.issue(InputIssue::file(path, format!("cannot read: {e}"))),
     }
 }
 
@@ -150,7 +172,7 @@ fn assemble(mut shards: Shards, gate: Option<FailOn>) -> anyhow::Result<Report> 
     for (input, (shard, line), k) in std::mem::take(&mut shards.inputs) {
         if index.contains_key(&input.path) {
             twice.insert((k, input.path.clone()));
-            shards.issues.push(InputIssue::at(
+            shards.issue(InputIssue::at(
                 &shard,
                 line,
                 1,
@@ -196,8 +218,13 @@ fn assemble(mut shards: Shards, gate: Option<FailOn>) -> anyhow::Result<Report> 
     let outlines = attach(shards.outlines, &twice, b, r, |o: &mut Outline, i| {
         o.input = i
     });
+    let mut issues = Shards {
+        issues: std::mem::take(&mut shards.issues),
+        issue_cap: std::mem::take(&mut shards.issue_cap),
+        ..Shards::default()
+    };
     for (file, (shard, line)) in unnamed {
-        shards.issues.push(InputIssue::at(
+        issues.issue(InputIssue::at(
             &shard,
             line,
             1,
@@ -207,8 +234,11 @@ fn assemble(mut shards: Shards, gate: Option<FailOn>) -> anyhow::Result<Report> 
         ));
     }
     builder.restored(findings, suppressions, outlines, shards.coverage);
-    for issue in shards.issues {
+    for issue in issues.issues {
         builder.issue(issue);
+    }
+    for (path, n) in issues.issue_cap.omitted_by_path() {
+        builder.issues_omitted(path, n);
     }
     let mut report = builder.finish_restored(
         fail_on,

@@ -15,7 +15,7 @@ use std::sync::{Mutex, OnceLock};
 use serde::Deserialize;
 
 use crate::finding::{
-    Coverage, Evidence, Finding, InputIssue, RuleId, RuleMeta, Suppression, Tier,
+    Coverage, Evidence, Finding, InputIssue, IssueCap, RuleId, RuleMeta, Suppression, Tier,
 };
 use crate::model::Location;
 use crate::model::location::End;
@@ -170,7 +170,10 @@ pub(crate) struct Shards {
     pub(crate) findings: Vec<ByPath<Finding>>,
     pub(crate) suppressions: Vec<ByPath<Suppression>>,
     pub(crate) outlines: Vec<ByPath<Outline>>,
+    /// Input errors listed: the first of each path (`issue_cap`).
     pub(crate) issues: Vec<InputIssue>,
+    /// Which input errors are listed, and how many of each path are only counted.
+    pub(crate) issue_cap: IssueCap,
     pub(crate) coverage: Vec<RuleCoverage>,
     /// Per `run` record: the tier that failed that check, and its ignores that matched nothing.
     pub(crate) runs: Vec<(Tier, Vec<String>)>,
@@ -218,6 +221,13 @@ fn tier(name: &str) -> Result<Tier, String> {
 }
 
 impl Shards {
+    /// Add an input error, listed while its path has fewer than the cap listed.
+    pub(crate) fn issue(&mut self, issue: InputIssue) {
+        if self.issue_cap.admit(&issue.path) {
+            self.issues.push(issue);
+        }
+    }
+
     /// Read one shard's text; `path` names it in errors.
     pub(crate) fn read(
         &mut self,
@@ -232,7 +242,7 @@ impl Shards {
             let line = match line {
                 Ok(l) => l,
                 Err(issue) => {
-                    self.issues.push(issue);
+                    self.issue(issue);
                     continue;
                 }
             };
@@ -240,16 +250,16 @@ impl Shards {
             match self.record(&line.text, path, line.number, rules) {
                 Ok(Some(ended)) => closed = ended,
                 Ok(None) => {}
-                Err(e) => self.issues.push(InputIssue::at(path, line.number, 1, e)),
+                Err(e) => self.issue(InputIssue::at(path, line.number, 1, e)),
             }
         }
         if records == 0 {
-            self.issues.push(InputIssue::file(
+            self.issue(InputIssue::file(
                 path,
                 "holds no JSON Lines record: give the output of `check --output-format json-lines`",
             ));
         } else if !closed {
-            self.issues.push(InputIssue::file(
+            self.issue(InputIssue::file(
                 path,
                 "ends without the closing `run` record: the check that wrote it did not finish (or the file was cut short), so findings may be missing",
             ));
@@ -358,7 +368,7 @@ impl Shards {
             return Ok(Some(false));
         }
         if let Some(i) = line.input_error {
-            self.issues.push(InputIssue {
+            self.issue(InputIssue {
                 path: i.file,
                 line: i.line.unwrap_or(0),
                 column: i.column.unwrap_or(0),

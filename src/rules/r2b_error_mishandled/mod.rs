@@ -5,7 +5,8 @@
 //! a consumer that is not side-effecting, is a `candidate`. Retries of the failed tool are
 //! handling, not misuse. Every later call is checked and each failure is reported once, at its
 //! worst use. A failed result nobody used whose tool was never called again is a candidate
-//! "not retried". Significant values: strings of ≥ 4 chars (trimmed), numbers with |x| ≥ 100.
+//! "not retried". A result recording a refusal (the user or a permission system declined the
+//! call) is no failed value: nothing ran, and stopping after it is correct. Significant values: strings of ≥ 4 chars (trimmed), numbers with |x| ≥ 100.
 
 use std::collections::HashMap;
 
@@ -15,7 +16,7 @@ use crate::finding::{FindingType, RuleId, RuleMeta, Tier};
 use crate::model::{Args, Role, Step, StepKind, ToolCall};
 
 use super::{Rule, Sink, TraceCx, evidence};
-use crate::analysis::outcome::{Outcome, results_recorded};
+use crate::analysis::outcome::{Outcome, refused, results_recorded};
 use crate::analysis::provenance::{Derivation, Provenance};
 
 mod report;
@@ -84,9 +85,14 @@ impl Rule for ErrorMishandled {
 
     fn check(&self, cx: &TraceCx<'_>, out: &mut Sink) {
         let steps = &cx.trace.steps;
+        // A refused call (the user or a permission system declined it) ran nothing: it
+        // supplied no value, and stopping after it is what the agent was told to do.
         let failed: Vec<bool> = steps
             .iter()
-            .map(|s| cx.outcome(s.index).is_some_and(Outcome::failed))
+            .map(|s| {
+                cx.outcome(s.index).is_some_and(Outcome::failed)
+                    && !s.as_result().is_some_and(refused)
+            })
             .collect();
         if !failed.contains(&true) {
             for s in steps {

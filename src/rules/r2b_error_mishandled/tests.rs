@@ -100,3 +100,25 @@ fn no_failure_no_work_and_every_call_counted() {
     assert!(r2b(&out).is_empty(), "{out}");
     assert!(out.contains("coverage R2b 1/2"), "{out}");
 }
+
+#[test]
+fn a_refused_call_is_no_failure_and_stopping_after_it_is_right() {
+    // The user declined the edit; the agent stopped. Neither "not retried" nor a use of the
+    // refusal's text.
+    let refused = r#"{"run_id": "r", "steps": [
+      {"type": "message", "role": "user", "content": "fix the order A1"},
+      {"type": "tool_call", "call_id": "1", "name": "ship", "args": {"id": "A1"}},
+      {"type": "tool_result", "call_id": "1", "status": "error", "content": "The user doesn't want to proceed with this tool use. The tool use was rejected. STOP what you are doing and wait for the user to tell you how to proceed."},
+      {"type": "message", "role": "assistant", "content": "Understood."}
+    ]}"#;
+    let out = lint(refused, Some(TOOLS), Default::default());
+    assert_eq!(r2b(&out), Vec::<&str>::new(), "{out}");
+    // The same call failing on its own (a file's "Permission denied") is still a failure.
+    let failed = refused.replace(
+        "The user doesn't want to proceed with this tool use. The tool use was rejected. STOP what you are doing and wait for the user to tell you how to proceed.",
+        "cat: /srv/orders/A1: Permission denied",
+    );
+    let out = lint(&failed, Some(TOOLS), Default::default());
+    assert_eq!(r2b(&out).len(), 1, "{out}");
+    assert!(r2b(&out)[0].contains("neither used nor retried"), "{out}");
+}

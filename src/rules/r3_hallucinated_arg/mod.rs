@@ -1,10 +1,17 @@
 //! R3 hallucinated_arg: a top-level scalar argument value not derivable from what the agent
-//! observed before the call (user and system messages, tool output; never its own text or
-//! earlier arguments). A `candidate`; a `hard_defect` when the field is `x-value-origin:
-//! provided`. Skipped: booleans and nulls, enum/const fields, `generated` fields, and free-form
-//! text (more than one whitespace-separated token) unless `provided`. The provenance index is
-//! planned for the trace's values and grown once as the walk advances (`provenance`), never
-//! rebuilt per call.
+//! observed before the call (user and system messages, tool output, and the arguments of its
+//! own earlier calls — text it wrote itself, such as a file's content before an edit of it; never
+//! its prose). A `candidate`; a `hard_defect` when the field is `x-value-origin: provided`.
+//! Skipped: booleans and nulls, enum/const fields, `generated` and `choice` fields, and free-form
+//! text (more than one whitespace-separated token) unless `provided`. A path the call creates
+//! (declared `created`, or a path of a call whose mode or tool name says it creates, or an
+//! output field) is judged by its directory only; the shell session a command runs in is the
+//! agent's to name. A value that joins observed values with `,`,
+//! `;` or whitespace is observed. When nothing declares a tool's schema or origins (and the
+//! tools are not recognisably a known agent's built-ins, whose origins then apply), only values
+//! that identify something are judged: fields named as ids, keys, paths or URLs, and values
+//! that are URLs or paths. The provenance index is planned for the trace's values and grown
+//! once as the walk advances (`provenance`), never rebuilt per call.
 
 use serde_json::Value;
 
@@ -50,25 +57,24 @@ impl Rule for HallucinatedArg {
             }
             return;
         }
-        // Every value this walk will ask about, so the index searches for them only.
-        let asked = cx
-            .trace
-            .steps
-            .iter()
-            .filter_map(|s| s.as_call())
-            .flat_map(|call| match &call.args {
-                Args::Known(Value::Object(m)) => Some(judged(cx.spec(&call.name), m)),
-                _ => None,
-            })
-            .flatten()
-            .map(|(_, value, _)| value);
+        // Every value this walk will ask about (and the parts of a composite one), so the index
+        // searches for them only.
+        let mut asked: Vec<Value> = Vec::new();
+        for call in cx.trace.steps.iter().filter_map(|s| s.as_call()) {
+            if let Args::Known(Value::Object(m)) = &call.args {
+                for (_, value, _) in judged(cx, &call.name, m) {
+                    asked.push(value.clone());
+                    asked.extend(parts(value).into_iter().flatten());
+                }
+            }
+        }
         let home = cx
             .trace
             .context
             .iter()
             .find(|c| c.kind == ContextKind::HomeDirectory)
             .map(|c| normalize_text(&c.value));
-        let mut seen = Provenance::planned_at(asked, home.clone());
+        let mut seen = Provenance::planned_at(&asked, home.clone());
         // What the agent was told about its environment is observed from the start.
         for c in &cx.trace.context {
             seen.add_text(&c.value);
@@ -100,6 +106,9 @@ impl Rule for HallucinatedArg {
             if !observed_any && matches!(call.args, Args::Known(Value::Object(_))) {
                 out.count_tool(Some(&call.name), false);
                 unjudged += 1;
+                if let Args::Known(args) = &call.args {
+                    seen.add_structured(args);
+                }
                 continue;
             }
             let Some(args) = out.known_args(step, call) else {
@@ -115,7 +124,7 @@ impl Rule for HallucinatedArg {
                 continue;
             };
             out.count_tool(Some(&call.name), true);
-            for (field, value, origin) in judged(cx.spec(&call.name), args) {
+            for (field, value, origin) in judged(cx, &call.name, args) {
                 let provided = origin == Some(ValueOrigin::Provided);
                 let mut derivation = if origin == Some(ValueOrigin::Created) {
                     seen.check_created(value)
@@ -123,6 +132,21 @@ impl Rule for HallucinatedArg {
                     seen.check(value)
                 };
                 if derivation != Derivation::Derivable && confirmations.confirmed(cx, value) {
+                    derivation = Derivation::Derivable;
+                }
+                // A conventional file (`README.md`, `package.json`) in an observed directory.
+                if derivation != Derivation::Derivable
+                    && conventional_file(value)
+                    && seen.check_created(value) == Derivation::Derivable
+                {
+                    derivation = Derivation::Derivable;
+                }
+                // Observed values joined (`0:11258,0:11040`, `a.ts b.ts`).
+                if derivation != Derivation::Derivable
+                    && parts(value).is_some_and(|ps| {
+                        ps.iter().all(|p| seen.check(p) == Derivation::Derivable)
+                    })
+                {
                     derivation = Derivation::Derivable;
                 }
                 match derivation {
@@ -167,6 +191,11 @@ impl Rule for HallucinatedArg {
                     }
                 }
             }
+            // What the agent itself wrote in this call (a file's content, a directory it
+            // makes) is observed by its later calls.
+            if let Args::Known(all) = &call.args {
+                seen.add_structured(all);
+            }
         }
         if unjudged > 0 {
             out.suppress_trace(format!(
@@ -205,7 +234,7 @@ impl Confirmations {
         let Args::Known(Value::Object(args)) = &call.args else {
             return;
         };
-        for (_, value, _) in judged(cx.spec(&call.name), args) {
+        for (_, value, _) in judged(cx, &call.name, args) {
             if fine {
                 match value {
                     Value::String(s) => seen.add_text(s),
@@ -255,24 +284,123 @@ fn signal(value: &Value, home: Option<&str>) -> &'static str {
     }
 }
 
-/// The fields of a call's arguments R3 judges (`skipped` aside), with their declared origin.
-/// A call that says it creates (`creates`) has its path fields of no declared origin read as
-/// `created`.
+/// The fields of a call's arguments R3 judges (`skipped` aside), with their origin: declared
+/// (the tools file, or the built-in table of the agent the tools are recognised as), or read as
+/// `created` for a path of a call that says it creates (by its mode or its tool's name) and for
+/// an output field's path. When nothing declares the tool's schema or origins, only values
+/// that identify something are judged (`identifies`).
 fn judged<'a>(
-    spec: Option<&'a ToolSpec>,
+    cx: &TraceCx<'a>,
+    tool: &str,
     args: &'a serde_json::Map<String, Value>,
 ) -> impl Iterator<Item = (&'a String, &'a Value, Option<ValueOrigin>)> {
-    let creating = crate::analysis::effects::creates(args);
+    let spec = cx.origin_spec(tool);
+    let bare = spec.is_none_or(|s| s.schema.is_none() && s.value_origins.is_empty());
+    let creating =
+        crate::analysis::effects::creates(args) || crate::analysis::effects::creates_by_name(tool);
     args.iter().filter_map(move |(field, value)| {
+        let pathlike = value.as_str().is_some_and(|v| v.contains(['/', '\\']));
         let origin = spec
             .and_then(|s| s.value_origins.get(field))
             .copied()
             .or_else(|| {
-                (creating && value.as_str().is_some_and(|v| v.contains(['/', '\\'])))
+                ((creating || crate::analysis::effects::output_field(field)) && pathlike)
                     .then_some(ValueOrigin::Created)
+            })
+            .or_else(|| {
+                // The shell session a command runs in is named by the agent.
+                crate::analysis::effects::names_a_session(field, args)
+                    .then_some(ValueOrigin::Generated)
             });
-        (!skipped(spec, field, value, origin)).then_some((field, value, origin))
+        if skipped(spec, field, value, origin) {
+            return None;
+        }
+        if bare && origin != Some(ValueOrigin::Provided) && !identifies(field, value) {
+            return None;
+        }
+        Some((field, value, origin))
     })
+}
+
+/// Without a schema: does the value identify something — a field named as an id, a key, a
+/// path or a URL, or a value that is a URL or a path? Free text, patterns, modes and new content
+/// are not judged.
+fn identifies(field: &str, value: &Value) -> bool {
+    if crate::analysis::parameters::names_a_thing(field) {
+        return true;
+    }
+    if crate::analysis::parameters::names_text(field) {
+        return false;
+    }
+    value.as_str().is_some_and(|s| {
+        let norm = normalize_text(s);
+        norm.contains("://") || paths::path_form(&norm, None).is_some() || is_email(&norm)
+    })
+}
+
+/// An e-mail address: one token, a local part, `@`, a dotted domain.
+fn is_email(norm: &str) -> bool {
+    !norm.contains(char::is_whitespace)
+        && norm
+            .split_once('@')
+            .is_some_and(|(local, domain)| !local.is_empty() && domain.contains('.'))
+}
+
+/// Does a property offer its values (an `enum` or a `const`, or `anyOf`/`oneOf` branches that
+/// each do: Claude Code's `TaskUpdate.status` is one enum and one `const`)?
+fn offers_constants(prop: &Value) -> bool {
+    if prop.get("enum").is_some() || prop.get("const").is_some() {
+        return true;
+    }
+    ["anyOf", "oneOf"].iter().any(|k| {
+        prop.get(*k)
+            .and_then(Value::as_array)
+            .is_some_and(|branches| {
+                !branches.is_empty()
+                    && branches
+                        .iter()
+                        .all(|b| b.get("enum").is_some() || b.get("const").is_some())
+            })
+    })
+}
+
+/// File names every project of its kind has at its root or in its packages: reading one in a
+/// directory the agent observed is looking, not making a path up.
+const CONVENTIONAL_FILES: &[&str] = &[
+    "readme.md", "readme", "readme.rst", "readme.txt", "license", "license.md", "changelog.md",
+    "contributing.md", "claude.md", "agents.md", "gemini.md", ".gitignore", ".gitattributes",
+    ".editorconfig", ".envrc", ".env", ".env.example", ".nvmrc", ".tool-versions",
+    "package.json", "tsconfig.json", "cargo.toml", "pyproject.toml", "setup.py", "setup.cfg",
+    "requirements.txt", "go.mod", "gemfile", "makefile", "dockerfile", "docker-compose.yml",
+    "mix.exs", "pom.xml", "build.gradle",
+];
+
+/// A path whose file name is a conventional one (`CONVENTIONAL_FILES`).
+fn conventional_file(value: &Value) -> bool {
+    value.as_str().is_some_and(|s| {
+        let name = s.rsplit(['/', '\\']).next().unwrap_or(s);
+        s.contains(['/', '\\']) && CONVENTIONAL_FILES.contains(&name.to_ascii_lowercase().as_str())
+    })
+}
+
+/// Most parts a composite value is split into.
+const MAX_PARTS: usize = 16;
+
+/// The parts of a string joining several values with `,`, `;` or whitespace (`0:11258,0:11040`),
+/// when it has 2 to `MAX_PARTS` of them.
+fn parts(value: &Value) -> Option<Vec<Value>> {
+    let s = value.as_str()?;
+    if !s.contains([',', ';']) && !s.trim().contains(char::is_whitespace) {
+        return None;
+    }
+    let ps: Vec<Value> = s
+        .split(|c: char| c == ',' || c == ';' || c.is_whitespace())
+        .map(str::trim)
+        .filter(|p| !p.is_empty())
+        .take(MAX_PARTS + 1)
+        .map(|p| Value::String(p.to_owned()))
+        .collect();
+    (2..=MAX_PARTS).contains(&ps.len()).then_some(ps)
 }
 
 /// Values R3 does not judge: booleans and nulls (and containers: only top-level scalars are
@@ -294,7 +422,7 @@ fn skipped(
         .and_then(|s| s.schema.as_ref())
         .and_then(|s| s.get("properties"))
         .and_then(|p| p.get(field));
-    if prop.is_some_and(|p| p.get("enum").is_some() || p.get("const").is_some()) {
+    if prop.is_some_and(offers_constants) {
         return true;
     }
     if origin != Some(ValueOrigin::Provided)

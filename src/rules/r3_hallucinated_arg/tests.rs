@@ -33,13 +33,18 @@ fn sources_are_user_system_and_tool_output_before_the_call() {
 }
 
 #[test]
-fn earlier_arguments_are_not_a_source() {
+fn earlier_arguments_are_observed_so_a_value_is_judged_at_its_first_use() {
     let trace = r#"{"run_id": "r", "steps": [
           {"type": "message", "role": "user", "content": "look it up"},
           {"type": "tool_call", "call_id": "1", "name": "t", "args": {"id": "QQ-123"}},
           {"type": "tool_call", "call_id": "2", "name": "t", "args": {"id": "QQ-123"}}
         ]}"#;
-    assert_eq!(r3(&lint(trace, None, Default::default())).len(), 2);
+    let out = lint(trace, None, Default::default());
+    assert_eq!(
+        r3(&out),
+        ["3:11: candidate R3 t: `id` = `\"QQ-123\"` is not derivable from anything the agent observed before the call"],
+        "{out}"
+    );
 }
 
 #[test]
@@ -48,7 +53,7 @@ fn a_value_only_past_the_index_limit_is_suppressed_not_reported() {
     let trace = format!(
         r#"{{"run_id": "r", "steps": [
           {{"type": "tool_result", "call_id": "0", "content": "{filler} token tk_far_away_77"}},
-          {{"type": "tool_call", "call_id": "1", "name": "t", "args": {{"a": "tk_far_away_77", "b": "lorem", "c": "zz_made_up_value"}}}}
+          {{"type": "tool_call", "call_id": "1", "name": "t", "args": {{"a_id": "tk_far_away_77", "b_id": "lorem", "c_id": "zz_made_up_value"}}}}
         ]}}"#
     );
     let out = lint(&trace, None, Default::default());
@@ -56,8 +61,8 @@ fn a_value_only_past_the_index_limit_is_suppressed_not_reported() {
         r3(&out),
         [
             // `zz_made_up_value` cannot be in the cut text (its 4-grams are not there).
-            "3:11: candidate R3 t: `c` = `\"zz_made_up_value\"` is not derivable from anything the agent observed before the call",
-            "suppressed R3 3:11: `a` is not derivable from the observed text that was indexed, and could be in text past the index's limits (1 MiB per source; 1048576 words per trace for values of several words)"
+            "3:11: candidate R3 t: `c_id` = `\"zz_made_up_value\"` is not derivable from anything the agent observed before the call",
+            "suppressed R3 3:11: `a_id` is not derivable from the observed text that was indexed, and could be in text past the index's limits (1 MiB per source; 1048576 words per trace for values of several words)"
         ],
         "{out}"
     );
@@ -148,8 +153,10 @@ fn paths_are_derived_from_the_working_directory_and_listings() {
     let lines: Vec<&str> = r3(&out);
     assert!(lines[0].contains("/repo/src/pkg/util.py"), "{out}");
     assert!(lines[1].contains("/repo/tests/conf.py"), "{out}");
-    // Without the working directory, the absolute paths have nothing to start from.
-    assert_eq!(r3_signals(&t, None, "/elsewhere").len(), 6);
+    // Without the working directory, the first absolute path has nothing to start from; the
+    // later ones build on the paths the agent's own earlier calls used (each judged once).
+    let paths: Vec<(String, String, String)> = r3_signals(&t, None, "/elsewhere");
+    assert_eq!(paths.len(), 3, "{paths:?}");
 }
 
 #[test]
@@ -332,7 +339,8 @@ fn a_successful_call_confirms_the_values_it_used() {
         call(3, "Read", r#"{"file_path": "/repo/guessed_b.py"}"#),
         unknown(3, "     1\tprint(2)"),
         call(4, "Edit", r#"{"file_path": "/repo/guessed_b.py"}"#),
-        // One that reads as an error does not; a failure never does.
+        // One that reads as an error does not; a failure never does. The Edit of a path the
+        // agent already used is not judged again: its first use (the Read) was.
         call(5, "Read", r#"{"file_path": "/repo/guessed_c.py"}"#),
         unknown(5, "Error: file not found"),
         call(6, "Edit", r#"{"file_path": "/repo/guessed_c.py"}"#),
@@ -344,7 +352,7 @@ fn a_successful_call_confirms_the_values_it_used() {
         .into_iter()
         .map(|(tool, _, _)| tool)
         .collect();
-    assert_eq!(got, ["Read", "Read", "Read", "Edit", "Read", "Edit"]);
+    assert_eq!(got, ["Read", "Read", "Read", "Read"]);
 }
 
 #[test]
@@ -376,4 +384,177 @@ fn arguments_that_are_not_an_object_are_disclosed() {
         "{out}"
     );
     assert!(out.contains("coverage R3 0/1"), "{out}");
+}
+
+/// Issue 41: what the agent wrote itself is observed — a file's content before an edit of it,
+/// a directory it made — and a path it creates is judged by its directory.
+#[test]
+fn the_agents_own_writes_are_observed() {
+    let tools = r#"[
+      {"name": "Write", "inputSchema": {"type": "object", "properties": {"file_path": {"type": "string"}, "content": {"type": "string"}}}},
+      {"name": "Edit", "inputSchema": {"type": "object", "properties": {"file_path": {"type": "string"}, "old_string": {"type": "string"}, "new_string": {"type": "string"}}}},
+      {"name": "Bash", "inputSchema": {"type": "object", "properties": {"command": {"type": "string"}}}}
+    ]"#;
+    let t = trace(&[
+        call(
+            1,
+            "Write",
+            r#"{"file_path": "/repo/calc.py", "content": "def compute_totalz(x):\n    return x"}"#,
+        ),
+        result(1, "File created successfully"),
+        // `compute_totalz` is only in the agent's own earlier Write: observed.
+        call(
+            2,
+            "Edit",
+            r#"{"file_path": "/repo/calc.py", "old_string": "compute_totalz", "new_string": "compute_total"}"#,
+        ),
+        result(2, "ok"),
+        // A directory it made two calls before.
+        call(3, "Bash", r#"{"command": "mkdir -p /repo/gen/reports"}"#),
+        result(3, ""),
+        call(4, "Write", r#"{"file_path": "/repo/gen/reports/q3.md", "content": "x"}"#),
+        // A directory nobody made or showed.
+        call(5, "Write", r#"{"file_path": "/repo/made_up/q4.md", "content": "x"}"#),
+        // Text no call wrote.
+        call(
+            6,
+            "Edit",
+            r#"{"file_path": "/repo/calc.py", "old_string": "compute_grand_totalz", "new_string": "y"}"#,
+        ),
+    ]);
+    let got = r3(&lint_in(
+        &t,
+        Some(tools),
+        Default::default(),
+        &[(ContextKind::WorkingDirectory, "/repo")],
+    ))
+    .iter()
+    .map(|l| l.split('`').nth(3).unwrap_or_default().to_owned())
+    .collect::<Vec<_>>();
+    assert_eq!(
+        got,
+        ["\"/repo/made_up/q4.md\"", "\"compute_grand_totalz\""]
+    );
+}
+
+/// Issue 41: a relative path the user gave, joined with a Windows working directory written
+/// with either separator.
+#[test]
+fn windows_paths_join_the_working_directory_in_either_form() {
+    let t = format!(
+        r#"{{"run_id": "r", "steps": [
+          {{"type": "message", "role": "user", "content": "fix modules/files/upload.ts and migrations/016_encrypt_username.ts"}},
+          {}, {}, {}
+        ]}}"#,
+        call(
+            1,
+            "Read",
+            r#"{"file_path": "C:/Users/dev/app/modules/files/upload.ts"}"#
+        ),
+        call(
+            2,
+            "Read",
+            r#"{"file_path": "C:\\Users\\dev\\app\\migrations\\016_encrypt_username.ts"}"#
+        ),
+        call(
+            3,
+            "Read",
+            r#"{"file_path": "C:/Users/dev/other/modules/files/upload.ts"}"#
+        ),
+    );
+    let got = r3_signals(&t, None, "C:\\Users\\dev\\app");
+    assert_eq!(
+        got,
+        [(
+            "Read".to_owned(),
+            "file_path".to_owned(),
+            "not_derivable_as_path".to_owned()
+        )],
+        "only the path outside the working directory"
+    );
+}
+
+/// Issue 41: observed values joined with `,` `;` or spaces are observed; one made-up part is not.
+#[test]
+fn a_composite_of_observed_values_is_observed() {
+    let t = trace(&[
+        call(1, "get_nodes", r#"{"file_key": "fk1"}"#),
+        result(1, r#"{"nodes": [{"id": "0:11258"}, {"id": "0:11040"}]}"#),
+        call(2, "get_images", r#"{"node_ids": "0:11258,0:11040"}"#),
+        call(3, "get_images", r#"{"node_ids": "0:11258; 0:11040"}"#),
+        call(4, "get_images", r#"{"node_ids": "0:11258,0:99931"}"#),
+    ]);
+    let got: Vec<String> = r3(&lint(&t, None, Default::default()))
+        .iter()
+        .map(|l| l.split('`').nth(3).unwrap_or_default().to_owned())
+        .collect();
+    assert_eq!(got, ["\"fk1\"", "\"0:11258,0:99931\""]);
+}
+
+/// Issue 41: with no schema and no known origins, only values that identify something are
+/// judged (ids, keys, paths, URLs); free text, patterns, modes and new content are not, and a
+/// path the call creates (by its tool's name) is judged by its directory only.
+#[test]
+fn without_a_schema_only_identifiers_are_judged() {
+    let t = trace(&[
+        call(
+            1,
+            "update_task",
+            r#"{"status": "in_progress", "output_mode": "files_with_matches", "pattern": "fn\\s+load", "new_string": "renamed_thing", "task_id": "T-88213"}"#,
+        ),
+        call(
+            2,
+            "fetch",
+            r#"{"target": "https://made-up-docs.example.net/api", "to": "someone@example.org"}"#,
+        ),
+        call(
+            3,
+            "write_file",
+            r#"{"path": "/repo/new_module.py", "content": "x"}"#,
+        ),
+        call(
+            4,
+            "create_or_update_file",
+            r#"{"path": "/nowhere/else/new.py", "content": "x"}"#,
+        ),
+        // The shell session a command runs in is the agent's to name.
+        call(
+            5,
+            "bash",
+            r#"{"command": "go test ./...", "shellId": "unit-tests"}"#,
+        ),
+    ]);
+    let got = r3_signals(&t, None, "/repo");
+    let fields: Vec<&str> = got.iter().map(|(_, f, _)| f.as_str()).collect();
+    // The id, the made-up URL and e-mail address, and the file created under a directory
+    // nobody showed.
+    assert_eq!(fields, ["task_id", "target", "to", "path"], "{got:?}");
+    assert_eq!(got[3].0, "create_or_update_file");
+}
+
+/// Issue 41: a constant the tool offers through `anyOf` branches (Claude Code's
+/// `TaskUpdate.status`) is not judged; a conventional file in an observed directory is looked
+/// at, not made up.
+#[test]
+fn offered_constants_and_conventional_files_are_not_judged() {
+    let tools = r#"[{"name": "TaskUpdate", "inputSchema": {"type": "object", "properties": {
+        "taskId": {"type": "string"},
+        "status": {"anyOf": [{"type": "string", "enum": ["pending", "in_progress"]}, {"const": "deleted"}]}}}},
+      {"name": "Read", "inputSchema": {"type": "object", "properties": {"file_path": {"type": "string"}}}}]"#;
+    let t = trace(&[
+        call(1, "TaskUpdate", r#"{"taskId": "1", "status": "in_progress"}"#),
+        call(2, "Read", r#"{"file_path": "/repo/README.md"}"#),
+        call(3, "Read", r#"{"file_path": "/repo/pages/7.js"}"#),
+        call(4, "Read", r#"{"file_path": "/other/package.json"}"#),
+    ]);
+    let got: Vec<String> = r3(&lint_in(
+        &t,
+        Some(tools),
+        Default::default(),
+        &[(ContextKind::WorkingDirectory, "/repo")],
+    ))
+    .iter()
+    .map(|l| l.split('`').nth(3).unwrap_or_default().to_owned())
+    .collect();
+    assert_eq!(got, ["\"/repo/pages/7.js\"", "\"/other/package.json\""]);
 }

@@ -296,9 +296,20 @@ mod running {
 /// Set by the binary (`end_on_signals`): the first server started installs the handler.
 static END_ON_SIGNALS: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
 
-/// Ask that SIGTERM and SIGHUP (a CI job cancelled, a terminal closed), once a server has been
-/// started, kill every running server's group and end the process with the shell's code for
-/// that signal (143, 129). Only a run that starts a server gets the handler thread (a thread
+/// The signals that end a run which started servers: SIGINT (Ctrl-C), SIGTERM (a cancelled CI
+/// job), SIGHUP (a closed terminal) and SIGQUIT (Ctrl-\\). The one list the handlers share.
+#[cfg(unix)]
+pub const ENDING_SIGNALS: [i32; 4] = [
+    signal_hook::consts::SIGINT,
+    signal_hook::consts::SIGTERM,
+    signal_hook::consts::SIGHUP,
+    signal_hook::consts::SIGQUIT,
+];
+
+/// Ask that the `ENDING_SIGNALS` (Ctrl-C, a CI job cancelled, a terminal closed), once a server
+/// has been started, kill every running server's group and end the process with the shell's
+/// code for that signal (130, 143, 129, 131): a server is in a group of its own, so Ctrl-C at a
+/// terminal never reaches it, and it would outlive the run. Only a run that starts a server gets the handler thread (a thread
 /// costs an allocator arena, and the hostile suite holds runs to 512 MiB of address space).
 pub fn end_on_signals() {
     END_ON_SIGNALS.store(true, std::sync::atomic::Ordering::Relaxed);
@@ -312,8 +323,7 @@ fn install_signal_handler() {
             return;
         }
         ONCE.call_once(|| {
-            use signal_hook::consts::{SIGHUP, SIGTERM};
-            if let Ok(mut signals) = signal_hook::iterator::Signals::new([SIGTERM, SIGHUP]) {
+            if let Ok(mut signals) = signal_hook::iterator::Signals::new(ENDING_SIGNALS) {
                 let _ = std::thread::Builder::new()
                     .name("signals".into())
                     .spawn(move || {
