@@ -57,9 +57,9 @@ macro_rules! internal_modules {
 mod api;
 // Internal modules: `pub(crate)`, public to this crate's own tests under `__internal` alone.
 internal_modules!(
-    adapters, analysis, baseline, cli, commands, config, demo, doctor, exit, expect, finding, hook,
-    infer, init, inputs, lint, model, pipeline, proxy, record, reporters, rules, scorecard,
-    sources, suggest
+    adapters, analysis, baseline, chain, cli, commands, config, demo, doctor, exit, expect,
+    finding, hook, infer, init, inputs, lint, model, pipeline, proxy, record, reporters, rules,
+    scorecard, sources, suggest
 );
 
 /// The fuzz targets' driver (`fuzz/`): not part of the API.

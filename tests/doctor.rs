@@ -176,3 +176,45 @@ fn doctor_json_code(extra: &[&str]) -> Option<i32> {
     args.extend_from_slice(extra);
     tracelint(&with_corpus(&args)).status.code()
 }
+
+/// A record-quality gate: `results=90` fails a corpus where half the calls have no recorded
+/// result, and passes one where every call has one; the JSON names the measure.
+#[test]
+fn fail_under_results_gates_on_calls_with_a_recorded_result() {
+    let run = |input: &str| {
+        let out = tracelint(&[
+            "doctor",
+            input,
+            "--tools",
+            "fixtures/rules/r12/tools.json",
+            "--fail-under",
+            "results=90",
+            "--json",
+            "--no-config",
+        ]);
+        let json: Value = serde_json::from_slice(&out.stdout).unwrap();
+        (out.status.code(), json)
+    };
+    let (code, missing) = run("fixtures/rules/r12/fail_no_result_mid_run.json");
+    assert_eq!(code, Some(1), "{missing}");
+    let gate = &missing["gates"][0];
+    assert_eq!(
+        (
+            gate["measure"].as_str(),
+            gate["measured"].as_f64(),
+            gate["passed"].as_bool()
+        ),
+        (Some("results"), Some(50.0), Some(false))
+    );
+    let (code, full) = run("fixtures/reports/chain.json");
+    assert_eq!(code, Some(0), "{full}");
+    assert_eq!(full["gates"][0]["measured"].as_f64(), Some(100.0));
+    // A bad percentage is a usage error, not a gate.
+    let out = tracelint(&[
+        "doctor",
+        "fixtures/reports/chain.json",
+        "--fail-under",
+        "results=lots",
+    ]);
+    assert!(String::from_utf8_lossy(&out.stderr).contains("results=90"));
+}

@@ -166,6 +166,12 @@ fn demo_page_opens_in_chromium_with_every_case_and_scorecard() {
         .output()
         .unwrap();
     assert_eq!(out.status.code(), Some(0), "{out:?}");
+    // The page says the exit code the demo gave, not that of the findings it plants.
+    let page = std::fs::read_to_string(&html).unwrap();
+    assert!(
+        page.contains("· exit code 0 ·"),
+        "the demo page's exit code"
+    );
     let url = format!("file://{}", html.display());
     let shot = dir.path().join("demo.png");
     run_chromium(
@@ -373,7 +379,7 @@ fn by_rule(report: &serde_json::Value, tier: &str) -> std::collections::BTreeMap
 }
 
 #[test]
-fn the_first_hard_defect_is_on_the_first_screen_and_candidates_are_one_line_per_rule() {
+fn the_worst_first_table_leads_the_page_and_findings_are_collapsed_groups() {
     let Some(bin) = chromium_or_skip() else {
         return;
     };
@@ -381,8 +387,7 @@ fn the_first_hard_defect_is_on_the_first_screen_and_candidates_are_one_line_per_
     let (html, report) = check_html(dir.path(), REAL_RUN, "real");
     let candidates = by_rule(&report, "candidate");
     let hard = by_rule(&report, "hard_defect");
-    // Not vacuous: the run has hard defects, and candidates of several rules ahead of them in
-    // line order.
+    // Not vacuous: the run has hard defects, and candidates of several rules.
     assert!(!hard.is_empty() && candidates.len() >= 2, "{candidates:?}");
     screenshot(&bin, &html, (1280, 900), "real-1280");
     let m = probe(
@@ -390,40 +395,40 @@ fn the_first_hard_defect_is_on_the_first_screen_and_candidates_are_one_line_per_
         &html,
         (1280, 900),
         r#"
-        var hd = document.querySelector('.finding.hard_defect');
-        var head = hd.querySelector('.head').getBoundingClientRect();
+        var worst = document.querySelector('table.worst');
+        var wr = worst.getBoundingClientRect();
+        var first = worst.querySelector('tbody tr').getBoundingClientRect();
+        var h2 = [].map.call(document.querySelectorAll('main h2'), function (h) { return h.id; });
         var lh = parseFloat(getComputedStyle(document.body).lineHeight);
-        var groups = [].map.call(document.querySelectorAll('details.group.candidate'), function (d) {
+        var groups = [].map.call(document.querySelectorAll('details.group.candidate, details.group.hard_defect'), function (d) {
             return { open: d.open, height: d.getBoundingClientRect().height,
-                     text: d.querySelector('summary').textContent };
+                     cls: d.classList.contains('hard_defect') ? 'hard_defect' : 'candidate',
+                     count: parseInt(d.querySelector('.count').textContent.replace(/,/g, ''), 10),
+                     rule: d.querySelector('.rule').textContent };
         });
-        var shown = [].filter.call(document.querySelectorAll('.finding.candidate'),
+        var shown = [].filter.call(document.querySelectorAll('.finding'),
             function (f) { return f.checkVisibility(); }).length;
-        return { viewport: innerHeight, head_top: head.top, head_bottom: head.bottom,
-                 line: lh, groups: groups, shown: shown,
-                 in_page: document.querySelectorAll('.finding.candidate').length };
+        return { viewport: innerHeight, worst_top: wr.top, first_row_bottom: first.bottom,
+                 headings: h2, line: lh, groups: groups, shown: shown,
+                 rows: worst.querySelectorAll('tbody tr').length };
         "#,
     );
     assert_eq!(m["viewport"], 900);
-    let bottom = m["head_bottom"].as_f64().unwrap();
-    assert!(
-        m["head_top"].as_f64().unwrap() > 0.0 && bottom <= 900.0,
-        "the first hard defect's heading is at {bottom} px: {m}"
-    );
-    // One closed line per rule with candidates, saying how many; none of them drawn.
+    // The worst-first table is the first section of the page, its first row on the first screen.
+    assert_eq!(m["headings"][0], "worst", "{m}");
+    assert!(m["first_row_bottom"].as_f64().unwrap() <= 900.0, "{m}");
+    assert!(m["rows"].as_u64().unwrap() >= 1);
+    // Hard defects and candidates: closed groups, one line each, counting every finding.
     let groups = m["groups"].as_array().unwrap();
     let line = m["line"].as_f64().unwrap();
-    let said: Vec<&str> = groups.iter().map(|g| g["text"].as_str().unwrap()).collect();
-    let want: Vec<String> = candidates
-        .iter()
-        .map(|(rule, n)| {
-            format!(
-                "{rule}: {n} {} — show",
-                if *n == 1 { "candidate" } else { "candidates" }
-            )
-        })
-        .collect();
-    assert_eq!(said, want);
+    for (tier, want) in [("hard_defect", &hard), ("candidate", &candidates)] {
+        let mut got: std::collections::BTreeMap<String, usize> = Default::default();
+        for g in groups.iter().filter(|g| g["cls"] == tier) {
+            *got.entry(g["rule"].as_str().unwrap().to_owned())
+                .or_default() += g["count"].as_u64().unwrap() as usize;
+        }
+        assert_eq!(&got, want, "{tier}");
+    }
     for g in groups {
         assert_eq!(g["open"], false, "{g}");
         let h = g["height"].as_f64().unwrap();
@@ -432,11 +437,83 @@ fn the_first_hard_defect_is_on_the_first_screen_and_candidates_are_one_line_per_
             "a collapsed group is {h} px high: {g}"
         );
     }
-    assert_eq!(
-        m["in_page"].as_u64().unwrap() as usize,
-        candidates.values().sum::<usize>()
+    assert_eq!(m["shown"], 0, "findings drawn before they are opened");
+}
+
+/// The generated corpus of 927 Claude Code sessions (`gen_corpus`): the page stays within
+/// 10 MB, says what it leaves to the JSON report, and opens with the worst run first.
+#[test]
+fn a_corpus_of_927_sessions_makes_a_page_within_10_mb_led_by_the_worst_run() {
+    let Some(bin) = chromium_or_skip() else {
+        return;
+    };
+    let generator = std::path::Path::new(env!("CARGO_BIN_EXE_tracelint"))
+        .parent()
+        .unwrap()
+        .join("examples/gen_corpus");
+    if !generator.exists() {
+        assert!(
+            std::env::var_os("TRACELINT_FULL_TEST").is_none(),
+            "build the corpus generator first: cargo build --example gen_corpus"
+        );
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let corpus = dir.path().join("corpus");
+    let status = Command::new(&generator)
+        .arg("corpus")
+        .arg(&corpus)
+        .args(["100000", "1"])
+        .stdout(std::process::Stdio::null())
+        .status()
+        .unwrap();
+    assert!(status.success());
+    let html = dir.path().join("corpus.html");
+    let out = Command::new(env!("CARGO_BIN_EXE_tracelint"))
+        .arg("check")
+        .arg(corpus.join("claude"))
+        .arg("--tools")
+        .arg(corpus.join("tools.json"))
+        .arg("--html")
+        .arg(&html)
+        .args(["--output-format", "json"])
+        .output()
+        .unwrap();
+    let report: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert!(report["summary"]["hard_defect"].as_u64().unwrap() > 3000);
+    let size = std::fs::metadata(&html).unwrap().len();
+    assert!(size <= 10 << 20, "the page is {size} bytes");
+    let page = std::fs::read_to_string(&html).unwrap();
+    assert!(page.contains("The JSON report (<code>--output-format json</code>) has every finding"));
+    let m = probe(
+        &bin,
+        &html,
+        (1280, 900),
+        r#"
+        var rows = [].map.call(document.querySelectorAll('table.worst tbody tr'), function (r) {
+            return parseInt(r.querySelectorAll('td')[1].textContent.replace(/,/g, ''), 10);
+        });
+        var hd = document.querySelectorAll('details.group.hard_defect');
+        return { first: document.querySelector('main h2').id, rows: rows, hd_groups: hd.length,
+                 top: document.querySelector('table.worst').getBoundingClientRect().top };
+        "#,
     );
-    assert_eq!(m["shown"], 0, "candidates drawn before they are opened");
+    assert_eq!(m["first"], "worst", "{m}");
+    assert!(m["top"].as_f64().unwrap() < 900.0);
+    let rows: Vec<u64> = m["rows"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|v| v.as_u64().unwrap())
+        .collect();
+    assert!(
+        rows.windows(2).all(|w| w[0] >= w[1]),
+        "worst first: {rows:?}"
+    );
+    // Thousands of hard defects, a few dozen groups.
+    let groups = m["hd_groups"].as_u64().unwrap();
+    assert!((1..=100).contains(&groups), "{m}");
+    screenshot(&bin, &html, (1280, 900), "corpus-1280");
 }
 
 #[test]

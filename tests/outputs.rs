@@ -383,3 +383,127 @@ fn github_output_appends_the_step_summary() {
     tracelint_env(&args[..4], &[("GITHUB_STEP_SUMMARY", &summary)]);
     assert_eq!(std::fs::read_to_string(&summary).unwrap(), before);
 }
+
+/// A run where an error is ignored, the value it carried reused and an order cancelled with it:
+/// its first failure (the error) and the chain that follows are the first thing in the text and
+/// JSON reports, and the SARIF log carries the chain as a code flow through the three steps.
+#[test]
+fn a_runs_first_failure_and_its_chain_come_first_in_text_json_and_sarif() {
+    let dir = tempfile::tempdir().unwrap();
+    let sarif_path = dir.path().join("chain.sarif");
+    let args = [
+        "check",
+        "fixtures/reports/chain.json",
+        "--tools",
+        "fixtures/reports/chain-tools.json",
+    ];
+    let text = tracelint(&args);
+    assert_eq!(text.status.code(), Some(2));
+    let text = String::from_utf8(text.stdout).unwrap();
+    let first: Vec<&str> = text.lines().take(4).collect();
+    assert_eq!(
+        first[0],
+        "first failure in fixtures/reports/chain.json (run `cancel-after-failed-search`):"
+    );
+    assert!(
+        first[1].contains(":6:5: hard_event R2a search_orders"),
+        "{text}"
+    );
+    assert!(
+        first[2].contains("then fixtures/reports/chain.json:9:5: hard_defect R2b"),
+        "{text}"
+    );
+    assert!(
+        first[3].contains("line 6) → step 3") && first[3].ends_with("line 9)"),
+        "{text}"
+    );
+
+    let html_path = dir.path().join("chain.html");
+    let out = tracelint(
+        &[
+            &args[..],
+            &[
+                "--output-format",
+                "json",
+                "--sarif",
+                sarif_path.to_str().unwrap(),
+                "--html",
+                html_path.to_str().unwrap(),
+            ],
+        ]
+        .concat(),
+    );
+    let report = json(&out.stdout);
+    let schema: Value =
+        serde_json::from_str(include_str!("../src/reporters/report.schema.json")).unwrap();
+    let validator = jsonschema::validator_for(&schema).unwrap();
+    let errors: Vec<String> = validator
+        .iter_errors(&report)
+        .map(|e| e.to_string())
+        .collect();
+    assert!(errors.is_empty(), "{errors:#?}");
+    // Written right after the summary, before the findings.
+    let raw = String::from_utf8(out.stdout.clone()).unwrap();
+    let at = |k: &str| raw.find(&format!("\"{k}\":")).unwrap();
+    assert!(at("summary") < at("first_failures") && at("first_failures") < at("findings"));
+    let chains = report["first_failures"].as_array().unwrap();
+    assert_eq!(chains.len(), 1);
+    let chain = &chains[0];
+    let first = &report["findings"][chain["first"]["finding"].as_u64().unwrap() as usize];
+    assert_eq!(
+        (first["rule"].as_str(), first["line"].as_u64()),
+        (Some("R2a"), Some(6))
+    );
+    let follows: Vec<&str> = chain["follows"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|f| f["rule"].as_str().unwrap())
+        .collect();
+    assert_eq!(follows, ["R2b"]);
+    let lines: Vec<u64> = chain["steps"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|s| s["line"].as_u64().unwrap())
+        .collect();
+    assert_eq!(lines, [6, 7, 9]);
+
+    // The page: the worst-first table, naming the first failure and what follows, comes before
+    // everything else; the run's timeline opens on its first failure and the path's steps.
+    let page = std::fs::read_to_string(&html_path).unwrap();
+    let at = |needle: &str| {
+        page.find(needle)
+            .unwrap_or_else(|| panic!("{needle} not in the page"))
+    };
+    assert!(at(r#"<h2 id="worst">"#) < at(r#"<h2 id="summary">"#));
+    let row = &page[at(r#"<table class="cards worst">"#)..at(r#"<h2 id="summary">"#)];
+    assert!(
+        row.contains("R2a search_orders: ") && row.contains("then R2b"),
+        "{row}"
+    );
+    let run = &page[at(r#"<details class="trace""#)..];
+    assert!(run.find("First failure:").unwrap() < run.find(r#"<ol class="timeline">"#).unwrap());
+    for line in ["line 6</a>", "line 7</a>", "line 9</a>"] {
+        assert!(run.contains(line), "{line} in the chain's path");
+    }
+
+    let log = json(&std::fs::read(&sarif_path).unwrap());
+    check_sarif(&sarif_schema(), &log, "chain");
+    let flows: Vec<&Value> = results(&log)
+        .iter()
+        .filter_map(|r| r.get("codeFlows"))
+        .collect();
+    assert_eq!(flows.len(), 1, "one result carries the chain");
+    let lines: Vec<u64> = flows[0][0]["threadFlows"][0]["locations"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|l| {
+            l["location"]["physicalLocation"]["region"]["startLine"]
+                .as_u64()
+                .unwrap()
+        })
+        .collect();
+    assert_eq!(lines, [6, 7, 9]);
+}

@@ -121,6 +121,32 @@ fn a_hundred_real_swe_bench_trajectories_lint_end_to_end() {
             .map(|(_, n)| *n)
             .sum::<usize>()
     };
+    // The text report: one line per distinct note (not one per trajectory), then the summary
+    // last.
+    let text = Command::new(env!("CARGO_BIN_EXE_tracelint"))
+        .arg("check")
+        .arg(tmp.path())
+        .env("NO_COLOR", "1")
+        .output()
+        .unwrap();
+    let text = String::from_utf8(text.stdout).unwrap();
+    let lines: Vec<&str> = text.lines().collect();
+    let notes: Vec<usize> = (0..lines.len())
+        .filter(|i| lines[*i].starts_with("note:"))
+        .collect();
+    assert!((1..=3).contains(&notes.len()), "{text}");
+    let counts = lines
+        .iter()
+        .position(|l| l.starts_with("0 hard_defects, "))
+        .unwrap_or_else(|| panic!("no summary: {text}"));
+    assert!(notes.iter().all(|n| *n < counts), "{text}");
+    assert!(
+        lines[counts..]
+            .iter()
+            .all(|l| !l.starts_with("note:") && !l.contains(".traj")),
+        "{text}"
+    );
+
     // Acceptance: R3 at most 3 candidates per 100 calls. R5 (a test re-run after an edit is
     // not a repeat) likewise; R2a here is real non-zero exit codes, not bounded.
     assert!(rate(of("R3")) <= 3.0, "R3: {per_rule:?}");

@@ -66,8 +66,10 @@ pub struct DoctorArgs {
     #[arg(long, help_heading = "Output")]
     pub json: bool,
 
-    /// Exit 1 when coverage is below PCT: `80` for all rules together, `R1=95` for one rule. Repeatable.
-    #[arg(long, value_name = "[RULE=]PCT", help_heading = "Gate")]
+    /// Exit 1 when coverage is below PCT: `80` for all rules together, `R1=95` for one rule; or
+    /// when the record is: `results=90` (calls with a recorded result), `status=` (results that
+    /// say whether they succeeded), `arguments=`, `schemas=`. Repeatable.
+    #[arg(long, value_name = "[NAME=]PCT", help_heading = "Gate")]
     pub fail_under: Vec<String>,
 
     #[command(flatten)]

@@ -37,9 +37,10 @@ pub struct DisplayArgs {
     #[arg(long, help_heading = "Output")]
     pub show_suppressions: bool,
 
-    /// Print findings and input errors only, no footer.
-    #[arg(long, short = 'q', help_heading = "Output")]
-    pub quiet: bool,
+    /// Quieter text: -q leaves out the notes on how inputs were read, -qq the findings too; the
+    /// summary is always printed last.
+    #[arg(long, short = 'q', action = clap::ArgAction::Count, help_heading = "Output")]
+    pub quiet: u8,
 
     /// When to use colour (honours NO_COLOR; never colours a pipe in `auto`).
     #[arg(long, value_enum, default_value_t = ColorArg::Auto, value_name = "WHEN", help_heading = "Output")]

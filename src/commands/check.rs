@@ -179,7 +179,10 @@ pub(crate) fn resolve(args: &CheckArgs) -> anyhow::Result<Settings> {
             include_candidates: args.display.include_candidates
                 || config.include_candidates.unwrap_or(false),
             show_suppressions: args.display.show_suppressions,
-            quiet: args.display.quiet,
+            quiet: false,
+            first_failures: true,
+            hide_notes: args.display.quiet >= 1,
+            hide_findings: args.display.quiet >= 2,
             color,
         },
         closed_toolset: args.closed_toolset || config.closed_toolset.unwrap_or(false),
@@ -276,7 +279,7 @@ fn trace_format(path: &str) -> Option<&'static str> {
 #[allow(clippy::print_stderr)]
 pub fn run(args: &CheckArgs) -> anyhow::Result<ExitStatus> {
     let settings = resolve(args)?;
-    let mut linter = linter(&settings, !settings.text.quiet)?;
+    let mut linter = linter(&settings, !settings.text.hide_notes)?;
     let cwd = std::env::current_dir().context("cannot read the working directory")?;
     let baseline = match &settings.baseline {
         Some(b) => Some(BaselineRun::open(

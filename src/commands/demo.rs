@@ -57,6 +57,7 @@ fn scorecard_table(card: &Scorecard) -> Table {
             "95% CI (Wilson)",
             "flagged by tracelint",
             "hard_defect runs",
+            "what the fault does, and what tracelint sees",
         ]
         .map(String::from)
         .to_vec(),
@@ -71,6 +72,7 @@ fn scorecard_table(card: &Scorecard) -> Table {
                     Cell::text(&format!("[{:.2}, {:.2}]", r.ci_low, r.ci_high)),
                     Cell::text(&format!("{}/{}", r.flagged, r.total)),
                     Cell::text(&format!("{}/{}", r.hard_defect, r.total)),
+                    Cell::text(Fault::parse(r.fault).map_or("", Fault::explain)),
                 ]
             })
             .collect(),
@@ -131,7 +133,16 @@ pub fn run(args: &DemoArgs) -> anyhow::Result<ExitStatus> {
                 scorecard_table(&robust),
                 scorecard_table(&buggy),
             ],
-            report: ReportView::new(&report),
+            report: ReportView {
+                // The demo's own exit code, not the suite's findings' (planted on purpose).
+                exit_code: if all_pass {
+                    ExitStatus::Clean
+                } else {
+                    ExitStatus::GateTripped
+                }
+                .code(),
+                ..ReportView::new(&report)
+            },
         };
         let mut file = std::io::BufWriter::new(
             std::fs::File::create(path)

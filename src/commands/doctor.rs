@@ -13,9 +13,18 @@ use crate::lint::ReportBuilder;
 /// `tracelint doctor`.
 #[allow(clippy::print_stderr)]
 pub fn run(args: &DoctorArgs) -> anyhow::Result<ExitStatus> {
+    let record_gates = args
+        .fail_under
+        .iter()
+        .filter_map(|g| {
+            crate::doctor::parse_record_gate(g)
+                .map(|r| r.map(|(m, pct)| (g.clone(), m, pct)).map_err(anyhow::Error::msg))
+        })
+        .collect::<anyhow::Result<Vec<_>>>()?;
     let gates = args
         .fail_under
         .iter()
+        .filter(|g| crate::doctor::parse_record_gate(g).is_none())
         .map(|g| {
             crate::doctor::parse_gate(g)
                 .map(|(rules, pct)| (g.clone(), rules, pct))
@@ -34,7 +43,7 @@ pub fn run(args: &DoctorArgs) -> anyhow::Result<ExitStatus> {
         no_config: args.no_config,
         jobs: args.jobs,
         display: DisplayArgs {
-            quiet: args.json,
+            quiet: u8::from(args.json),
             ..DisplayArgs::default()
         },
         ..CheckArgs::default()
@@ -64,9 +73,9 @@ pub fn run(args: &DoctorArgs) -> anyhow::Result<ExitStatus> {
         &mut builder,
     );
     let report = builder.finish(settings.fail_on, &settings.config.ignores);
-    let mut d = crate::doctor::diagnose(&report, &gates);
+    let mut d = crate::doctor::diagnose(&report, &gates, &record_gates);
     let unreadable = !report.issues.is_empty();
-    let exit = if unreadable && (report.summary.traces == 0 || !gates.is_empty()) {
+    let exit = if unreadable && (report.summary.traces == 0 || !gates.is_empty() || !record_gates.is_empty()) {
         // Nothing to diagnose, or a gate that would be measured on part of the corpus.
         ExitStatus::InputError
     } else if d.gates.iter().any(|g| !g.passed) {

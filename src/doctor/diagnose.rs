@@ -20,7 +20,11 @@ pub(super) fn template(reason: &str, tool: Option<&str>) -> String {
 }
 
 /// Build the diagnosis of a report whose `details` were kept.
-pub fn diagnose(report: &Report, gates: &[(String, Option<Vec<RuleId>>, f64)]) -> Diagnosis {
+pub fn diagnose(
+    report: &Report,
+    gates: &[(String, Option<Vec<RuleId>>, f64)],
+    record_gates: &[(String, &'static str, f64)],
+) -> Diagnosis {
     let mut all = RecordStats::default();
     let mut formats: BTreeMap<String, (usize, usize, RecordStats)> = BTreeMap::new();
     let mut tool_cov: BTreeMap<String, BTreeMap<RuleId, Coverage>> = BTreeMap::new();
@@ -122,11 +126,25 @@ pub fn diagnose(report: &Report, gates: &[(String, Option<Vec<RuleId>>, f64)]) -
             Gate {
                 gate: text.clone(),
                 rule: rules_of.as_ref().and_then(|r| r.first().copied()),
+                measure: None,
                 threshold: *threshold,
                 measured,
                 passed: measured.is_none_or(|m| m >= *threshold),
             }
         })
+        .chain(record_gates.iter().map(|(text, measure, threshold)| {
+            let measured = RecordMeasures::of(&total)
+                .share(measure)
+                .and_then(|s| s.percent);
+            Gate {
+                gate: text.clone(),
+                rule: None,
+                measure: Some(measure),
+                threshold: *threshold,
+                measured,
+                passed: measured.is_none_or(|m| m >= *threshold),
+            }
+        }))
         .collect();
     Diagnosis {
         version: 1,

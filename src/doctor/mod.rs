@@ -148,8 +148,12 @@ pub struct FileRow {
 pub struct Gate {
     /// As given: `80` or `R1=95`.
     pub gate: String,
-    /// The rule, or `None` for every rule together.
+    /// The rule, or `None` for every rule together (or for a record gate).
     pub rule: Option<RuleId>,
+    /// A record-quality gate's measure (`results`, `status`, `arguments`, `schemas`), absent
+    /// for a coverage gate.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub measure: Option<&'static str>,
     /// The threshold, in percent.
     pub threshold: f64,
     /// The coverage measured (`None`: nothing to measure, which never fails).
@@ -187,6 +191,46 @@ pub struct Diagnosis {
     pub exit_code: u8,
 }
 
+/// The record-quality measures a `--fail-under NAME=PERCENT` gate can name, with what each is.
+pub const RECORD_GATES: &[(&str, &str)] = &[
+    ("results", "calls with a recorded result"),
+    ("status", "results that say whether they succeeded"),
+    ("arguments", "calls whose arguments were recorded"),
+    ("schemas", "calls whose tool has an input schema"),
+];
+
+/// A record-quality `--fail-under` value (`results=90`): its measure and threshold; `None` when
+/// the name is not a record measure (a rule gate, `R1=95`, or a plain `80`).
+pub fn parse_record_gate(s: &str) -> Option<Result<(&'static str, f64), String>> {
+    let (name, pct) = s.split_once('=')?;
+    let name = name.trim().to_ascii_lowercase();
+    let measure = RECORD_GATES.iter().find(|(n, _)| *n == name)?.0;
+    Some(
+        pct.trim()
+            .trim_end_matches('%')
+            .parse()
+            .ok()
+            .filter(|p: &f64| (0.0..=100.0).contains(p))
+            .map(|p| (measure, p))
+            .ok_or_else(|| {
+                format!("`--fail-under {s}`: give a percentage from 0 to 100, as `{measure}=90`")
+            }),
+    )
+}
+
+impl RecordMeasures {
+    /// The share a record gate measures.
+    pub fn share(&self, measure: &str) -> Option<Share> {
+        match measure {
+            "results" => Some(self.results_recorded),
+            "status" => Some(self.outcome_recorded),
+            "arguments" => Some(self.arguments_recorded),
+            "schemas" => Some(self.schema_known),
+            _ => None,
+        }
+    }
+}
+
 /// A `--fail-under` value: `80` or `R1=95`.
 pub fn parse_gate(s: &str) -> Result<(Option<Vec<RuleId>>, f64), String> {
     let (rule, pct) = match s.split_once('=') {
@@ -199,7 +243,7 @@ pub fn parse_gate(s: &str) -> Result<(Option<Vec<RuleId>>, f64), String> {
         .ok()
         .filter(|p: &f64| (0.0..=100.0).contains(p))
         .ok_or_else(|| {
-            format!("`--fail-under {s}`: give a percentage from 0 to 100, as `80` or `R1=95`")
+            format!("`--fail-under {s}`: give a percentage from 0 to 100, as `80`, `R1=95` or `results=90`")
         })?;
     let rules = rule
         .map(|r| crate::rules::parse_rule_list(&[r.to_owned()]).map_err(|e| e.to_string()))

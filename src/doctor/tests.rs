@@ -39,3 +39,12 @@ fn shares_round_to_one_decimal() {
     assert_eq!(Share::new(0, 0).percent, None);
     assert_eq!(Share::new(1, 3).text(), "1/3 (33.3%)");
 }
+
+#[test]
+fn record_gates_parse_and_leave_rule_gates_alone() {
+    assert_eq!(parse_record_gate("results=90"), Some(Ok(("results", 90.0))));
+    assert_eq!(parse_record_gate("Status=75%"), Some(Ok(("status", 75.0))));
+    assert!(parse_record_gate("results=120").unwrap().is_err());
+    assert_eq!(parse_record_gate("R1=95"), None);
+    assert_eq!(parse_record_gate("80"), None);
+}

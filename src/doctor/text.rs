@@ -185,9 +185,13 @@ pub fn render_text(d: &Diagnosis, by: By, out: &mut dyn Write) -> io::Result<()>
         let measured = g
             .measured
             .map_or("nothing to measure".to_owned(), |m| format!("{m}%"));
-        let what = match g.rule {
-            Some(r) => format!("{r} coverage"),
-            None => "coverage".into(),
+        let what = match (g.rule, g.measure) {
+            (_, Some(m)) => super::RECORD_GATES
+                .iter()
+                .find(|(n, _)| *n == m)
+                .map_or(m.to_owned(), |(_, what)| (*what).to_owned()),
+            (Some(r), None) => format!("{r} coverage"),
+            (None, None) => "coverage".into(),
         };
         writeln!(
             out,

@@ -29,6 +29,8 @@ struct V1Report<'a> {
     exit_code: u8,
     fail_on: &'a str,
     summary: &'a super::Summary,
+    /// Each run's first failure and the findings that follow from it, before the findings.
+    first_failures: Vec<V1Chain<'a>>,
     findings: Vec<V1Finding<'a>>,
     ignored: Vec<V1Finding<'a>>,
     suppressions: Vec<V1Suppression<'a>>,
@@ -38,6 +40,94 @@ struct V1Report<'a> {
     unmatched_ignores: &'a [String],
     #[serde(skip_serializing_if = "Option::is_none")]
     baseline: Option<&'a super::BaselineReport>,
+}
+
+/// One run's first failure: the finding, those that follow from it, and the steps between.
+#[derive(Serialize)]
+struct V1Chain<'a> {
+    file: &'a str,
+    run_id: &'a str,
+    first: V1ChainFinding<'a>,
+    follows: Vec<V1ChainFinding<'a>>,
+    more_follows: usize,
+    steps: Vec<V1ChainStep<'a>>,
+    more_steps: usize,
+}
+
+/// A finding of a chain: its place in `findings` and enough to read it there.
+#[derive(Serialize)]
+struct V1ChainFinding<'a> {
+    finding: usize,
+    rule: &'a str,
+    tier: &'a str,
+    line: u32,
+    column: u32,
+    tool: Option<&'a str>,
+    message: &'a str,
+}
+
+#[derive(Serialize)]
+struct V1ChainStep<'a> {
+    step: usize,
+    line: u32,
+    column: u32,
+    pointer: String,
+    note: String,
+    /// The rule of the first finding of the chain that cites the step.
+    rule: &'a str,
+}
+
+/// The report's chains, each finding named by its index in the active `findings` array.
+fn chains(report: &Report) -> Vec<V1Chain<'_>> {
+    // Active findings keep the report's order: an index among them is a place in `findings`.
+    let mut active_index = vec![0; report.findings.len()];
+    let mut n = 0;
+    for (i, f) in report.findings.iter().enumerate() {
+        active_index[i] = n;
+        if f.ignored.is_none() {
+            n += 1;
+        }
+    }
+    let entry = |i: usize| {
+        let f = &report.findings[i];
+        let at = f.at();
+        V1ChainFinding {
+            finding: active_index[i],
+            rule: f.rule.as_str(),
+            tier: f.tier.as_str(),
+            line: at.line,
+            column: at.column,
+            tool: f.tool.as_deref(),
+            message: &f.message,
+        }
+    };
+    report
+        .first_failures()
+        .into_iter()
+        .map(|c| {
+            let head = &report.findings[c.head];
+            V1Chain {
+                file: report.path_of(head.input),
+                run_id: &head.run_id,
+                first: entry(c.head),
+                follows: c.follows.iter().map(|i| entry(*i)).collect(),
+                more_follows: c.more_follows,
+                steps: c
+                    .steps
+                    .iter()
+                    .map(|s| V1ChainStep {
+                        step: s.step,
+                        line: s.at.line,
+                        column: s.at.column,
+                        pointer: s.at.pointer.clone(),
+                        note: s.note.to_string(),
+                        rule: report.findings[s.finding].rule.as_str(),
+                    })
+                    .collect(),
+                more_steps: c.more_steps,
+            }
+        })
+        .collect()
 }
 
 #[derive(Serialize, Clone, Copy)]
@@ -247,6 +337,7 @@ fn build(report: &Report) -> V1Report<'_> {
         exit_code: report.exit.code(),
         fail_on: fail_on(report),
         summary: &report.summary,
+        first_failures: chains(report),
         findings: report
             .findings
             .iter()

@@ -82,6 +82,12 @@ impl Report {
         rows
     }
 
+    /// Each run's first failure and the findings that follow from it (indices into
+    /// `findings`), in report order.
+    pub(crate) fn first_failures(&self) -> Vec<crate::chain::Chain> {
+        crate::chain::first_failures(&self.findings)
+    }
+
     /// The path of a finding's input.
     pub(crate) fn path_of(&self, input: usize) -> &str {
         self.inputs.get(input).map_or("-", |i| i.path.as_str())

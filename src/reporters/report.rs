@@ -326,8 +326,16 @@ pub struct TextOptions {
     pub include_candidates: bool,
     /// List every suppression with its reason.
     pub show_suppressions: bool,
-    /// Only findings and input errors, no footer.
+    /// Only findings and input errors, no notes and no summary (a library caller's choice; the
+    /// command line always ends on the summary).
     pub quiet: bool,
+    /// Show each run's first failure and what followed from it before the findings (the
+    /// command line does).
+    pub first_failures: bool,
+    /// Leave out the notes on how inputs were read (`-q`).
+    pub hide_notes: bool,
+    /// Leave out the findings too, each run's first failure included (`-qq`): the summary only.
+    pub hide_findings: bool,
     /// Emit ANSI colours.
     pub color: bool,
 }

@@ -54,6 +54,7 @@ fn position(path: &str, line: u32, col: u32) -> String {
 pub fn render(report: &Report, opts: TextOptions, out: &mut dyn Write) -> io::Result<()> {
     let mut stream = TextStream::new(opts);
     stream.issues(report, out)?;
+    stream.first_failures(report, out)?;
     stream.findings(report, report.reading_order(), out)?;
     stream.tail(report, out)
 }
@@ -98,6 +99,80 @@ impl TextStream {
         Ok(())
     }
 
+    /// Each run's first failure and the findings that follow from it, before the findings
+    /// themselves (at most `MAX_CHAINS_SHOWN` runs; the JSON report has every one). A run whose
+    /// first failure is a hidden candidate, or from which no shown finding follows, prints
+    /// nothing here.
+    pub fn first_failures(&mut self, report: &Report, out: &mut dyn Write) -> io::Result<()> {
+        if self.opts.hide_findings || !self.opts.first_failures {
+            return Ok(());
+        }
+        let shown = |f: &Finding| {
+            !f.baselined && (f.tier != Tier::Candidate || self.opts.include_candidates)
+        };
+        // A first failure that nothing follows from is the run's finding as printed below.
+        let chains: Vec<_> = report
+            .first_failures()
+            .into_iter()
+            .filter(|c| {
+                shown(&report.findings[c.head])
+                    && c.follows.iter().any(|i| shown(&report.findings[*i]))
+            })
+            .collect();
+        for c in chains.iter().take(MAX_CHAINS_SHOWN) {
+            let head = &report.findings[c.head];
+            let path = report.path_of(head.input);
+            writeln!(
+                out,
+                "{} {} (run `{}`):",
+                self.p.paint(BOLD, "first failure in"),
+                terminal(path),
+                terminal(&head.run_id)
+            )?;
+            write!(out, "    ")?;
+            headline(path, head, &self.p, out)?;
+            for f in c.follows.iter().map(|i| &report.findings[*i]) {
+                if shown(f) {
+                    write!(out, "    then ")?;
+                    headline(path, f, &self.p, out)?;
+                }
+            }
+            if c.more_follows > 0 {
+                writeln!(out, "    … and {} more that follow from it", c.more_follows)?;
+            }
+            if c.steps.len() > 1 {
+                let steps: Vec<String> = c
+                    .steps
+                    .iter()
+                    .map(|s| format!("step {} ({}, line {})", s.step, s.note, s.at.line))
+                    .collect();
+                let more = if c.more_steps > 0 {
+                    format!(" → … {} more steps", c.more_steps)
+                } else {
+                    String::new()
+                };
+                writeln!(
+                    out,
+                    "    {} {}{more}",
+                    self.p.paint(DIM, "path:"),
+                    steps.join(" → ")
+                )?;
+            }
+            self.printed = true;
+        }
+        if chains.len() > MAX_CHAINS_SHOWN {
+            writeln!(
+                out,
+                "… and {} more runs with a first failure (the JSON report's `first_failures` lists every one)",
+                chains.len() - MAX_CHAINS_SHOWN
+            )?;
+        }
+        if !chains.is_empty() {
+            writeln!(out)?;
+        }
+        Ok(())
+    }
+
     /// Findings in the order given (their paths from `report`). Hidden candidates print nothing.
     pub fn findings<'f>(
         &mut self,
@@ -105,6 +180,9 @@ impl TextStream {
         findings: impl IntoIterator<Item = &'f Finding>,
         out: &mut dyn Write,
     ) -> io::Result<()> {
+        if self.opts.hide_findings {
+            return Ok(());
+        }
         for f in findings {
             if f.baselined || f.tier == Tier::Candidate && !self.opts.include_candidates {
                 continue;
@@ -165,7 +243,11 @@ fn input_error(
     )
 }
 
-fn finding(path: &str, f: &Finding, p: &Painter, out: &mut dyn Write) -> io::Result<()> {
+/// Most runs whose first failure the text report shows.
+const MAX_CHAINS_SHOWN: usize = 10;
+
+/// A finding's first line: `FILE:LINE:COL: TIER RULE tool: message (flags)`.
+fn headline(path: &str, f: &Finding, p: &Painter, out: &mut dyn Write) -> io::Result<()> {
     let at = f.at();
     let tool = f
         .tool
@@ -187,7 +269,11 @@ fn finding(path: &str, f: &Finding, p: &Painter, out: &mut dyn Write) -> io::Res
         p.paint(BOLD, f.rule.as_str()),
         terminal(&f.message),
         p.paint(DIM, &flags),
-    )?;
+    )
+}
+
+fn finding(path: &str, f: &Finding, p: &Painter, out: &mut dyn Write) -> io::Result<()> {
+    headline(path, f, p, out)?;
     for e in &f.evidence {
         // A tool rule's evidence is a place in a tools file, not a step of a trace.
         let step = if f.rule.is_tool_rule() {
@@ -291,6 +377,120 @@ fn plural(n: usize, one: &str, many: &str) -> String {
     format!("{n} {}", if n == 1 { one } else { many })
 }
 
+/// Most distinct notes printed; the JSON report has every input's notes.
+const MAX_NOTES_SHOWN: usize = 10;
+/// Files named on an aggregated note.
+const NOTE_FILES_SHOWN: usize = 3;
+
+/// One note that several inputs carry, in words whose numbers may differ from input to input.
+#[derive(Debug)]
+struct NoteGroup<'a> {
+    /// The note's words between its numbers.
+    words: Vec<&'a str>,
+    /// For each number of the note, the smallest and largest value seen.
+    numbers: Vec<(u64, u64)>,
+    /// The inputs carrying it, in input order.
+    files: Vec<&'a str>,
+}
+
+/// A note split into its words and its numbers (`21 calls were parsed` → `["", " calls were
+/// parsed"]`, `[21]`). A number too large for `u64` stays a word.
+fn note_shape(note: &str) -> (Vec<&str>, Vec<u64>) {
+    let mut words = Vec::new();
+    let mut numbers = Vec::new();
+    let mut start = 0;
+    let bytes = note.as_bytes();
+    let mut i = 0;
+    while i < bytes.len() {
+        if !bytes[i].is_ascii_digit() {
+            i += 1;
+            continue;
+        }
+        let mut j = i;
+        while j < bytes.len() && bytes[j].is_ascii_digit() {
+            j += 1;
+        }
+        // A number with a leading zero (a date's `01`) stays a word: it would not print back.
+        let padded = j - i > 1 && bytes[i] == b'0';
+        if let (false, Ok(n)) = (padded, note[i..j].parse::<u64>()) {
+            words.push(&note[start..i]);
+            numbers.push(n);
+            start = j;
+        }
+        i = j;
+    }
+    words.push(&note[start..]);
+    (words, numbers)
+}
+
+/// The notes on how inputs were read, one line per distinct note with how many inputs carry it
+/// and the first few of them (numbers that differ between inputs are shown as a range).
+fn notes(report: &Report, out: &mut dyn Write) -> io::Result<()> {
+    const PARTIAL: &str = "partial: part of it could not be read (see the input errors)";
+    let mut groups: Vec<NoteGroup<'_>> = Vec::new();
+    for input in &report.inputs {
+        let partial = input.partial.then_some(PARTIAL);
+        for note in input.notes.iter().map(String::as_str).chain(partial) {
+            let (words, numbers) = note_shape(note);
+            match groups.iter_mut().find(|g| g.words == words) {
+                Some(g) => {
+                    for (range, n) in g.numbers.iter_mut().zip(numbers) {
+                        *range = (range.0.min(n), range.1.max(n));
+                    }
+                    if g.files.last() != Some(&input.path.as_str()) {
+                        g.files.push(&input.path);
+                    }
+                }
+                None => groups.push(NoteGroup {
+                    words,
+                    numbers: numbers.into_iter().map(|n| (n, n)).collect(),
+                    files: vec![&input.path],
+                }),
+            }
+        }
+    }
+    for g in groups.iter().take(MAX_NOTES_SHOWN) {
+        let mut text = String::new();
+        for (i, w) in g.words.iter().enumerate() {
+            text.push_str(w);
+            match g.numbers.get(i) {
+                Some((lo, hi)) if lo == hi => text.push_str(&lo.to_string()),
+                Some((lo, hi)) => text.push_str(&format!("{lo} to {hi}")),
+                None => {}
+            }
+        }
+        match g.files.as_slice() {
+            [one] => writeln!(out, "note: {}: {}", terminal(one), terminal(&text))?,
+            files => {
+                let shown: Vec<String> = files
+                    .iter()
+                    .take(NOTE_FILES_SHOWN)
+                    .map(|f| terminal(f).into_owned())
+                    .collect();
+                let more = match files.len().saturating_sub(NOTE_FILES_SHOWN) {
+                    0 => String::new(),
+                    n => format!(" and {n} more"),
+                };
+                writeln!(
+                    out,
+                    "note: {} ({} inputs: {}{more})",
+                    terminal(&text),
+                    files.len(),
+                    shown.join(", ")
+                )?;
+            }
+        }
+    }
+    if groups.len() > MAX_NOTES_SHOWN {
+        writeln!(
+            out,
+            "note: … and {} other notes (the JSON report lists each input's notes)",
+            groups.len() - MAX_NOTES_SHOWN
+        )?;
+    }
+    Ok(())
+}
+
 fn footer(
     report: &Report,
     opts: TextOptions,
@@ -303,6 +503,13 @@ fn footer(
     if printed {
         writeln!(out)?;
     }
+    if !opts.hide_notes {
+        notes(report, out)?;
+    }
+    for u in &report.unmatched_ignores {
+        writeln!(out, "warning: ignore matched nothing: {}", terminal(u))?;
+    }
+    baseline(report, p, out)?;
     let hidden = if opts.include_candidates || s.candidate == 0 {
         String::new()
     } else {
@@ -394,22 +601,6 @@ fn footer(
     if !schemas.is_empty() {
         writeln!(out, "schemas: {}", terminal(&schemas.join(", ")))?;
     }
-    for input in &report.inputs {
-        for note in &input.notes {
-            writeln!(out, "note: {}: {}", terminal(&input.path), terminal(note))?;
-        }
-        if input.partial {
-            writeln!(
-                out,
-                "note: {}: partial: part of it could not be read (see the input errors)",
-                terminal(&input.path)
-            )?;
-        }
-    }
-    for u in &report.unmatched_ignores {
-        writeln!(out, "warning: ignore matched nothing: {}", terminal(u))?;
-    }
-    baseline(report, p, out)?;
     if s.input_errors > 0 {
         alarm(
             p,
@@ -461,5 +652,40 @@ mod tests {
                 "traces/sub/run.jsonl:4:31: hard_defect R6 send_email",
             ]
         );
+    }
+
+    #[test]
+    fn notes_are_one_line_per_distinct_note_before_the_summary() {
+        let mut report = sample::report();
+        let input = |path: &str, notes: &[&str], partial: bool| crate::reporters::InputSummary {
+            path: path.into(),
+            notes: notes.iter().map(|n| (*n).to_owned()).collect(),
+            partial,
+            ..Default::default()
+        };
+        report.inputs = vec![
+            input("a.traj.json", &["21 calls were parsed from bash blocks"], false),
+            input("b.traj.json", &["13 calls were parsed from bash blocks"], true),
+            input("c.traj.json", &["32 calls were parsed from bash blocks"], false),
+            input("d.traj.json", &["29 calls were parsed from bash blocks", "started 2026-12-01"], true),
+            input("e.json", &["started 2026-12-01"], false),
+        ];
+        report.findings.clear();
+        report.issues.clear();
+        report.outlines.clear();
+        report.unmatched_ignores.clear();
+        let mut out = Vec::new();
+        render(&report, TextOptions::default(), &mut out).unwrap();
+        insta::assert_snapshot!(String::from_utf8(out).unwrap());
+        // `-q`: no notes, the summary still last.
+        let mut quiet = Vec::new();
+        let opts = TextOptions {
+            hide_notes: true,
+            ..TextOptions::default()
+        };
+        render(&report, opts, &mut quiet).unwrap();
+        let quiet = String::from_utf8(quiet).unwrap();
+        assert!(!quiet.contains("note:"), "{quiet}");
+        assert!(quiet.starts_with("1 hard_defect,"), "{quiet}");
     }
 }

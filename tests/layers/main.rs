@@ -47,7 +47,11 @@ use graph::Graph;
 /// - `api`: the library API, the command line and the binary.
 const LAYERS: &[(&str, &[&str], &[&str])] = &[
     ("base", &["exit.rs", "suggest.rs"], &[]),
-    ("model", &["model/", "finding.rs", "record.rs"], &["base"]),
+    (
+        "model",
+        &["model/", "finding.rs", "record.rs", "chain.rs"],
+        &["base"],
+    ),
     ("io", &["inputs.rs"], &["model", "base"]),
     ("adapters", &["adapters/"], &["io", "model", "base"]),
     (

@@ -51,7 +51,10 @@ pub fn run(args: &ReportArgs) -> anyhow::Result<ExitStatus> {
         text: TextOptions {
             include_candidates: args.display.include_candidates,
             show_suppressions: args.display.show_suppressions,
-            quiet: args.display.quiet,
+            quiet: false,
+            first_failures: true,
+            hide_notes: args.display.quiet >= 1,
+            hide_findings: args.display.quiet >= 2,
             color: super::output::color_on(args.display.color),
         },
         base: match &args.sarif_root {

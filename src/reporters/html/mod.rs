@@ -20,8 +20,9 @@ mod view;
 
 use view::clean;
 pub use view::{
-    Count, CoverageView, EvidenceView, FindingView, Group, InputView, IssueView, Mark, ReportView,
-    RuleRow, Section, Seg, StepView, SuppressionView, Tile, TraceView,
+    ChainLink, ChainView, Count, CoverageView, EvidenceView, FindingView, Group, InputView,
+    IssueView, Mark, ReportView, RuleRow, Section, Seg, StepView, SuppressionView, Tile, TraceView,
+    WorstRow,
 };
 
 /// A whole page: a title, an optional lead paragraph, extra tables (e.g. the demo's PASS/FAIL

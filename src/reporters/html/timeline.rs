@@ -16,14 +16,26 @@ pub(super) struct Timelines<'r> {
 }
 
 impl<'r> Timelines<'r> {
-    pub(super) fn new(report: &'r Report) -> Self {
+    /// The timelines of the runs in `runs` that are outlined.
+    pub(super) fn new(report: &'r Report, runs: &[(usize, &str)]) -> Self {
+        let wanted: BTreeSet<(usize, &str)> = runs.iter().copied().collect();
         let mut by_run = BTreeMap::new();
         for (i, o) in report.outlines.iter().enumerate() {
+            if !wanted.contains(&(o.input, o.run_id.as_str())) {
+                continue;
+            }
             by_run
                 .entry((o.input, o.run_id.as_str()))
                 .or_insert_with(|| (i, o.steps.iter().map(|s| s.index).collect()));
         }
         Self { by_run }
+    }
+
+    pub(super) fn run_href(&self, input: usize, run: &str) -> Option<String> {
+        self.by_run
+            .iter()
+            .find(|((i, r), _)| *i == input && *r == run)
+            .map(|(_, (k, _))| format!("#t{k}"))
     }
 
     pub(super) fn trace_href(&self, f: &Finding) -> Option<String> {
@@ -47,9 +59,15 @@ pub(super) fn mark_class(f: &Finding) -> &'static str {
     }
 }
 
-/// Each outlined run, with its findings marked on the steps they cite; in the order of the runs'
-/// first findings (hard-defect runs open).
-pub(super) fn traces(report: &Report) -> Vec<TraceView> {
+/// The runs in `runs` that are outlined, in that order (the worst first), with their findings
+/// marked on the steps they cite (a mark links to its finding's card when `drawn` has it) and
+/// their first failure on top.
+pub(super) fn traces(
+    report: &Report,
+    runs: &[(usize, &str)],
+    drawn: &BTreeSet<usize>,
+    chain: impl Fn(usize, &str) -> Option<super::ChainView>,
+) -> Vec<TraceView> {
     // Findings by (input, run), in report order.
     let mut by_run: BTreeMap<(usize, &str), Vec<(usize, &Finding)>> = BTreeMap::new();
     for (i, f) in report.findings.iter().enumerate() {
@@ -58,9 +76,14 @@ pub(super) fn traces(report: &Report) -> Vec<TraceView> {
             .or_default()
             .push((i, f));
     }
+    let rank: BTreeMap<(usize, &str), usize> =
+        runs.iter().enumerate().map(|(k, r)| (*r, k)).collect();
     let mut seen = BTreeSet::new();
-    let mut views: Vec<((usize, u32, u32), TraceView)> = Vec::new();
+    let mut views: Vec<(usize, TraceView)> = Vec::new();
     for (k, o) in report.outlines.iter().enumerate() {
+        let Some(place) = rank.get(&(o.input, o.run_id.as_str())).copied() else {
+            continue;
+        };
         if !seen.insert((o.input, o.run_id.as_str())) {
             continue;
         }
@@ -71,7 +94,7 @@ pub(super) fn traces(report: &Report) -> Vec<TraceView> {
         for (i, f) in findings {
             for (n, e) in f.evidence.iter().enumerate() {
                 marks.entry(e.step).or_default().push(Mark {
-                    href: format!("#f{i}"),
+                    href: drawn.contains(i).then(|| format!("#f{i}")),
                     class: if n == 0 { mark_class(f) } else { "evidence" },
                     label: if n == 0 {
                         f.rule.as_str().to_owned()
@@ -121,9 +144,8 @@ pub(super) fn traces(report: &Report) -> Vec<TraceView> {
         if ignored > 0 {
             counts.push(format!("{ignored} ignored"));
         }
-        let first = findings[0].1.at();
         views.push((
-            (o.input, first.line, first.column),
+            place,
             TraceView {
                 id: format!("t{k}"),
                 file: clean(report.path_of(o.input)),
@@ -131,6 +153,7 @@ pub(super) fn traces(report: &Report) -> Vec<TraceView> {
                 total: o.total,
                 counts: counts.join(", "),
                 open: count(Tier::HardDefect) > 0,
+                chain: chain(o.input, &o.run_id),
                 gap_after: o.total.saturating_sub(next),
                 steps,
             },

@@ -16,24 +16,82 @@ pub struct ReportView {
     pub fail_on: &'static str,
     /// Summary tiles.
     pub tiles: Vec<Tile>,
+    /// The runs with findings, worst first (at most `MAX_WORST` of them).
+    pub worst: Vec<WorstRow>,
+    /// Runs with findings in all.
+    pub runs_with_findings: String,
+    /// What the page leaves out to stay readable, in words (empty: nothing).
+    pub left_out: Vec<String>,
     /// Counts by tier for each rule with a finding.
     pub rules: Vec<RuleRow>,
-    /// Every active hard defect, in reading order.
-    pub hard: Vec<FindingView>,
-    /// Hard events, candidates and ignored findings, each collapsed by rule.
+    /// Hard defects, hard events, candidates and ignored findings, each grouped by rule, tool
+    /// and message shape, collapsed.
     pub sections: Vec<Section>,
-    /// The runs with findings, step by step.
+    /// The runs with findings, step by step (the worst `MAX_TRACES`).
     pub traces: Vec<TraceView>,
     /// Input errors.
     pub issues: Vec<IssueView>,
-    /// Checks a rule could not decide.
+    /// Checks a rule could not decide (at most `MAX_SUPPRESSIONS`).
     pub suppressions: Vec<SuppressionView>,
+    /// Suppressions in all, with thousands separators.
+    pub suppressions_total: String,
     /// Per-rule coverage.
     pub coverage: Vec<CoverageView>,
-    /// The inputs.
+    /// The inputs (at most `MAX_INPUTS`).
     pub inputs: Vec<InputView>,
+    /// Inputs in all, with thousands separators.
+    pub inputs_total: String,
     /// Configured ignores that matched nothing.
     pub unmatched_ignores: Vec<String>,
+}
+
+/// One row of the "worst first" table: a run with findings.
+#[derive(Debug, Clone)]
+pub struct WorstRow {
+    /// The input path.
+    pub file: String,
+    /// The run id (empty when it is the file's path, as for a one-run file).
+    pub run_id: String,
+    /// Active hard defects, with thousands separators.
+    pub hard_defect: String,
+    /// Active hard events.
+    pub hard_event: String,
+    /// Active candidates.
+    pub candidate: String,
+    /// The first failure's tier.
+    pub first_tier: &'static str,
+    /// The first failure: rule, tool and message.
+    pub first: Vec<Seg>,
+    /// The rules of the findings that follow from it (`then R2b, R12`), or empty.
+    pub then: String,
+    /// Where to read more: the run's timeline, else the first failure's card.
+    pub href: Option<String>,
+}
+
+/// A run's first failure and the findings that follow from it, at the top of its timeline.
+#[derive(Debug, Clone)]
+pub struct ChainView {
+    /// The first failure's tier.
+    pub tier: &'static str,
+    /// Its rule, tool and message.
+    pub first: Vec<Seg>,
+    /// Its card, when the page shows it.
+    pub href: Option<String>,
+    /// The findings that follow, as `R2b at step 5`.
+    pub follows: Vec<ChainLink>,
+    /// The steps it passes through.
+    pub steps: Vec<ChainLink>,
+    /// Steps or findings left out (in the JSON report).
+    pub more: usize,
+}
+
+/// One link of a chain.
+#[derive(Debug, Clone)]
+pub struct ChainLink {
+    /// What it says.
+    pub text: String,
+    /// Where it points, when the page shows it.
+    pub href: Option<String>,
 }
 
 /// One summary tile.
@@ -41,8 +99,8 @@ pub struct ReportView {
 pub struct Tile {
     /// What it counts.
     pub label: &'static str,
-    /// The count.
-    pub value: usize,
+    /// The count, with thousands separators.
+    pub value: String,
     /// A CSS class (`hard_defect`, …, or `plain`).
     pub class: &'static str,
 }
@@ -68,12 +126,12 @@ pub struct RuleRow {
 }
 
 /// One count of a row, with its column's name (for narrow screens).
-#[derive(Debug, Clone, Copy)]
+#[derive(Debug, Clone)]
 pub struct Count {
     /// The column.
     pub label: &'static str,
-    /// The count.
-    pub value: usize,
+    /// The count, with thousands separators.
+    pub value: String,
 }
 
 /// A tier's findings, collapsed by rule.
@@ -83,25 +141,35 @@ pub struct Section {
     pub id: &'static str,
     /// The heading.
     pub title: &'static str,
-    /// Findings in the section.
-    pub total: usize,
-    /// One group per rule.
+    /// Findings in the section, with thousands separators.
+    pub total: String,
+    /// Groups the page does not draw (in the JSON report).
+    pub more_groups: usize,
+    /// One group per rule, tool and message shape.
     pub groups: Vec<Group>,
 }
 
-/// The findings of one rule in a section: one line ("R3: 412 candidates — show") that opens.
+/// The findings of one rule and tool whose messages have one shape (numbers and quoted values
+/// aside) in a section: one line ("R3 get_order: 412 × `order_id` = … is not derivable…") that
+/// opens on the first few.
 #[derive(Debug, Clone)]
 pub struct Group {
     /// The rule.
     pub rule: &'static str,
-    /// `hard_event`, `candidate` or `ignored`.
+    /// The tool, or empty.
+    pub tool: String,
+    /// The first finding's message, standing for the group.
+    pub message: Vec<Seg>,
+    /// `hard_defect`, `hard_event`, `candidate` or `ignored`.
     pub class: &'static str,
-    /// How many.
-    pub count: usize,
+    /// How many, with thousands separators.
+    pub count: String,
     /// "candidates", "hard event", …
     pub noun: &'static str,
-    /// The findings, in reading order.
+    /// The first findings, in reading order (at most `MAX_CARDS`).
     pub findings: Vec<FindingView>,
+    /// Findings of the group the page does not draw (in the JSON report).
+    pub more: usize,
 }
 
 /// One finding.
@@ -167,6 +235,8 @@ pub struct TraceView {
     pub counts: String,
     /// Open on load (it holds a hard defect).
     pub open: bool,
+    /// Its first failure and what followed from it.
+    pub chain: Option<ChainView>,
     /// The steps shown.
     pub steps: Vec<StepView>,
     /// Steps not shown after the last one.
@@ -195,8 +265,8 @@ pub struct StepView {
 /// A finding marked on a step: its primary step (tier colour) or one of its evidence steps.
 #[derive(Debug, Clone)]
 pub struct Mark {
-    /// The finding's anchor.
-    pub href: String,
+    /// The finding's anchor, when the page draws its card.
+    pub href: Option<String>,
     /// `hard_defect`, …, `ignored`, or `evidence`.
     pub class: &'static str,
     /// `R1`.
@@ -234,10 +304,10 @@ pub struct CoverageView {
     pub rule: &'static str,
     /// What it counts.
     pub unit: &'static str,
-    /// Decided.
-    pub decided: usize,
-    /// Looked at.
-    pub total: usize,
+    /// Decided, with thousands separators.
+    pub decided: String,
+    /// Looked at, with thousands separators.
+    pub total: String,
     /// Decided, in whole percent of total (100 when nothing was looked at).
     pub percent: usize,
 }
@@ -270,6 +340,19 @@ pub(super) fn clean(s: &str) -> String {
 
 /// Longest untrusted value shown on the page, in characters.
 pub(super) const MAX_VALUE: usize = 4000;
+
+/// `n` with thousands separators (`12,345`).
+pub fn thousands(n: usize) -> String {
+    let digits = n.to_string();
+    let mut out = String::with_capacity(digits.len() + digits.len() / 3);
+    for (i, c) in digits.chars().enumerate() {
+        if i > 0 && (digits.len() - i).is_multiple_of(3) {
+            out.push(',');
+        }
+        out.push(c);
+    }
+    out
+}
 
 /// `one` or `many`, by `n`.
 pub(super) fn plural(n: usize, one: &'static str, many: &'static str) -> &'static str {

@@ -15,9 +15,9 @@ mod select;
 mod wire;
 
 use wire::{
-    Configuration, CoverageProperty, Descriptor, DescriptorProperties, Driver, Fingerprints, Help,
+    CodeFlow, Configuration, CoverageProperty, Descriptor, DescriptorProperties, Driver, Fingerprints, Help,
     Invocation, Loc, Log, Notification, Omitted, ResultProperties, RuleRef, Run, RunProperties,
-    SarifResult, SarifSuppression, Text, Tool,
+    SarifResult, SarifSuppression, Text, ThreadFlow, ThreadFlowLocation, Tool,
 };
 
 use place::{Uri, line_hash, physical, physical_at, uri_for};
@@ -117,6 +117,61 @@ fn message(f: &Finding) -> String {
     truncate(&text, MAX_MESSAGE).into_owned()
 }
 
+/// A chain as a code flow: one thread through the steps it passes, each at its line.
+fn code_flow<'a>(report: &Report, c: &crate::chain::Chain, uri: &Uri) -> CodeFlow<'a> {
+    let head = &report.findings[c.head];
+    let then: Vec<String> = c
+        .follows
+        .iter()
+        .map(|i| {
+            let f = &report.findings[*i];
+            format!("{} at line {}", f.rule, f.at().line)
+        })
+        .collect();
+    let mut text = format!(
+        "first failure of run `{}`: {} at line {}",
+        terminal(&head.run_id),
+        head.rule,
+        head.at().line
+    );
+    if !then.is_empty() {
+        text.push_str(", then ");
+        text.push_str(&then.join(", "));
+    }
+    if c.more_steps > 0 {
+        text.push_str(&format!(
+            " ({} more steps are in the JSON report)",
+            c.more_steps
+        ));
+    }
+    CodeFlow {
+        message: Text { text: text.into() },
+        thread_flows: [ThreadFlow {
+            locations: c
+                .steps
+                .iter()
+                .enumerate()
+                .map(|(order, s)| ThreadFlowLocation {
+                    location: Loc {
+                        id: None,
+                        physical_location: physical_at(uri, Some(&s.at), true),
+                        message: Some(Text {
+                            text: format!(
+                                "step {} ({}): {}",
+                                s.step,
+                                s.note,
+                                report.findings[s.finding].rule
+                            )
+                            .into(),
+                        }),
+                    },
+                    execution_order: order + 1,
+                })
+                .collect(),
+        }],
+    }
+}
+
 fn build<'a>(report: &'a Report, base: &PathBase, selection: &Selection) -> Log<'a> {
     let uris: Vec<Uri> = report
         .inputs
@@ -130,6 +185,13 @@ fn build<'a>(report: &'a Report, base: &PathBase, selection: &Selection) -> Log<
         })
     };
     let rule_index = |id| report.rules.iter().position(|m| m.id == id);
+    // Each run's first failure carries its chain as a code flow (GitHub shows the path).
+    let chains: BTreeMap<usize, crate::chain::Chain> = report
+        .first_failures()
+        .into_iter()
+        .filter(|c| c.steps.len() > 1)
+        .map(|c| (c.head, c))
+        .collect();
     // Occurrences of each (file, hash), in the report's deterministic order, over every finding
     // (kept or not), so a result's fingerprint does not depend on the cap.
     let mut seen: BTreeMap<(usize, u64), usize> = BTreeMap::new();
@@ -180,6 +242,11 @@ fn build<'a>(report: &'a Report, base: &PathBase, selection: &Selection) -> Log<
                 partial_fingerprints: Fingerprints {
                     primary_location_line_hash: format!("{hash:016x}:{n}"),
                 },
+                code_flows: chains
+                    .get(&i)
+                    .map(|c| code_flow(report, c, &uri))
+                    .into_iter()
+                    .collect(),
                 // Invisible and control characters made visible here as in messages: viewers
                 // render properties and justifications too.
                 suppressions: f

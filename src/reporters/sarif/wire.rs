@@ -85,8 +85,30 @@ pub(super) struct SarifResult<'a> {
     pub(super) related_locations: Vec<Loc<'a>>,
     pub(super) partial_fingerprints: Fingerprints,
     #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub(super) code_flows: Vec<CodeFlow<'a>>,
+    #[serde(skip_serializing_if = "Vec::is_empty")]
     pub(super) suppressions: Vec<SarifSuppression<'a>>,
     pub(super) properties: ResultProperties<'a>,
+}
+
+/// A run's first failure and what followed from it, as one thread of locations.
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+pub(super) struct CodeFlow<'a> {
+    pub(super) message: Text<'a>,
+    pub(super) thread_flows: [ThreadFlow<'a>; 1],
+}
+
+#[derive(Serialize)]
+pub(super) struct ThreadFlow<'a> {
+    pub(super) locations: Vec<ThreadFlowLocation<'a>>,
+}
+
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+pub(super) struct ThreadFlowLocation<'a> {
+    pub(super) location: Loc<'a>,
+    pub(super) execution_order: usize,
 }
 
 #[derive(Serialize)]
