@@ -412,7 +412,16 @@ fn note_shape(note: &str) -> (Vec<&str>, Vec<u64>) {
         }
         // A number with a leading zero (a date's `01`) stays a word: it would not print back.
         let padded = j - i > 1 && bytes[i] == b'0';
-        if let (false, Ok(n)) = (padded, note[i..j].parse::<u64>()) {
+        // So does a number that is part of a larger token: a version (`0.27.4`), a date or a
+        // time (`2026-01-30`, `10:00`), a name (`v1`, `R3`): only a count stands alone.
+        let joined_before = i > 0
+            && (bytes[i - 1].is_ascii_alphanumeric() || b".-:_/".contains(&bytes[i - 1]));
+        let joined_after = j < bytes.len()
+            && (bytes[j].is_ascii_alphanumeric()
+                || (b".-:_/".contains(&bytes[j])
+                    && bytes.get(j + 1).is_some_and(u8::is_ascii_alphanumeric)));
+        let part_of_token = joined_before || joined_after;
+        if let (false, false, Ok(n)) = (padded, part_of_token, note[i..j].parse::<u64>()) {
             words.push(&note[start..i]);
             numbers.push(n);
             start = j;
@@ -687,5 +696,18 @@ mod tests {
         let quiet = String::from_utf8(quiet).unwrap();
         assert!(!quiet.contains("note:"), "{quiet}");
         assert!(quiet.starts_with("1 hard_defect,"), "{quiet}");
+    }
+
+    #[test]
+    fn only_counts_that_stand_alone_vary_within_a_note_group() {
+        let (words, numbers) = note_shape("using 0.27.4 (12 captures agree, v2, R3) from 2026-01-30 10:00");
+        assert_eq!(numbers, vec![12]);
+        assert_eq!(
+            words,
+            vec!["using 0.27.4 (", " captures agree, v2, R3) from 2026-01-30 10:00"]
+        );
+        // Two notes that differ by a version are two groups, never a range of versions.
+        assert_ne!(note_shape("version 0.27.4").0, note_shape("version 0.61.0").0);
+        assert_eq!(note_shape("12 calls.").1, vec![12]);
     }
 }
