@@ -103,6 +103,7 @@ fn shell_convention(
     let (code, no_output) = exit?;
     match code {
         1 if no_output && is_search(call) => Some("a search that found nothing exits 1"),
+        1 if is_comparison(call) => Some("a comparison that found differences exits 1"),
         123 if is_xargs_search(call) => Some("`xargs grep` exits 123 when a search found nothing"),
         130 if sent_ctrl_c(call) || previous.is_some_and(sent_ctrl_c) => {
             Some("exit 130 after the agent's own Ctrl-C")
@@ -181,7 +182,7 @@ pub(crate) fn exit_code(content: &Value) -> Option<(i64, bool)> {
             if let Some(code) = first.trim().strip_prefix("Exit code ") {
                 return Some((code.trim().parse().ok()?, rest.trim().is_empty()));
             }
-            exec_header(s)
+            exec_header(s).or_else(|| exit_trailer(s))
         }
         Value::Object(m) => {
             let code = EXIT_KEYS
@@ -222,6 +223,16 @@ fn exec_header(s: &str) -> Option<(i64, bool)> {
     None
 }
 
+/// pi's shell result: the output, then a last line `Command exited with code N`; an empty
+/// output is written `(no output)`.
+fn exit_trailer(s: &str) -> Option<(i64, bool)> {
+    let body = s.trim_end();
+    let (before, last) = body.rsplit_once('\n').unwrap_or(("", body));
+    let code = last.trim().strip_prefix("Command exited with code ")?;
+    let before = before.trim();
+    Some((code.trim().parse().ok()?, before.is_empty() || before == "(no output)"))
+}
+
 /// Search programs whose exit 1 means "no match".
 const SEARCH_PROGRAMS: &[&str] = &["grep", "egrep", "fgrep", "rg", "ag", "ack"];
 
@@ -241,6 +252,20 @@ pub(crate) fn is_search(call: &ToolCall) -> bool {
     })
 }
 
+/// The call compares files: `diff`, `cmp`, or `git diff` with `--no-index`, `--exit-code` or
+/// `--quiet`, whose exit 1 means "they differ".
+pub(crate) fn is_comparison(call: &ToolCall) -> bool {
+    commands(call).any(|cmd| {
+        last_stage(cmd).is_some_and(|words| match words.as_slice() {
+            ["diff" | "cmp", ..] => true,
+            ["git", "diff", rest @ ..] => rest
+                .iter()
+                .any(|w| matches!(*w, "--no-index" | "--exit-code" | "--quiet")),
+            _ => false,
+        })
+    })
+}
+
 fn is_xargs_search(call: &ToolCall) -> bool {
     commands(call).any(|cmd| last_stage(cmd).is_some_and(|w| is_xargs_words(&w)))
 }
@@ -252,9 +277,26 @@ fn is_xargs_words(words: &[&str]) -> bool {
 /// The words of the last stage of a shell command line (after `|`, `;`, `&&`, `||`), without
 /// leading `VAR=value` assignments, `sudo`, `env`, `time`.
 fn last_stage(cmd: &str) -> Option<Vec<&str>> {
-    let stage = cmd
-        .rsplit(['|', ';', '&', '\n'])
-        .find(|s| !s.trim().is_empty())?;
+    // Separators inside quotes (`rg 'a|b' src`) do not end a stage.
+    let (mut quote, mut start, mut last) = (None, 0, None);
+    for (i, c) in cmd.char_indices() {
+        match (quote, c) {
+            (None, '\'' | '"') => quote = Some(c),
+            (Some(q), c) if c == q => quote = None,
+            (None, '|' | ';' | '&' | '\n') => {
+                if !cmd[start..i].trim().is_empty() {
+                    last = Some(&cmd[start..i]);
+                }
+                start = i + c.len_utf8();
+            }
+            _ => {}
+        }
+    }
+    let stage = if cmd[start..].trim().is_empty() {
+        last?
+    } else {
+        &cmd[start..]
+    };
     let words: Vec<&str> = stage
         .split_whitespace()
         .skip_while(|w| w.contains('=') || matches!(*w, "sudo" | "env" | "time" | "command"))

@@ -150,3 +150,38 @@ fn structured_errors_name_their_detail() {
     lost.content_recorded = false;
     assert_eq!(classify(&lost, None, None, None), Outcome::NotRecorded);
 }
+
+#[test]
+fn quoted_separators_pi_trailers_and_comparisons_follow_the_conventions() {
+    let fine = |name: &str, command: &str, text: &str| {
+        let c = call(name, json!({"command": command}));
+        let r = result(json!(text), ResultStatus::Error);
+        matches!(classify(&r, Some(&c), None, None), Outcome::Fine(_))
+    };
+    let codex_empty = "Chunk ID: d1\nWall time: 0.0000 seconds\nProcess exited with code 1\nOriginal token count: 0\nOutput:\n";
+    // A `|` inside the pattern's quotes does not end the command: it is still an `rg`.
+    assert!(fine("exec_command", "rg -n '(^name: wat|# Wat|Wat:)' SKILL.md", codex_empty));
+    assert!(!fine("exec_command", "cargo test 'a|b'", codex_empty));
+    // pi writes the exit status after the output; an empty output is `(no output)`.
+    assert!(fine("bash", "grep -n foo src/a.ts", "(no output)\n\nCommand exited with code 1"));
+    assert!(fine("bash", "grep -n foo src/a.ts | grep bar", "Command exited with code 1"));
+    assert!(!fine(
+        "bash",
+        "grep foo missing.ts",
+        "grep: missing.ts: No such file or directory\n\n\nCommand exited with code 2"
+    ));
+    assert!(!fine("bash", "go test ./...", "FAIL x\n\nCommand exited with code 1"));
+    assert_eq!(
+        exit_code(&json!("some output\n\nCommand exited with code 1")),
+        Some((1, false))
+    );
+    // A comparison's exit 1 says the inputs differ, with or without the difference shown.
+    assert!(fine("exec_command", "git diff --no-index /dev/null a.md", codex_empty));
+    assert!(fine(
+        "exec_command",
+        "git diff --no-index /dev/null a.md",
+        "Process exited with code 1\nOutput:\ndiff --git a/a.md b/a.md\n"
+    ));
+    assert!(fine("Bash", "diff -u a b", "Exit code 1\n--- a\n+++ b"));
+    assert!(!fine("Bash", "git diff HEAD", "Exit code 1\nfatal: bad revision"));
+}
