@@ -270,7 +270,11 @@ impl<'i> Reader<'i> {
             if let Some(id) = &id {
                 self.requested.insert(id.clone());
             }
+            // A free-form (custom) tool's call, `custom_call_…` as the model API names it,
+            // takes its input as text (an `apply_patch` body), not as JSON to be parsed.
+            let freeform = id.as_deref().is_some_and(|i| i.starts_with("custom_call_"));
             let (args, raw_args) = match req.arguments {
+                Some(Value::String(s)) if freeform => (Args::Known(Value::String(s)), None),
                 Some(Value::String(s)) => (crate::adapters::common::args::from_text(&s), Some(s)),
                 Some(v @ Value::Object(_)) => (Args::Known(v), None),
                 other => (content::args_owned(other), None),
@@ -359,5 +363,32 @@ mod tests {
         let renamed = renamed.replace("\"tool.execution_start\"", "\"tool.started\"");
         let (_, parsed) = parse_bytes(renamed.as_bytes(), "renamed.jsonl", None);
         assert_not_an_empty_pass(&parsed);
+    }
+
+    /// A free-form tool's call (`custom_call_…`, an `apply_patch` body as its input) is text the
+    /// tool takes, never malformed JSON; a function call's unparsable arguments still are.
+    #[test]
+    fn a_free_form_tool_takes_its_input_as_text() {
+        let session = concat!(
+            r#"{"type":"session.start","data":{"sessionId":"s","version":1,"producer":"copilot-agent","copilotVersion":"1.0.102","startTime":"2026-12-02T00:58:06.182Z","context":{"cwd":"/w"}},"id":"1","timestamp":"2026-12-02T00:58:06.182Z","parentId":null}"#,
+            "\n",
+            r#"{"type":"user.message","data":{"content":"add a plan"},"id":"2","timestamp":"2026-12-02T00:58:07.000Z","parentId":"1"}"#,
+            "\n",
+            r#"{"type":"assistant.message","data":{"messageId":"m","content":"","toolRequests":[{"toolCallId":"custom_call_A","name":"apply_patch","arguments":"*** Begin Patch\n*** Add File: plan.md\n+# Plan\n*** End Patch\n"},{"toolCallId":"call_B","name":"view","arguments":"{\"path\": "}]},"id":"3","timestamp":"2026-12-02T00:58:08.000Z","parentId":"2"}"#,
+            "\n",
+        );
+        let (_, parsed) = parse_bytes(session.as_bytes(), "events.jsonl", None);
+        let calls: Vec<_> = parsed.traces[0]
+            .steps
+            .iter()
+            .filter_map(|s| s.as_call())
+            .collect();
+        assert_eq!(calls.len(), 2, "{:?}", parsed.issues);
+        assert_eq!(
+            calls[0].args.known().and_then(|v| v.as_str()),
+            Some("*** Begin Patch\n*** Add File: plan.md\n+# Plan\n*** End Patch\n")
+        );
+        assert!(calls[0].raw_args.is_none());
+        assert!(calls[1].args.known().is_none(), "{:?}", calls[1].args);
     }
 }
