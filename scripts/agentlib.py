@@ -171,7 +171,8 @@ stream_max_retries = 0
 _HELP = {}
 
 
-def codex_run(binary, home, work, fake, model, prompt, flags=(), extra_config="", timeout=120):
+def codex_run(binary, home, work, fake, model, prompt, flags=(), extra_config="", timeout=120,
+              stdout_only=False):
     os.makedirs(os.path.join(home, ".codex"), exist_ok=True)
     with open(os.path.join(home, ".codex", "config.toml"), "w") as f:
         f.write(CODEX_CONFIG.format(model=model, port=fake.port, extra=extra_config))
@@ -183,7 +184,7 @@ def codex_run(binary, home, work, fake, model, prompt, flags=(), extra_config=""
     bypass = ("--dangerously-bypass-approvals-and-sandbox"
               if "--dangerously-bypass-approvals-and-sandbox" in _HELP[binary] else "--full-auto")
     argv = [binary, "exec", "--skip-git-repo-check", bypass, *flags, prompt]
-    return run(argv, work, env, timeout)
+    return run(argv, work, env, timeout, stdout_only=stdout_only)
 
 
 def codex_help(binary):

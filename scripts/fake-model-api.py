@@ -13,8 +13,10 @@ Every request body is saved as `<log>/<n>-<dialect>.json`. The model's turns com
 (a JSON list); each request that offers tools takes the next turn. A turn is
   {"text": "..."}                                        say something and stop
   {"calls": [{"name": "...", "args": {...}}], "text"?}   call tools (args: object, or a string
-                                                         sent verbatim as the arguments text)
+                                                         sent verbatim as the arguments text;
+                                                         "namespace": a Responses namespace)
   {"custom": [{"name": "...", "input": "..."}]}           Codex freeform (custom) tool calls
+  {"web_search": ["query", ...]}                         hosted web searches the provider ran
   {"blocks": [{...}, ...]}                               Anthropic content blocks sent as they are
                                                          (server_tool_use and its result)
   {"delay": seconds, ...}                                wait before answering (Gemini 0.20's
@@ -168,12 +170,19 @@ class Handler(BaseHTTPRequestHandler):
                 "type": "function_call", "id": f"fc_{STATE['n']}_{k}", "status": "completed",
                 "name": c["name"], "arguments": args_text(c.get("args", {})),
                 "call_id": c.get("id") or f"call_{STATE['n']}_{k}",
+                # A namespaced tool (a newer Codex CLI's MCP tools: `mcp__server__`).
+                **({"namespace": c["namespace"]} if c.get("namespace") else {}),
             })
         for k, c in enumerate(turn.get("custom") or []):
             items.append({
                 "type": "custom_tool_call", "id": f"ctc_{STATE['n']}_{k}", "status": "completed",
                 "name": c["name"], "input": c["input"],
                 "call_id": c.get("id") or f"call_{STATE['n']}_c{k}",
+            })
+        for k, q in enumerate(turn.get("web_search") or []):
+            items.append({
+                "type": "web_search_call", "id": f"ws_{STATE['n']}_{k}", "status": "completed",
+                "action": {"type": "search", "query": q},
             })
         for k, c in enumerate(turn.get("shell") or []):
             items.append({

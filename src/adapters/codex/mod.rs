@@ -11,6 +11,7 @@
 //! timestamp, instructions, git}`, `{"record_type": "state"}` lines, items with no envelope) are
 //! read too. Never reads text for error-ness.
 
+mod exec;
 mod items;
 
 use serde::Deserialize;
@@ -31,6 +32,9 @@ pub const ATTR_CLI_VERSION: &str = "codex_cli_version";
 /// `Trace::attributes` key: the model the session's first turn ran.
 pub const ATTR_MODEL: &str = crate::model::ATTR_MODEL;
 
+/// The note a trace read from `codex exec --json` events carries.
+const EXEC_NOTE: &str = "read from `codex exec --json` events, which record what Codex ran (commands as its shell ran them, file changes, MCP calls) rather than the calls its model sent: no Codex CLI schemas are applied; the session's rollout under ~/.codex/sessions/ has the calls as sent";
+
 /// Record types a rollout line has.
 const RECORD_TYPES: &[&str] = &[
     "session_meta",
@@ -45,6 +49,10 @@ pub fn sniff(record: &Value) -> u8 {
     let Some(m) = record.as_object() else {
         return 0;
     };
+    let event = exec::sniff(m);
+    if event > 0 {
+        return event;
+    }
     let kind = m.get("type").and_then(Value::as_str);
     // The rollouts of the CLI's first releases: a header `{id, timestamp, instructions, git}`,
     // `{"record_type": "state"}` lines, and the conversation's items with no envelope.
@@ -138,6 +146,10 @@ struct Reader<'i> {
     /// Call ids of the calls read so far (an `mcp_tool_call_end` for a call the rollout never
     /// recorded as a `function_call` stands for the call itself).
     call_ids: std::collections::HashSet<String>,
+    /// The reading state of a `codex exec --json` output.
+    exec: exec::Exec,
+    /// A `codex exec --json` run has begun (its `thread.started` or first event read).
+    exec_run: bool,
 }
 
 impl agent::Records for Reader<'_> {
@@ -161,10 +173,54 @@ impl<'i> Reader<'i> {
             session,
             session_id: None,
             call_ids: std::collections::HashSet::new(),
+            exec: exec::Exec::default(),
+            exec_run: false,
         }
     }
 
+    /// A session read from `codex exec --json` events: what Codex ran, not the calls as its
+    /// model sent them, so it names no agent whose built-in schemas would judge them.
+    fn exec_session() -> Session {
+        let mut session = Session::default();
+        session.attributes.push((
+            crate::model::ATTR_NOTE.to_owned(),
+            EXEC_NOTE.to_owned(),
+        ));
+        session
+    }
+
+    /// One `codex exec --json` event.
+    fn exec_event(&mut self, raw: &RawValue, cur: &Cursor<'_>, prefix: &str, out: &mut dyn Emit) {
+        if !self.exec_run {
+            self.exec_run = true;
+            // Rollout records before it (none, in a file the CLI printed) are a trace of their own.
+            let before = std::mem::replace(&mut self.session, Self::exec_session());
+            if !before.items.is_empty() {
+                before.emit(self.session_id.take(), self.input, out);
+            }
+            self.session_id = None;
+        }
+        let mut got = Collected::default();
+        let step = self
+            .exec
+            .event(raw, cur, prefix, &mut self.session, &mut got);
+        if let exec::Step::Thread(id) = step {
+            // Another run printed into the same file: the run before is a trace of its own.
+            if self.session_id.is_some() || !self.session.items.is_empty() {
+                let done = std::mem::replace(&mut self.session, Self::exec_session());
+                done.emit(self.session_id.take(), self.input, out);
+                self.exec.reset();
+            }
+            self.session_id = id;
+        }
+        self.session.add(got, &StepMeta::default(), self.input, out);
+    }
+
     fn read(&mut self, raw: &RawValue, cur: &Cursor<'_>, prefix: &str, out: &mut dyn Emit) {
+        if exec::is_event(raw) {
+            self.exec_event(raw, cur, prefix, out);
+            return;
+        }
         let rec: Record<'_> = match serde_json::from_str(raw.get()) {
             Ok(r) => r,
             Err(e) => {

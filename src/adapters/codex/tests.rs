@@ -33,6 +33,10 @@ fn real_rollouts_snapshot() {
 /// command reports a non-zero `exit_code` for.
 const EXPECTED: &[(&str, Counts, &[u32])] = &[
     ("codex-0.171.0-exec-command.jsonl", c(8, 8, 1, 0), &[28]),
+    // `codex exec --json`: calls are the tool items (`command_execution`, `file_change`,
+    // `mcp_tool_call`, `web_search`), results their `item.completed` events, errors those whose
+    // `status` is `failed` or whose `exit_code` is not 0. The calls Codex refused print no item.
+    ("codex-0.171.0-exec-json.jsonl", c(6, 6, 2, 0), &[7, 13]),
     ("codex-0.47.0-mcp.jsonl", c(5, 5, 0, 0), &[]),
     ("codex-0.47.0-shell-plan.jsonl", c(8, 8, 1, 0), &[26]),
 ];
@@ -61,7 +65,8 @@ fn counts_and_error_lines_hold_exactly() {
         let id = name.rsplit('-').next().unwrap_or_default();
         assert!(!id.is_empty());
         let first: Value = serde_json::from_str(text.lines().next().unwrap()).unwrap();
-        assert_eq!(t.run_id, first["payload"]["id"].as_str().unwrap());
+        let id = first["payload"]["id"].as_str().or(first["thread_id"].as_str());
+        assert_eq!(t.run_id, id.unwrap());
     }
 }
 
@@ -251,4 +256,54 @@ fn first_release_rollouts_are_codex() {
     assert_eq!(crate::adapters::testing::counts(t), crate::adapters::testing::counted(1, 1, 0, 0));
     assert_eq!(t.steps[1].at.line, 5);
     assert_eq!(t.attribute(crate::model::ATTR_AGENT), Some("codex"));
+}
+
+#[test]
+fn exec_json_runs_printed_into_one_file_are_a_trace_each_and_name_no_agent() {
+    let (_, text) = fixture("codex-0.171.0-exec-json.jsonl");
+    let twice = format!("{text}{text}");
+    let (format, parsed) = parse_bytes(twice.as_bytes(), "runs.jsonl", None);
+    assert_eq!(format, Some(InputFormat::Codex));
+    assert!(parsed.issues.is_empty(), "{:?}", parsed.issues);
+    assert_eq!(parsed.traces.len(), 2);
+    let lines = text.lines().count() as u32;
+    for (i, t) in parsed.traces.iter().enumerate() {
+        assert_eq!(counts(t), c(6, 6, 2, 0));
+        // The second run's steps are cited at its own lines.
+        let first_call = t.steps.iter().find(|s| s.as_call().is_some()).unwrap();
+        assert_eq!(first_call.at.line, 4 + i as u32 * lines);
+        // Its calls are what Codex ran, not what the model sent: no built-in schemas judge them.
+        assert_eq!(t.attribute(crate::model::ATTR_AGENT), None);
+    }
+}
+
+#[test]
+fn exec_json_of_the_first_releases_names_items_by_item_type() {
+    let text = concat!(
+        r#"{"type":"thread.started","thread_id":"t1"}"#,
+        "\n",
+        r#"{"type":"item.completed","item":{"id":"item_0","item_type":"assistant_message","text":"Checking."}}"#,
+        "\n",
+        r#"{"type":"item.completed","item":{"id":"item_1","item_type":"command_execution","command":"bash -lc 'git diff --stat'","aggregated_output":"","exit_code":128,"status":"failed"}}"#,
+        "\n",
+        r#"{"type":"item.started","item":{"id":"item_2","item_type":"command_execution","command":"bash -lc 'sleep 100'","aggregated_output":"","exit_code":null,"status":"in_progress"}}"#,
+        "\n",
+        r#"{"type":"turn.failed","error":{"message":"stream disconnected before completion"}}"#,
+        "\n",
+    );
+    let (format, parsed) = parse_bytes(text.as_bytes(), "old.jsonl", None);
+    assert_eq!(format, Some(InputFormat::Codex));
+    let t = &parsed.traces[0];
+    assert_eq!(t.run_id, "t1");
+    // A command that never completed is a call with no result.
+    assert_eq!(counts(t), c(2, 1, 1, 1));
+    let r = t.steps.iter().find_map(|s| s.as_result()).unwrap();
+    assert_eq!(r.error.as_deref(), Some("exit code 128"));
+    assert!(
+        t.attributes
+            .iter()
+            .any(|(k, v)| k == "note" && v.contains("stream disconnected")),
+        "{:?}",
+        t.attributes
+    );
 }
