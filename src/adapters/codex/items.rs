@@ -195,7 +195,7 @@ fn output_result(call_id: Option<String>, output: Option<Value>) -> ToolResult {
     let mut verdict = None;
     let content = match output {
         Some(Value::String(s)) => {
-            verdict = exit_metadata(&s);
+            verdict = exit_metadata(&s).or_else(|| router_refusal(&s));
             Value::String(s)
         }
         Some(Value::Object(mut o)) => {
@@ -234,6 +234,18 @@ fn exit_metadata(text: &str) -> Option<(ResultStatus, Option<String>)> {
     let v: Value = serde_json::from_str(text).ok()?;
     let code = v.get("metadata")?.get("exit_code")?.as_i64()?;
     Some(exit_verdict(code))
+}
+
+/// The answer Codex's tool router itself writes for a call it has no handler for
+/// (`unsupported call: NAME`, `unsupported custom tool call: NAME`): the call was never run, so
+/// the result is an error, whatever the name.
+fn router_refusal(text: &str) -> Option<(ResultStatus, Option<String>)> {
+    let refused = text.starts_with("unsupported call:")
+        || text.starts_with("unsupported custom tool call:");
+    refused.then(|| {
+        let line: String = text.lines().next().unwrap_or(text).chars().take(200).collect();
+        (ResultStatus::Error, Some(line))
+    })
 }
 
 fn exit_verdict(code: i64) -> (ResultStatus, Option<String>) {

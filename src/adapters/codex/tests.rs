@@ -307,3 +307,26 @@ fn exec_json_of_the_first_releases_names_items_by_item_type() {
         t.attributes
     );
 }
+
+#[test]
+fn a_call_the_router_has_no_handler_for_is_an_error_result() {
+    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("fixtures/real/builtin-drift/codex/codex-0.171.0-drift.jsonl");
+    let (_, parsed, _) = parse_path(&path);
+    let t = &parsed.traces[0];
+    let id = t
+        .steps
+        .iter()
+        .filter_map(|s| s.as_call())
+        .find(|c| c.name == "frobnicate")
+        .and_then(|c| c.call_id.clone())
+        .unwrap();
+    let r = t
+        .steps
+        .iter()
+        .filter_map(|s| s.as_result())
+        .find(|r| r.call_id.as_deref() == Some(id.as_str()))
+        .unwrap();
+    assert_eq!(r.status, ResultStatus::Error);
+    assert_eq!(r.error.as_deref(), Some("unsupported call: frobnicate"));
+}
