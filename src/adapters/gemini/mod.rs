@@ -10,7 +10,8 @@
 //! (`kind: subagent`, `chats/<parent session>/<id>.jsonl`) is a file, hence a trace, of its own.
 //! The session records no CLI version: its start time is kept for the built-in schemas.
 //! The transcript `gemini -p … --output-format stream-json` prints is read too (`stream.rs`):
-//! a log whose records are stream events is read as one.
+//! a log whose records are stream events is read as one, each `init` event beginning a trace
+//! (several runs printed into one file are a trace each).
 
 mod messages;
 mod stream;
@@ -124,6 +125,8 @@ struct Reader<'i> {
     document: bool,
     /// The state of a stream-json transcript's reading.
     stream: stream::Stream,
+    /// Stream-json runs begun (their `init` events): each is a trace.
+    stream_runs: usize,
 }
 
 impl agent::Records for Reader<'_> {
@@ -173,7 +176,18 @@ impl<'i> Reader<'i> {
             by_id: HashMap::new(),
             document,
             stream: stream::Stream::default(),
+            stream_runs: 0,
         }
+    }
+
+    /// Emit the stream-json run read so far as a trace, and start the next one afresh.
+    fn end_stream_run(&mut self, out: &mut dyn Emit) {
+        let fresh = Self::new(self.input, self.document);
+        let mut done = std::mem::replace(&mut self.session, fresh.session);
+        self.stream.flush(&mut done);
+        let id = self.stream.session_id.take();
+        self.stream = stream::Stream::default();
+        done.emit(id, self.input, out);
     }
 
     /// A whole `ConversationRecord`.
@@ -199,6 +213,13 @@ impl<'i> Reader<'i> {
     /// One line of a session log, or an event of a stream-json transcript.
     fn line(&mut self, raw: &RawValue, cur: &Cursor<'_>, ptr: &str, out: &mut dyn Emit) {
         if stream::is_event(raw) {
+            if stream::is_init(raw) {
+                // Another run printed into the same file: the run before is a trace of its own.
+                if self.stream_runs > 0 {
+                    self.end_stream_run(out);
+                }
+                self.stream_runs += 1;
+            }
             let got = self
                 .stream
                 .event(raw, cur, ptr, &mut self.session, ATTR_STARTED);

@@ -64,6 +64,16 @@ pub(super) fn is_event(raw: &RawValue) -> bool {
     })
 }
 
+/// Is this event an `init` (a run's start)?
+pub(super) fn is_init(raw: &RawValue) -> bool {
+    #[derive(Deserialize)]
+    struct Head<'a> {
+        #[serde(rename = "type", default, borrow)]
+        kind: Option<&'a str>,
+    }
+    serde_json::from_str::<Head<'_>>(raw.get()).is_ok_and(|h| h.kind == Some("init"))
+}
+
 #[derive(Deserialize)]
 struct Event {
     #[serde(rename = "type", default)]

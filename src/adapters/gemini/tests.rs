@@ -381,3 +381,33 @@ fn args_text(args: &Args) -> String {
         other => format!("{other:?}"),
     }
 }
+
+/// Two runs of `gemini -p … --output-format stream-json` printed into one file (a script
+/// appending each run's output): each `init` event begins a trace of its own, named by its
+/// `session_id`, and every step is cited at its own line.
+#[test]
+fn stream_json_runs_in_one_file_are_a_trace_each() {
+    let (_, first) = fixture("gemini-cli-0.40.1-stream.jsonl");
+    let (_, second) = fixture("gemini-cli-0.61.0-stream.jsonl");
+    let both = format!("{first}{second}");
+    let (format, parsed) = parse_bytes(both.as_bytes(), "runs.jsonl", None);
+    assert_eq!(format, Some(InputFormat::GeminiCli));
+    assert!(parsed.issues.is_empty(), "{:?}", parsed.issues);
+    assert_eq!(parsed.traces.len(), 2);
+    let (one, _) = fixture("gemini-cli-0.40.1-stream.jsonl");
+    let (two, _) = fixture("gemini-cli-0.61.0-stream.jsonl");
+    let offset = first.lines().count() as u32;
+    for (got, (alone, shift)) in parsed
+        .traces
+        .iter()
+        .zip([(&one.traces[0], 0), (&two.traces[0], offset)])
+    {
+        assert_eq!(got.run_id, alone.run_id);
+        assert_eq!(counts(got), counts(alone));
+        let lines: Vec<u32> = got.steps.iter().map(|s| s.at.line).collect();
+        let want: Vec<u32> = alone.steps.iter().map(|s| s.at.line + shift).collect();
+        assert_eq!(lines, want);
+    }
+    assert_ne!(parsed.traces[0].run_id, parsed.traces[1].run_id);
+    assert_eq!(misplaced_steps(&both, &parsed.traces), Vec::<String>::new());
+}
