@@ -112,6 +112,8 @@ struct Control<'a> {
     id: Option<Value>,
     #[serde(rename = "sessionId", default)]
     session_id: Option<Value>,
+    #[serde(default, borrow)]
+    messages: Option<&'a RawValue>,
 }
 
 struct Reader<'i> {
@@ -260,6 +262,10 @@ impl<'i> Reader<'i> {
             }
         } else if ctl.id.is_some_and(|v| v.is_string()) {
             self.message(raw, cur, ptr, out);
+        } else if ctl.session_id.is_some() && ctl.messages.is_some() {
+            // A whole `ConversationRecord` written on one line (not pretty-printed): read as
+            // the document it is.
+            self.conversation(raw, cur, ptr, out);
         } else if ctl.session_id.is_some() {
             if let Ok(meta) = serde_json::from_str::<Meta<'_>>(raw.get()) {
                 self.meta(meta);

@@ -411,3 +411,26 @@ fn stream_json_runs_in_one_file_are_a_trace_each() {
     assert_ne!(parsed.traces[0].run_id, parsed.traces[1].run_id);
     assert_eq!(misplaced_steps(&both, &parsed.traces), Vec::<String>::new());
 }
+
+/// A session saved on one line (the `ConversationRecord` not pretty-printed) is read as the
+/// pretty one is: the same trace, every step cited on line 1.
+#[test]
+fn a_session_written_on_one_line_reads_like_the_pretty_one() {
+    let (pretty, text) = fixture("gemini-cli-0.20.2-tools.json");
+    let v: serde_json::Value = serde_json::from_str(&text).unwrap();
+    let one = format!("{}\n", serde_json::to_string(&v).unwrap());
+    let (format, parsed) = parse_bytes(one.as_bytes(), "one.json", None);
+    assert_eq!(format, Some(InputFormat::GeminiCli));
+    assert!(parsed.issues.is_empty(), "{:?}", parsed.issues);
+    assert_eq!(parsed.traces.len(), 1);
+    let (a, b) = (&parsed.traces[0], &pretty.traces[0]);
+    assert_eq!(a.run_id, b.run_id);
+    assert_eq!(counts(a), counts(b));
+    assert_eq!(counts(a), c(7, 7, 2, 0));
+    let kinds = |t: &crate::model::Trace| -> Vec<String> {
+        t.steps.iter().map(|s| format!("{:?}", s.kind)).collect()
+    };
+    assert_eq!(kinds(a), kinds(b));
+    assert!(a.steps.iter().all(|s| s.at.line == 1));
+    assert_eq!(misplaced_steps(&one, &parsed.traces), Vec::<String>::new());
+}
