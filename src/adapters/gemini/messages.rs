@@ -47,6 +47,8 @@ struct Call<'a> {
     result_display: Option<Value>,
     #[serde(default)]
     timestamp: Option<String>,
+    #[serde(rename = "displayName", default)]
+    display_name: Option<String>,
 }
 
 /// A content part (`{"text"}`, `{"functionResponse"}`, …).
@@ -202,6 +204,7 @@ fn read_call(raw: &RawValue, cur: &Cursor<'_>, ptr: &str, got: &mut Collected) {
         );
         return;
     };
+    let name = mcp_name(name, call.display_name.as_deref());
     let at = cur.step(
         raw,
         &[call_id.as_deref().unwrap_or(""), &name],
@@ -300,5 +303,40 @@ fn response_of(resp: Option<Value>) -> (Value, Option<String>) {
         }
         Some(v) => (v, None),
         None => (Value::Null, None),
+    }
+}
+
+/// An MCP tool's name as the CLI's newer releases record it, `mcp_<server>_<tool>`, for a call
+/// an older release recorded under the tool's bare name (`get_file_contents`) with the server
+/// in its display name (`get_file_contents (github MCP Server)`). Other names stay as recorded.
+fn mcp_name(name: String, display: Option<&str>) -> String {
+    let server = display
+        .and_then(|d| d.strip_prefix(name.as_str()))
+        .and_then(|rest| rest.strip_prefix(" ("))
+        .and_then(|rest| rest.strip_suffix(" MCP Server)"))
+        .filter(|s| !s.is_empty() && !s.contains(['(', ')']));
+    match server {
+        Some(server) if !name.starts_with("mcp_") => format!("mcp_{server}_{name}"),
+        _ => name,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::mcp_name;
+
+    #[test]
+    fn bare_mcp_tool_names_get_their_server() {
+        let cases = [
+            ("get_file_contents", Some("get_file_contents (github MCP Server)"), "mcp_github_get_file_contents"),
+            // Already qualified (newer releases), or no MCP server named: as recorded.
+            ("mcp_everything_echo", Some("echo (everything MCP Server)"), "mcp_everything_echo"),
+            ("read_file", Some("ReadFile"), "read_file"),
+            ("echo", Some("other (x MCP Server)"), "echo"),
+            ("echo", None, "echo"),
+        ];
+        for (name, display, want) in cases {
+            assert_eq!(mcp_name(name.to_owned(), display), want, "{name} {display:?}");
+        }
     }
 }

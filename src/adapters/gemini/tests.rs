@@ -434,3 +434,20 @@ fn a_session_written_on_one_line_reads_like_the_pretty_one() {
     assert!(a.steps.iter().all(|s| s.at.line == 1));
     assert_eq!(misplaced_steps(&one, &parsed.traces), Vec::<String>::new());
 }
+
+/// An older release recorded an MCP tool under its bare name, the server only in its display
+/// name: the call is named as newer releases name it, `mcp_<server>_<tool>`, so its server is
+/// known (R7 names it in one suppression, as for Claude Code's MCP tools).
+#[test]
+fn a_bare_mcp_tool_name_gets_its_server() {
+    let text = r##"{"sessionId":"s1","projectHash":"h","startTime":"2025-09-01T10:00:00Z","messages":[{"id":"m1","timestamp":"2025-09-01T10:00:01Z","type":"gemini","content":"","toolCalls":[{"id":"get_file_contents-1","name":"get_file_contents","args":{"owner":"o","repo":"r","path":"README.md"},"status":"success","result":[{"functionResponse":{"id":"get_file_contents-1","name":"get_file_contents","response":{"output":"# r"}}}],"displayName":"get_file_contents (github MCP Server)"}]}]}"##;
+    let (format, parsed) = parse_bytes(text.as_bytes(), "s.json", None);
+    assert_eq!(format, Some(InputFormat::GeminiCli));
+    let names: Vec<&str> = parsed.traces[0]
+        .steps
+        .iter()
+        .filter_map(|s| s.as_call())
+        .map(|c| c.name.as_str())
+        .collect();
+    assert_eq!(names, ["mcp_github_get_file_contents"]);
+}
