@@ -19,7 +19,8 @@ pub enum InputFormatArg {
     /// OpenTelemetry spans (OpenInference, OTLP JSON, GenAI semconv).
     #[value(alias = "openinference")]
     Otel,
-    /// Codex CLI rollouts (`~/.codex/sessions/…/rollout-*.jsonl`).
+    /// Codex CLI rollouts (`~/.codex/sessions/…/rollout-*.jsonl`), `codex exec --json` output.
+    #[value(alias = "codex-cli", alias = "codex-exec")]
     Codex,
     /// Gemini CLI sessions (`~/.gemini/tmp/<project>/chats/session-*.json[l]`).
     #[value(name = "gemini-cli", alias = "gemini")]

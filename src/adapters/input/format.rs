@@ -24,7 +24,7 @@ pub enum InputFormat {
     Langfuse,
     /// OpenTelemetry spans: OpenInference, OTLP JSON, GenAI semantic conventions.
     Otel,
-    /// Codex CLI rollouts.
+    /// Codex CLI rollouts, and the events `codex exec --json` prints.
     Codex,
     /// Gemini CLI sessions (JSON or JSON Lines).
     GeminiCli,
@@ -107,7 +107,7 @@ impl InputFormat {
             "openai" => Some(InputFormat::OpenAi),
             "langfuse" => Some(InputFormat::Langfuse),
             "otel" | "openinference" | "opentelemetry" => Some(InputFormat::Otel),
-            "codex" | "codex-cli" => Some(InputFormat::Codex),
+            "codex" | "codex-cli" | "codex-exec" => Some(InputFormat::Codex),
             "gemini-cli" | "gemini" => Some(InputFormat::GeminiCli),
             "cline" => Some(InputFormat::Cline),
             "copilot-cli" | "copilot" => Some(InputFormat::CopilotCli),
