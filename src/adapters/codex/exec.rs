@@ -6,7 +6,7 @@
 //! `exit_code`, `status`), a `file_change` (`changes[{path, kind}]`, `status`), an
 //! `mcp_tool_call` (`server`, `tool`, `arguments`, `result` / `error`, `status`), a `web_search`
 //! (`query`), an `agent_message` (`text`), `reasoning`, a `todo_list` and a non-fatal `error`.
-//! Each tool item is a call (`shell` {command}, `apply_patch` {changes}, `mcp__<server>__<tool>`
+//! Each tool item is a call (`shell` {command: argv}, `apply_patch` {changes}, `mcp__<server>__<tool>`
 //! with its arguments, `web_search` {query}), located where it started, and its result, located
 //! where it completed; the verdict is the item's `status` and `exit_code`, never its text.
 //! Reasoning, plans and warnings are read past. A call Codex refused before running it (an
@@ -288,7 +288,7 @@ fn call_of(kind: &str, item: &Item) -> Option<(String, Args)> {
         Args::Known(Value::Object(m))
     };
     Some(match kind {
-        "command_execution" => ("shell".to_owned(), one("command", &item.command)),
+        "command_execution" => ("shell".to_owned(), one("command", &argv(&item.command))),
         "file_change" => ("apply_patch".to_owned(), one("changes", &item.changes)),
         "web_search" => ("web_search".to_owned(), one("query", &item.query)),
         "mcp_tool_call" => {
@@ -301,6 +301,21 @@ fn call_of(kind: &str, item: &Item) -> Option<(String, Args)> {
         }
         _ => return None,
     })
+}
+
+/// A command as Codex's `shell` tool takes it, an argv list: Codex prints the argv it ran joined
+/// with shell quoting (`/bin/bash -lc 'ls notes.txt'`), which splits back exactly. A command
+/// that does not split (or is no string) stays as printed.
+fn argv(command: &Option<Value>) -> Option<Value> {
+    match command {
+        Some(Value::String(s)) => Some(match shlex::split(s) {
+            Some(words) if !words.is_empty() => {
+                Value::Array(words.into_iter().map(Value::String).collect())
+            }
+            _ => Value::String(s.clone()),
+        }),
+        other => other.clone(),
+    }
 }
 
 /// A completed item's result: its output and the verdict its `status` and `exit_code` give.

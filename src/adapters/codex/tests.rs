@@ -272,6 +272,12 @@ fn exec_json_runs_printed_into_one_file_are_a_trace_each_and_name_no_agent() {
         // The second run's steps are cited at its own lines.
         let first_call = t.steps.iter().find(|s| s.as_call().is_some()).unwrap();
         assert_eq!(first_call.at.line, 4 + i as u32 * lines);
+        // The command as the argv Codex ran (its printed form splits back exactly).
+        let args = first_call.as_call().unwrap().args.known().unwrap();
+        assert_eq!(
+            args,
+            &serde_json::json!({"command": ["/bin/bash", "-lc", "ls notes.txt"]})
+        );
         // Its calls are what Codex ran, not what the model sent: no built-in schemas judge them.
         assert_eq!(t.attribute(crate::model::ATTR_AGENT), None);
     }
