@@ -7,7 +7,9 @@
 //! (declared `created`, or a path of a call whose mode or tool name says it creates, or an
 //! output field) is judged by its directory only; the shell session a command runs in is the
 //! agent's to name. A value that joins observed values with `,`,
-//! `;` or whitespace is observed. When nothing declares a tool's schema or origins (and the
+//! `;` or whitespace is observed, and so is one made of observed parts (a URL's host and path, a
+//! file named by an observed identifier, a scratch or package file: `Provenance::composite_path`)
+//! unless the call's result said it is not there. When nothing declares a tool's schema or origins (and the
 //! tools are not recognisably a known agent's built-ins, whose origins then apply), only values
 //! that identify something are judged: fields named as ids, keys, paths or URLs, and values
 //! that are URLs or paths. The provenance index is planned for the trace's values and grown
@@ -348,8 +350,8 @@ fn says_not_found(text: &str) -> bool {
     NOT_FOUND_PHRASES.iter().any(|p| head.contains(p))
         || head.match_indices("404").any(|(i, _)| {
             let b = head.as_bytes();
-            !(i > 0 && b[i - 1].is_ascii_alphanumeric())
-                && !b.get(i + 3).is_some_and(u8::is_ascii_alphanumeric)
+            let word = |j: usize| b.get(j).is_some_and(u8::is_ascii_alphanumeric);
+            !((i > 0 && word(i - 1)) || word(i + 3))
         })
 }
 
