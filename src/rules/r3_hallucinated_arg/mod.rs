@@ -293,16 +293,14 @@ fn web_form(value: &Value) -> Option<Value> {
 /// Bytes of a result's text read for a "not found" answer.
 const NOT_FOUND_HEAD: usize = 400;
 
-/// What tools answer when what a call names does not exist, lower case.
+/// What tools answer when what a call names does not exist, lower case. Not "cannot find": a
+/// web fetch's summary says that of the page's content ("I cannot find specific tables").
 const NOT_FOUND_PHRASES: &[&str] = &[
     "not found",
     "no such file",
     "enoent",
     "does not exist",
     "doesn't exist",
-    "cannot find",
-    "can't find",
-    "could not find",
     "no such host",
     "could not resolve host",
     "name or service not known",
