@@ -149,6 +149,17 @@ impl PathForm {
         (names.len() >= 2 && names.iter().all(valid)).then(|| names.join("."))
     }
 
+    /// A path under a scratch directory every system has (`/tmp`, `/var/tmp`, `/private/tmp`,
+    /// `/dev/shm`): where an agent puts its own throwaway files.
+    pub(crate) fn scratch(&self) -> bool {
+        let c: Vec<&str> = self.comps.iter().take(2).map(String::as_str).collect();
+        self.absolute
+            && matches!(
+                c.as_slice(),
+                ["tmp", ..] | ["var", "tmp", ..] | ["private", "tmp", ..] | ["dev", "shm", ..]
+            )
+    }
+
     /// Every dotted module name a chain may end with (`module(from)` for each `from`).
     pub(crate) fn modules(&self) -> impl Iterator<Item = String> + '_ {
         (0..self.comps.len()).filter_map(|from| self.module(from))
@@ -173,6 +184,27 @@ impl PathForm {
         }
         reach[n]
     }
+}
+
+/// Shortest file-name stem read as an identifier (`identifier_stem`).
+const STEM_MIN: usize = 4;
+
+/// The stem of a path's file name (`raw`, as written: case matters here) when it reads as an
+/// identifier a program uses for what the file holds — `foo_bar` of `src/foo_bar.py` (`import
+/// foo_bar`), `FooBar` of `FooBar.tsx` (`<FooBar />`) — lower-cased: letters, digits and `_`, at
+/// least `STEM_MIN` bytes, before an extension, and with a `_`, a digit or an inner capital (a
+/// plain word such as `main` or `utils` is prose as often as a name). `None` otherwise.
+pub(crate) fn identifier_stem(raw: &str) -> Option<String> {
+    let name = raw.trim_end_matches(['/', '\\']).rsplit(['/', '\\']).next()?;
+    let (stem, ext) = name.split_once('.')?;
+    let ident = stem.len() >= STEM_MIN
+        && !ext.is_empty()
+        && stem.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_')
+        && stem.as_bytes()[0].is_ascii_alphabetic()
+        && (stem.contains('_')
+            || stem.bytes().any(|b| b.is_ascii_digit())
+            || stem.bytes().skip(1).any(|b| b.is_ascii_uppercase()));
+    ident.then(|| stem.to_ascii_lowercase())
 }
 
 /// A byte that can be inside a path component's name (not a separator, not punctuation that

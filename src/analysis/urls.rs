@@ -1,4 +1,5 @@
-//! Finding URLs in text and source names in text, for R13: a URL is `scheme://…` (a scheme of at
+//! Finding URLs in text and source names in text, for R13, and a web URL's host and path, for
+//! R3 (`host_path`): a URL is `scheme://…` (a scheme of at
 //! most 32 characters, so a long run of letters costs nothing), found through the `://` it must
 //! contain and read to the next delimiter, so a scan is linear in the text. A source matches as
 //! a whole token, in any case, with `-`, `_` and a space alike; a URL is percent-decoded (and
@@ -60,6 +61,38 @@ fn scheme_start(bytes: &[u8], at: usize) -> Option<usize> {
 
 fn is_delimiter(b: u8) -> bool {
     b.is_ascii_whitespace() || matches!(b, b'"' | b'\'' | b'<' | b'>' | b'`' | b'\\' | b'|')
+}
+
+/// Longest URL read by `host_path` (bytes).
+const MAX_URL: usize = 2048;
+
+/// A web URL (`http`/`https`, any case) as the host and path it names, `host/seg/seg`: no
+/// scheme, credentials, query, fragment or trailing slash, so the forms of one address meet
+/// (`https://x.org/a/` and `http://x.org/a?q=1#top` are both `x.org/a`). R3 derives it as a
+/// path: the whole observed, or the host and then the segments each observed on path
+/// boundaries. `None` for anything else (another scheme, no host, whitespace).
+pub(crate) fn host_path(url: &str) -> Option<String> {
+    let url = url.trim();
+    if url.len() > MAX_URL || url.contains(char::is_whitespace) {
+        return None;
+    }
+    let (scheme, rest) = url.split_once("://")?;
+    if !scheme.eq_ignore_ascii_case("http") && !scheme.eq_ignore_ascii_case("https") {
+        return None;
+    }
+    let end = rest.find(['?', '#']).unwrap_or(rest.len());
+    let rest = &rest[..end];
+    let (authority, path) = rest.split_at(rest.find('/').unwrap_or(rest.len()));
+    let host = authority.rsplit('@').next().unwrap_or(authority);
+    if host.is_empty() || host.contains('\\') {
+        return None;
+    }
+    let mut out = host.to_owned();
+    for seg in path.split('/').filter(|s| !s.is_empty()) {
+        out.push('/');
+        out.push_str(seg);
+    }
+    Some(out)
 }
 
 /// A text as sources are matched in it: lowercase, with `-`, `_` and whitespace all `-`.
@@ -139,6 +172,22 @@ mod tests {
         // A scheme glued to a long run of letters keeps its last 32 characters.
         let long = format!("{}https://x.io/a", "a".repeat(100));
         assert_eq!(urls(&long).next().unwrap().len(), 32 + "://x.io/a".len());
+    }
+
+    #[test]
+    fn a_web_urls_forms_meet_in_its_host_and_path() {
+        for u in [
+            "https://docs.x.org/api/v2",
+            "http://docs.x.org/api/v2/",
+            "HTTPS://docs.x.org/api/v2?lang=en#top",
+            "https://user@docs.x.org//api/v2",
+        ] {
+            assert_eq!(host_path(u).as_deref(), Some("docs.x.org/api/v2"), "{u}");
+        }
+        assert_eq!(host_path("http://localhost:3000/").as_deref(), Some("localhost:3000"));
+        for u in ["ftp://x.org/a", "https://", "https:///a", "x.org/a", "https://a b/c"] {
+            assert_eq!(host_path(u), None, "{u}");
+        }
     }
 
     #[test]

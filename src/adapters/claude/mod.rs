@@ -220,6 +220,7 @@ fn read_record(
             .or(rec.claude_code_version.as_deref()),
     );
     session.note_environment(rec.cwd.as_deref(), rec.git_branch.as_deref());
+    session.note_plan(rec.slug.as_deref());
     let mut got = Collected::default();
     let key;
     let mut meta_uuid = rec.uuid.clone();

@@ -36,6 +36,10 @@ pub(super) struct Record<'a> {
     pub(super) cwd: Option<String>,
     #[serde(rename = "gitBranch", default)]
     pub(super) git_branch: Option<String>,
+    /// The session's plan name (v2.1.5x+): its plan file is `~/.claude/plans/<slug>.md`, a path
+    /// Claude Code gives the agent in plan mode.
+    #[serde(default)]
+    pub(super) slug: Option<String>,
     #[serde(default)]
     pub(super) model: Option<String>,
     #[serde(default, borrow)]

@@ -161,6 +161,25 @@ impl Session {
         }
     }
 
+    /// A line's `slug`: the session's plan file, `~/.claude/plans/<slug>.md`, is a path Claude
+    /// Code names to the agent in plan mode (the reminder that says so is not in the file), so
+    /// it is context. Kept once; only a plain slug (letters, digits, `-`, `_`; at most
+    /// `SLUG_MAX` bytes) is taken.
+    pub(super) fn note_plan(&mut self, slug: Option<&str>) {
+        let Some(slug) = slug.filter(|s| plain_slug(s)) else {
+            return;
+        };
+        let plan = format!("~/.claude/plans/{slug}.md");
+        if !self
+            .environment
+            .iter()
+            .rev()
+            .any(|(k, e)| *k == ContextKind::Instructions && *e == plan)
+        {
+            self.environment.push((ContextKind::Instructions, plan));
+        }
+    }
+
     /// A stream-json `system/init` event: the session's tool names (no schemas) and model.
     pub(super) fn init(&mut self, tools: Option<&RawValue>, model: Option<&str>) {
         if self.model.is_none() {
@@ -376,4 +395,15 @@ impl Session {
             out.trace(trace);
         }
     }
+}
+
+/// Longest plan slug taken as context (bytes).
+const SLUG_MAX: usize = 128;
+
+/// A slug as Claude Code makes them (`happy-sparking-sloth`): short, letters, digits, `-`, `_`.
+fn plain_slug(s: &str) -> bool {
+    !s.is_empty()
+        && s.len() <= SLUG_MAX
+        && s.bytes()
+            .all(|b| b.is_ascii_alphanumeric() || b == b'-' || b == b'_')
 }

@@ -463,6 +463,11 @@ fn the_environment_the_lines_record_is_the_traces_context() {
         [
             (ContextKind::WorkingDirectory, "/Users/schrockn/code/erk"),
             (ContextKind::GitBranch, "master"),
+            // The session's `slug` names its plan file.
+            (
+                ContextKind::Instructions,
+                "~/.claude/plans/atomic-wishing-cerf.md"
+            ),
             (ContextKind::GitBranch, "add-erkbot-system-prompt"),
         ]
         .map(|(kind, v)| Context {

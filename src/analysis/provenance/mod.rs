@@ -245,6 +245,34 @@ impl Provenance {
         }
     }
 
+    /// Is a path value made of parts the agent observed, though not observed as a whole? A
+    /// file under a scratch directory (`/tmp/…`); a file in a directory observed as a package
+    /// (by its dotted module name: `app/services/x.py` after `import app.services`); a file in
+    /// an observed directory whose name is an identifier observed on identifier boundaries
+    /// (`src/foo_bar.py` after `import foo_bar`, `components/FooBar.tsx` after `<FooBar />`;
+    /// `paths::identifier_stem`). Only a planned index answers (the open one says no). The
+    /// caller weighs it: a composite the tool said is not there was still made up.
+    pub(crate) fn composite_path(&self, value: &Value) -> bool {
+        let (Value::String(s), Substrings::Planned(plan)) = (value, &self.substrings) else {
+            return false;
+        };
+        let Some(form) = paths::path_form(&normalize_text(s), self.home.as_deref()) else {
+            return false;
+        };
+        if form.scratch() {
+            return true;
+        }
+        let Some(dir) = form.parent() else {
+            return false;
+        };
+        let aligned = |p: &str| plan.aligned(p);
+        if !dir.derivable(aligned, |m| plan.module_found(m)) {
+            return false;
+        }
+        !dir.derivable(aligned, |_| false)
+            || paths::identifier_stem(s).is_some_and(|stem| plan.module_found(&stem))
+    }
+
     fn derivable(&mut self, norm: &str, number: Option<&str>) -> bool {
         let chars = norm.chars().count();
         if chars < 2 || self.scalars.contains(norm) {

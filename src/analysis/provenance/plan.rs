@@ -86,6 +86,16 @@ impl Plan {
                 for module in form.modules() {
                     plan.piece(&module, MODULE);
                 }
+                // What `composite_path` asks: the directory's module names (a package), and
+                // the file name read as an identifier.
+                if let Some(dir) = form.parent() {
+                    for module in dir.modules() {
+                        plan.piece(&module, MODULE);
+                    }
+                }
+                if let Some(stem) = v.as_str().and_then(paths::identifier_stem) {
+                    plan.piece(&stem, MODULE);
+                }
             }
             let d = digits(&norm);
             if chars >= 2 {

@@ -7,7 +7,9 @@
 //! (declared `created`, or a path of a call whose mode or tool name says it creates, or an
 //! output field) is judged by its directory only; the shell session a command runs in is the
 //! agent's to name. A value that joins observed values with `,`,
-//! `;` or whitespace is observed. When nothing declares a tool's schema or origins (and the
+//! `;` or whitespace is observed, and so is one made of observed parts (a URL's host and path, a
+//! file named by an observed identifier, a scratch or package file: `Provenance::composite_path`)
+//! unless the call's result said it is not there. When nothing declares a tool's schema or origins (and the
 //! tools are not recognisably a known agent's built-ins, whose origins then apply), only values
 //! that identify something are judged: fields named as ids, keys, paths or URLs, and values
 //! that are URLs or paths. The provenance index is planned for the trace's values and grown
@@ -65,6 +67,7 @@ impl Rule for HallucinatedArg {
                 for (_, value, _) in judged(cx, &call.name, m) {
                     asked.push(value.clone());
                     asked.extend(parts(value).into_iter().flatten());
+                    asked.extend(web_form(value));
                 }
             }
         }
@@ -134,10 +137,12 @@ impl Rule for HallucinatedArg {
                 if derivation != Derivation::Derivable && confirmations.confirmed(cx, value) {
                     derivation = Derivation::Derivable;
                 }
-                // A conventional file (`README.md`, `package.json`) in an observed directory.
+                // A conventional file (`README.md`, `package.json`) in an observed directory,
+                // or named alone (in the working directory).
                 if derivation != Derivation::Derivable
                     && conventional_file(value)
-                    && seen.check_created(value) == Derivation::Derivable
+                    && (value.as_str().is_some_and(|s| !s.contains(['/', '\\']))
+                        || seen.check_created(value) == Derivation::Derivable)
                 {
                     derivation = Derivation::Derivable;
                 }
@@ -146,6 +151,16 @@ impl Rule for HallucinatedArg {
                     && parts(value).is_some_and(|ps| {
                         ps.iter().all(|p| seen.check(p) == Derivation::Derivable)
                     })
+                {
+                    derivation = Derivation::Derivable;
+                }
+                // Made of observed parts (a URL's host and path, a path's scratch directory,
+                // package or identifier), unless the tool said it is not there: a composite
+                // that does not exist was made up all the same.
+                if derivation != Derivation::Derivable
+                    && (web_form(value).is_some_and(|w| seen.check(&w) == Derivation::Derivable)
+                        || seen.composite_path(value))
+                    && !not_found(cx, step.index)
                 {
                     derivation = Derivation::Derivable;
                 }
@@ -266,6 +281,78 @@ impl Confirmations {
     }
 }
 
+/// A web URL's host and path (`urls::host_path`), the form its composite is derived in.
+fn web_form(value: &Value) -> Option<Value> {
+    value
+        .as_str()
+        .filter(|s| s.contains("://"))
+        .and_then(crate::analysis::urls::host_path)
+        .map(Value::String)
+}
+
+/// Bytes of a result's text read for a "not found" answer.
+const NOT_FOUND_HEAD: usize = 400;
+
+/// What tools answer when what a call names does not exist, lower case. Not "cannot find": a
+/// web fetch's summary says that of the page's content ("I cannot find specific tables").
+const NOT_FOUND_PHRASES: &[&str] = &[
+    "not found",
+    "no such file",
+    "enoent",
+    "does not exist",
+    "doesn't exist",
+    "no such host",
+    "could not resolve host",
+    "name or service not known",
+];
+
+/// Did the call's result say that what it named is not there (a file not found, `ENOENT`, an
+/// HTTP 404, an unknown host)? Read from the start of its error and text: the answer is the
+/// whole message, not a phrase deep in a file's content.
+fn not_found(cx: &TraceCx<'_>, call: usize) -> bool {
+    let Some(r) = cx
+        .pairing
+        .result_for(call)
+        .and_then(|i| cx.trace.steps[i].as_result())
+    else {
+        return false;
+    };
+    if r.http_status == Some(404) {
+        return true;
+    }
+    let mut heads: Vec<&str> = r.error.as_deref().into_iter().collect();
+    match &r.content {
+        Value::String(s) => heads.push(s),
+        Value::Array(items) => heads.extend(items.iter().take(4).filter_map(|v| match v {
+            Value::String(s) => Some(s.as_str()),
+            Value::Object(o) => o.get("text").and_then(Value::as_str),
+            _ => None,
+        })),
+        Value::Object(o) => heads.extend(
+            ["error", "message", "output", "text", "content", "stderr"]
+                .iter()
+                .filter_map(|k| o.get(*k).and_then(Value::as_str)),
+        ),
+        _ => {}
+    }
+    heads.into_iter().any(says_not_found)
+}
+
+/// Does the head of this text say "not found" (a phrase, or `404` as a word)?
+fn says_not_found(text: &str) -> bool {
+    let mut end = text.len().min(NOT_FOUND_HEAD);
+    while !text.is_char_boundary(end) {
+        end -= 1;
+    }
+    let head = text[..end].to_ascii_lowercase();
+    NOT_FOUND_PHRASES.iter().any(|p| head.contains(p))
+        || head.match_indices("404").any(|(i, _)| {
+            let b = head.as_bytes();
+            let word = |j: usize| b.get(j).is_some_and(u8::is_ascii_alphanumeric);
+            !((i > 0 && word(i - 1)) || word(i + 3))
+        })
+}
+
 /// Which check a value failed: as a path (it looks like one), as a number, or as text.
 fn signal(value: &Value, home: Option<&str>) -> &'static str {
     match value {
@@ -375,11 +462,11 @@ const CONVENTIONAL_FILES: &[&str] = &[
     "mix.exs", "pom.xml", "build.gradle",
 ];
 
-/// A path whose file name is a conventional one (`CONVENTIONAL_FILES`).
+/// A path whose file name is a conventional one (`CONVENTIONAL_FILES`), or such a name alone.
 fn conventional_file(value: &Value) -> bool {
     value.as_str().is_some_and(|s| {
         let name = s.rsplit(['/', '\\']).next().unwrap_or(s);
-        s.contains(['/', '\\']) && CONVENTIONAL_FILES.contains(&name.to_ascii_lowercase().as_str())
+        CONVENTIONAL_FILES.contains(&name.to_ascii_lowercase().as_str())
     })
 }
 

@@ -546,6 +546,8 @@ fn offered_constants_and_conventional_files_are_not_judged() {
         call(2, "Read", r#"{"file_path": "/repo/README.md"}"#),
         call(3, "Read", r#"{"file_path": "/repo/pages/7.js"}"#),
         call(4, "Read", r#"{"file_path": "/other/package.json"}"#),
+        // Named alone: in the working directory.
+        call(5, "Read", r#"{"file_path": "package.json"}"#),
     ]);
     let got: Vec<String> = r3(&lint_in(
         &t,
@@ -557,4 +559,102 @@ fn offered_constants_and_conventional_files_are_not_judged() {
     .map(|l| l.split('`').nth(3).unwrap_or_default().to_owned())
     .collect();
     assert_eq!(got, ["\"/repo/pages/7.js\"", "\"/other/package.json\""]);
+}
+
+/// A value made of observed parts is observed — a URL whose host and path were seen in another
+/// form, a file named by an identifier seen in code, a scratch file, a file in a package seen by
+/// its module name — unless the tool answered that it is not there.
+#[test]
+fn composites_of_observed_parts_are_observed_unless_not_found() {
+    let failed = |id: u32, content: &str| {
+        format!(
+            r#"{{"type": "tool_result", "call_id": "{id}", "content": {}, "status": "error"}}"#,
+            serde_json::Value::String(content.into())
+        )
+    };
+    let t = trace(&[
+        call(1, "Bash", r#"{"command": "ls -a"}"#),
+        result(1, "src/app.py  components  node_modules  README.md"),
+        call(2, "Read", r#"{"file_path": "/repo/src/app.py"}"#),
+        result(
+            2,
+            "import foo_bar\nfrom app.services import billing\n# docs: http://docs.acme-cloud.io/api/v2?lang=en\nrender(<FooBar />)",
+        ),
+        // Another form of the observed URL; its host and observed segments; an unseen segment.
+        call(3, "WebFetch", r#"{"url": "https://docs.acme-cloud.io/api/v2/"}"#),
+        result(3, "ok"),
+        call(4, "WebFetch", r#"{"url": "https://docs.acme-cloud.io/v2/api"}"#),
+        result(4, "ok"),
+        call(5, "WebFetch", r#"{"url": "https://docs.acme-cloud.io/api/reference"}"#),
+        result(5, "ok"),
+        // Files named by identifiers seen in code, in listed directories.
+        call(6, "Read", r#"{"file_path": "/repo/src/foo_bar.py"}"#),
+        result(6, "x = 1"),
+        call(7, "Read", r#"{"file_path": "/repo/components/FooBar.tsx"}"#),
+        result(7, "export"),
+        // The same kind of composite, answered "not found": still made up.
+        call(8, "Read", r#"{"file_path": "/repo/node_modules/FooBar.js"}"#),
+        failed(8, "<tool_use_error>File does not exist.</tool_use_error>"),
+        call(9, "WebFetch", r#"{"url": "https://acme-cloud.io/v2"}"#),
+        failed(9, "Request failed with status code 404"),
+        // A scratch file; a file in a package seen by its module name.
+        call(10, "Read", r#"{"file_path": "/tmp/build-output.log"}"#),
+        result(10, "done"),
+        call(11, "Read", r#"{"file_path": "/repo/src/app/services/invoices.py"}"#),
+        result(11, "x"),
+        // A plain word is not an identifier: `helpers` in prose does not name a file.
+        call(12, "Read", r#"{"file_path": "/repo/src/helpers.py"}"#),
+        result(12, "x"),
+    ]);
+    let got: Vec<String> = r3(&lint_in(
+        &t,
+        None,
+        Default::default(),
+        &[(ContextKind::WorkingDirectory, "/repo")],
+    ))
+    .iter()
+    .map(|l| l.split('`').nth(3).unwrap_or_default().to_owned())
+    .collect();
+    assert_eq!(
+        got,
+        [
+            "\"https://docs.acme-cloud.io/api/reference\"",
+            "\"/repo/node_modules/FooBar.js\"",
+            "\"https://acme-cloud.io/v2\"",
+            "\"/repo/src/helpers.py\"",
+        ]
+    );
+}
+
+/// Claude Code's plan file is named by the session's `slug` (context the adapter records): a
+/// read of it is not made up; another plan name is.
+#[test]
+fn the_sessions_plan_file_is_context() {
+    let t = trace(&[
+        call(
+            1,
+            "Read",
+            r#"{"file_path": "/Users/dev/.claude/plans/happy-sparking-sloth.md"}"#,
+        ),
+        call(
+            2,
+            "Read",
+            r#"{"file_path": "/Users/dev/.claude/plans/sad-sleeping-bear.md"}"#,
+        ),
+    ]);
+    let out = lint_in(
+        &t,
+        None,
+        Default::default(),
+        &[
+            (ContextKind::WorkingDirectory, "/Users/dev/code/app"),
+            (
+                ContextKind::Instructions,
+                "~/.claude/plans/happy-sparking-sloth.md",
+            ),
+        ],
+    );
+    let got: Vec<&str> = r3(&out);
+    assert_eq!(got.len(), 1, "{out}");
+    assert!(got[0].contains("sad-sleeping-bear"), "{out}");
 }
