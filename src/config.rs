@@ -97,6 +97,9 @@ pub struct Config {
     pub ratchet: Option<bool>,
     /// `[[expect]]` tables: expectations rule E1 checks (issue 30).
     pub expect: Option<crate::expect::ExpectFile>,
+    /// `exclude`: globs a directory walk leaves out, each with the folder it is relative to
+    /// (the config file's).
+    pub exclude: Vec<(String, PathBuf)>,
 }
 
 #[derive(Deserialize)]
@@ -125,6 +128,8 @@ struct RawConfig {
     /// Read again, with its positions, by `expect::ExpectFile::from_config_text`.
     #[serde(default)]
     expect: Option<toml::Value>,
+    #[serde(default)]
+    exclude: Option<Spanned<toml::Value>>,
 }
 
 #[derive(Deserialize)]
@@ -329,6 +334,25 @@ pub fn parse(text: &str, path: &Path) -> Result<Config, ConfigError> {
             }
         }
     }
+    if let Some(exclude) = raw.exclude {
+        let span = exclude.span();
+        let bad = || {
+            err(
+                span.clone(),
+                "`exclude` must be a glob or a list of globs, e.g. `exclude = [\"package.json\", \"runs/old/**\"]`".into(),
+            )
+        };
+        let globs = match exclude.into_inner() {
+            toml::Value::String(s) => vec![s],
+            toml::Value::Array(items) => items
+                .into_iter()
+                .map(|v| v.as_str().map(str::to_owned).ok_or_else(bad))
+                .collect::<Result<_, _>>()?,
+            _ => return Err(bad()),
+        };
+        cfg.exclude = globs.into_iter().map(|g| (g, base.to_path_buf())).collect();
+        crate::inputs::Exclude::new(&cfg.exclude).map_err(|m| err(span, m))?;
+    }
     for (tool, value) in raw.metadata.unwrap_or_default() {
         let span = value.span();
         let json = serde_json::to_value(value.into_inner())
@@ -354,6 +378,7 @@ const KEYS: &[&str] = &[
     "baseline",
     "ratchet",
     "expect",
+    "exclude",
 ];
 
 /// The parser's message, with the closest known key when a key is unknown.
@@ -454,7 +479,7 @@ failure_when = { pointer = "/status", in = ["declined"] }
                 .lines()
                 .next()
                 .unwrap(),
-            "tracelint.toml:2:1: unknown field `fail-onn`, expected one of `tools`, `format`, `input-format`, `input_format`, `rules`, `select`, `ignore`, `fail-on`, `fail_on`, `closed-toolset`, `closed_toolset`, `include-candidates`, `include_candidates`, `metadata`, `baseline`, `ratchet`, `expect` (did you mean `fail-on`?)"
+            "tracelint.toml:2:1: unknown field `fail-onn`, expected one of `tools`, `format`, `input-format`, `input_format`, `rules`, `select`, `ignore`, `fail-on`, `fail_on`, `closed-toolset`, `closed_toolset`, `include-candidates`, `include_candidates`, `metadata`, `baseline`, `ratchet`, `expect`, `exclude` (did you mean `fail-on`?)"
         );
         assert_eq!(
             p("fail-on = \"hard_defekt\"\n").unwrap_err(),
@@ -551,6 +576,23 @@ failure_when = { pointer = "/status", in = ["declined"] }
             py.expect.unwrap().expectations[0].declared_at,
             "pyproject.toml:2:1"
         );
+    }
+
+    #[test]
+    fn exclude_is_a_glob_or_a_list_relative_to_the_config() {
+        let c = parse("exclude = [\"runs/old/**\", \"package.json\"]\n", Path::new("cfg/tracelint.toml")).unwrap();
+        assert_eq!(
+            c.exclude,
+            [
+                ("runs/old/**".to_owned(), PathBuf::from("cfg")),
+                ("package.json".to_owned(), PathBuf::from("cfg"))
+            ]
+        );
+        assert_eq!(p("exclude = \"stats.json\"\n").unwrap().exclude.len(), 1);
+        let bad = p("exclude = [1]\n").unwrap_err();
+        assert!(bad.starts_with("tracelint.toml:1:11: `exclude` must be a glob"), "{bad}");
+        let bad = p("exclude = \"a[b\"\n").unwrap_err();
+        assert!(bad.contains("invalid glob"), "{bad}");
     }
 
     #[test]

@@ -2,6 +2,12 @@
 //! `.jsonl`, `.ndjson`, Inspect's `.eval` archives and SWE-agent's `.traj` files), globs (expanded here, so they work from the GitHub action and on
 //! Windows) and `-` for stdin. Sorted, de-duplicated, symlink loops and unreadable entries
 //! reported as input errors instead of crashing or hanging.
+//!
+//! The one walk `check`, `doctor`, `init` and `infer` share (`expand_with`): hidden entries are
+//! skipped, `.gitignore` (inside a git repository), `.git/info/exclude` and `.ignore` files are
+//! respected as ripgrep does unless `--no-ignore`, and `--exclude` globs (and the config's
+//! `exclude`) leave out what they match among walked and glob-matched files. A file named on
+//! the command line is always read.
 
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
@@ -37,9 +43,129 @@ pub(crate) fn walked_extensions() -> String {
 /// Deepest directory nesting walked.
 const MAX_WALK_DEPTH: usize = 64;
 
+/// How directories are walked: which ignore files are respected and what is excluded.
+#[derive(Debug, Clone)]
+pub struct Walk {
+    /// Respect `.gitignore`, `.git/info/exclude`, the global git excludes and `.ignore` files.
+    pub respect_ignore_files: bool,
+    /// What `--exclude` and the config's `exclude` leave out.
+    pub exclude: Exclude,
+}
+
+impl Default for Walk {
+    fn default() -> Self {
+        Walk {
+            respect_ignore_files: true,
+            exclude: Exclude::default(),
+        }
+    }
+}
+
+/// Exclusion globs. A pattern without `/` is matched against the name of every file and
+/// directory met (`node_modules`, `*.min.json`, `stats.json`), so a matching directory is not
+/// entered; a pattern with `/` is matched against the whole path, relative to the directory it
+/// was given in (the working directory for `--exclude`, the config file's folder for the
+/// config's `exclude`), `**` crossing directories (`runs/old/**`, `**/eval-configs/*.json`).
+#[derive(Debug, Clone, Default)]
+pub struct Exclude {
+    names: Option<globset::GlobSet>,
+    paths: Option<globset::GlobSet>,
+}
+
+impl Exclude {
+    /// Exclusions from `(pattern, the directory it is relative to)` pairs; an invalid glob is
+    /// an error naming it.
+    pub fn new(patterns: &[(String, PathBuf)]) -> Result<Exclude, String> {
+        let mut names = globset::GlobSetBuilder::new();
+        let mut paths = globset::GlobSetBuilder::new();
+        let (mut any_name, mut any_path) = (false, false);
+        for (pattern, base) in patterns {
+            let trimmed = pattern.trim();
+            let trimmed = trimmed.strip_prefix("./").unwrap_or(trimmed);
+            let trimmed = trimmed.trim_end_matches('/');
+            if trimmed.is_empty() {
+                return Err(format!("exclude pattern `{pattern}`: an empty pattern excludes nothing"));
+            }
+            let glob = |text: &str| {
+                globset::GlobBuilder::new(text)
+                    .literal_separator(true)
+                    .backslash_escape(true)
+                    .build()
+                    .map_err(|e| format!("exclude pattern `{pattern}`: invalid glob: {}", e.kind()))
+            };
+            if !trimmed.contains('/') {
+                names.add(glob(trimmed)?);
+                any_name = true;
+                continue;
+            }
+            let anchored = if trimmed.starts_with("**/") || Path::new(trimmed).is_absolute() {
+                trimmed.to_owned()
+            } else {
+                let base = absolute(base);
+                let base = globset::escape(&base.to_string_lossy());
+                format!("{}/{trimmed}", base.trim_end_matches('/'))
+            };
+            paths.add(glob(&anchored)?);
+            any_path = true;
+        }
+        let build = |b: globset::GlobSetBuilder, any: bool| -> Result<_, String> {
+            any.then(|| b.build().map_err(|e| format!("invalid exclude pattern: {e}")))
+                .transpose()
+        };
+        Ok(Exclude {
+            names: build(names, any_name)?,
+            paths: build(paths, any_path)?,
+        })
+    }
+
+    /// No exclusion at all.
+    pub fn is_empty(&self) -> bool {
+        self.names.is_none() && self.paths.is_none()
+    }
+
+    /// Whether `path` (a file or directory met while walking) is excluded.
+    pub fn excludes(&self, path: &Path) -> bool {
+        if let Some(names) = &self.names
+            && path.file_name().is_some_and(|n| names.is_match(n))
+        {
+            return true;
+        }
+        self.paths
+            .as_ref()
+            .is_some_and(|paths| paths.is_match(absolute(path)))
+    }
+}
+
+/// `path` made absolute against the working directory, `.` and `..` resolved by name (never
+/// through the file system: an exclusion speaks of paths as written).
+fn absolute(path: &Path) -> PathBuf {
+    use std::path::Component;
+    let joined = if path.is_absolute() {
+        path.to_path_buf()
+    } else {
+        std::env::current_dir().unwrap_or_default().join(path)
+    };
+    let mut out = PathBuf::new();
+    for c in joined.components() {
+        match c {
+            Component::CurDir => {}
+            Component::ParentDir => {
+                out.pop();
+            }
+            other => out.push(other),
+        }
+    }
+    out
+}
+
+/// Expand INPUT arguments with the default walk (ignore files respected, nothing excluded).
+pub fn expand(args: &[String]) -> (Vec<InputSpec>, Vec<InputIssue>) {
+    expand_with(args, &Walk::default())
+}
+
 /// Expand INPUT arguments. Problems (a missing path, a glob matching nothing, an unreadable
 /// directory, a symlink loop) are input errors; everything else is still returned.
-pub fn expand(args: &[String]) -> (Vec<InputSpec>, Vec<InputIssue>) {
+pub fn expand_with(args: &[String], how: &Walk) -> (Vec<InputSpec>, Vec<InputIssue>) {
     let mut out: Vec<InputSpec> = Vec::new();
     let mut issues = Vec::new();
     let mut seen = BTreeSet::new();
@@ -74,13 +200,20 @@ pub fn expand(args: &[String]) -> (Vec<InputSpec>, Vec<InputIssue>) {
         let path = Path::new(arg);
         if path.is_dir() {
             let mut found = Vec::new();
-            let mut visited = BTreeSet::new();
-            walk(path, 0, &mut visited, &mut found, &mut issues);
+            walk(path, how, &mut found, &mut issues);
             found.sort();
             if found.is_empty() {
                 issues.push(InputIssue::file(
                     arg,
-                    format!("the directory holds no {} file", walked_extensions()),
+                    format!(
+                        "the directory holds no {} file{}",
+                        walked_extensions(),
+                        if how.exclude.is_empty() && !how.respect_ignore_files {
+                            ""
+                        } else {
+                            " that is not ignored or excluded (`--no-ignore` reads ignored files)"
+                        }
+                    ),
                 ));
             }
             for p in found {
@@ -110,6 +243,7 @@ pub fn expand(args: &[String]) -> (Vec<InputSpec>, Vec<InputIssue>) {
                     let mut matched: Vec<PathBuf> = Vec::new();
                     for entry in paths {
                         match entry {
+                            Ok(p) if p.is_file() && how.exclude.excludes(&p) => {}
                             Ok(p) if p.is_file() => matched.push(p),
                             Ok(_) => {}
                             Err(e) => issues.push(InputIssue::file(
@@ -143,78 +277,98 @@ pub fn expand(args: &[String]) -> (Vec<InputSpec>, Vec<InputIssue>) {
     (out, issues)
 }
 
+/// The one note for the files a walk found that are plainly not traces (`init` and `infer`
+/// print it; `check` and `doctor` aggregate their per-input notes the same way): `None` when
+/// there are none.
+pub fn skipped_not_traces(files: &[&str]) -> Option<String> {
+    const SHOWN: usize = 3;
+    let (first, n) = (files.first()?, files.len());
+    let shown: Vec<&str> = files.iter().take(SHOWN).copied().collect();
+    let more = match n.saturating_sub(SHOWN) {
+        0 => String::new(),
+        m => format!(" and {m} more"),
+    };
+    let listed = if n == 1 {
+        (*first).to_owned()
+    } else {
+        format!("{n} inputs: {}{more}", shown.join(", "))
+    };
+    Some(format!(
+        "note: {} ({listed})",
+        crate::adapters::NOT_A_TRACE_NOTE
+    ))
+}
+
 fn display(p: &Path) -> String {
     let s = p.to_string_lossy();
     s.strip_prefix("./").unwrap_or(&s).to_owned()
 }
 
-fn walk(
-    dir: &Path,
-    depth: usize,
-    visited: &mut BTreeSet<PathBuf>,
-    found: &mut Vec<PathBuf>,
-    issues: &mut Vec<InputIssue>,
-) {
-    if depth > MAX_WALK_DEPTH {
-        issues.push(InputIssue::file(
-            display(dir),
-            format!("directory nesting deeper than {MAX_WALK_DEPTH}; not walked further"),
-        ));
-        return;
+/// Walk `root` (named on the command line: never excluded itself) for trace files.
+fn walk(root: &Path, how: &Walk, found: &mut Vec<PathBuf>, issues: &mut Vec<InputIssue>) {
+    let mut builder = ignore::WalkBuilder::new(root);
+    builder
+        .follow_links(true)
+        // Directories at the deepest level are listed, not entered (said below).
+        .max_depth(Some(MAX_WALK_DEPTH + 1))
+        .standard_filters(how.respect_ignore_files)
+        .hidden(true)
+        .sort_by_file_name(Ord::cmp);
+    if !how.exclude.is_empty() {
+        let exclude = std::sync::Arc::new(how.exclude.clone());
+        builder.filter_entry(move |e| e.depth() == 0 || !exclude.excludes(e.path()));
     }
-    // A directory reached twice through symlinks is a loop (or a duplicate): walk it once.
-    match dir.canonicalize() {
-        Ok(real) => {
-            if !visited.insert(real) {
-                issues.push(InputIssue::file(
-                    display(dir),
-                    "symlink loop: this directory was already walked",
-                ));
-                return;
+    for entry in builder.build() {
+        let entry = match entry {
+            Ok(e) => e,
+            Err(e) => {
+                issues.push(walk_issue(root, &e));
+                continue;
             }
-        }
-        Err(e) => {
-            issues.push(InputIssue::file(display(dir), format!("cannot read: {e}")));
-            return;
-        }
-    }
-    let entries = match std::fs::read_dir(dir) {
-        Ok(e) => e,
-        Err(e) => {
-            issues.push(InputIssue::file(
-                display(dir),
-                format!("cannot read directory: {e}"),
-            ));
-            return;
-        }
-    };
-    let mut entries: Vec<_> = entries.filter_map(Result::ok).collect();
-    entries.sort_by_key(|e| e.file_name());
-    for entry in entries {
-        let name = entry.file_name();
-        if name.to_string_lossy().starts_with('.') {
-            continue;
-        }
+        };
         let path = entry.path();
-        match std::fs::metadata(&path) {
-            Ok(m) if m.is_dir() => walk(&path, depth + 1, visited, found, issues),
-            Ok(m) if m.is_file() => {
-                if has_trace_extension(&path) {
-                    found.push(path);
-                }
-            }
+        let depth = entry.depth();
+        let kind = entry.file_type();
+        let (is_dir, is_file) = (kind.is_some_and(|t| t.is_dir()), kind.is_some_and(|t| t.is_file()));
+        match () {
+            () if is_dir && depth > MAX_WALK_DEPTH => issues.push(InputIssue::file(
+                display(path),
+                format!("directory nesting deeper than {MAX_WALK_DEPTH}; not walked further"),
+            )),
+            () if is_file && has_trace_extension(path) => found.push(entry.into_path()),
+            () if is_dir || is_file => {}
             // A FIFO, socket or device named like a trace: opening a FIFO with no writer would
             // block forever, so it is never opened, and never skipped in silence either.
-            Ok(_) if has_trace_extension(&path) => issues.push(InputIssue::file(
-                display(&path),
+            _ if has_trace_extension(path) => issues.push(InputIssue::file(
+                display(path),
                 "not a regular file (a FIFO, socket or device): not read",
             )),
-            Ok(_) => {}
-            Err(e) => issues.push(InputIssue::file(
-                display(&path),
-                format!("cannot read: {e}"),
-            )),
+            _ => {}
         }
+    }
+}
+
+/// A walk error as an input error at the path it is about.
+fn walk_issue(root: &Path, e: &ignore::Error) -> InputIssue {
+    fn find(e: &ignore::Error) -> (Option<&Path>, Option<&ignore::Error>) {
+        match e {
+            ignore::Error::WithPath { path, err } => (Some(path), find(err).1.or(Some(err))),
+            ignore::Error::WithDepth { err, .. } | ignore::Error::WithLineNumber { err, .. } => {
+                find(err)
+            }
+            ignore::Error::Loop { child, .. } => (Some(child), Some(e)),
+            _ => (None, Some(e)),
+        }
+    }
+    let (path, inner) = find(e);
+    let shown = display(path.unwrap_or(root));
+    match inner {
+        Some(ignore::Error::Loop { .. }) => {
+            InputIssue::file(shown, "symlink loop: this directory was already walked")
+        }
+        Some(ignore::Error::Io(io)) => InputIssue::file(shown, format!("cannot read: {io}")),
+        Some(other) => InputIssue::file(shown, format!("cannot read: {other}")),
+        None => InputIssue::file(shown, format!("cannot read: {e}")),
     }
 }
 

@@ -223,6 +223,7 @@ impl LinterBuilder {
             mcp: LoadOptions::default(),
             baseline: None,
             expect: self.expect.clone(),
+            walk: crate::inputs::Walk::default(),
         };
         let (mut inner, notes) =
             crate::pipeline::linter(&settings, self.registry).map_err(Error::from_setup)?;

@@ -5,8 +5,8 @@ use std::path::PathBuf;
 use clap::Args;
 
 use super::{
-    DisplayArgs, FailGate, InputFormatArg, Listed, OutputFiles, RuleSelection, parse_record_size,
-    parse_seconds,
+    DisplayArgs, FailGate, InputFormatArg, Listed, OutputFiles, RuleSelection, WalkArgs,
+    parse_record_size, parse_seconds,
 };
 
 pub(super) const CHECK_AFTER_HELP: &str = "\
@@ -76,6 +76,9 @@ pub struct CheckArgs {
     /// Largest single record (JSON Lines line or JSON document) in bytes (at least 1).
     #[arg(long, value_name = "BYTES", value_parser = parse_record_size, help_heading = "Input")]
     pub max_record_size: Option<usize>,
+
+    #[command(flatten)]
+    pub walk: WalkArgs,
 
     /// What goes to stdout: text, json, json-lines, sarif, html or github (`--format` is the same flag, as on `tools lint` and `report`). An input format name given to `--format` (`--format openinference`, the Python tracelint's spelling) is still read as `--input-format`, with a note.
     #[arg(long, alias = "format", value_name = "FORMAT", help_heading = "Output", value_parser = Listed::output_formats(true), hide_possible_values = true)]

@@ -4,7 +4,7 @@ use std::path::PathBuf;
 
 use clap::{Args, ValueEnum};
 
-use super::{InputFormatArg, RuleSelection, parse_record_size, parse_seconds, reword};
+use super::{InputFormatArg, RuleSelection, WalkArgs, parse_record_size, parse_seconds, reword};
 
 pub(super) const DOCTOR_AFTER_HELP: &str = "\
 Examples:
@@ -57,6 +57,9 @@ pub struct DoctorArgs {
     /// Largest single record (JSON Lines line or JSON document) in bytes (at least 1).
     #[arg(long, value_name = "BYTES", value_parser = parse_record_size, help_heading = "Input")]
     pub max_record_size: Option<usize>,
+
+    #[command(flatten)]
+    pub walk: WalkArgs,
 
     /// The main breakdown: by rule (default), by tool or by input file.
     #[arg(long, value_enum, default_value_t = GroupBy::Rule, value_name = "BY", help_heading = "Output")]

@@ -4,7 +4,7 @@ use std::path::PathBuf;
 
 use clap::Args;
 
-use super::InputFormatArg;
+use super::{InputFormatArg, WalkArgs};
 
 pub(super) const INFER_AFTER_HELP: &str = "\
 Examples:
@@ -42,4 +42,7 @@ pub struct InferArgs {
     /// Input format; `auto` decides from content.
     #[arg(long, value_enum, value_name = "FORMAT")]
     pub input_format: Option<InputFormatArg>,
+
+    #[command(flatten)]
+    pub walk: WalkArgs,
 }

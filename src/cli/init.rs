@@ -4,7 +4,7 @@ use std::path::PathBuf;
 
 use clap::Args;
 
-use super::{InputFormatArg, parse_seconds};
+use super::{InputFormatArg, WalkArgs, parse_seconds};
 
 pub(super) const INIT_AFTER_HELP: &str = "\
 Examples:
@@ -56,6 +56,9 @@ pub struct InitArgs {
     /// Input format; `auto` decides from content.
     #[arg(long, value_enum, value_name = "FORMAT")]
     pub input_format: Option<InputFormatArg>,
+
+    #[command(flatten)]
+    pub walk: WalkArgs,
 
     /// Read settings (`tools`, `input-format`) from this file instead of the nearest tracelint.toml.
     #[arg(long, value_name = "FILE")]

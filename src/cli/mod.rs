@@ -14,6 +14,7 @@ mod rules;
 mod scorecard;
 mod tools;
 mod values;
+mod walk;
 
 #[cfg(test)]
 mod tests;
@@ -33,6 +34,7 @@ pub use report::ReportArgs;
 pub use rules::{FailGate, RuleSelection};
 pub use scorecard::{RunsArg, ScorecardArgs, ScorecardFormat};
 pub use tools::{ToolsCommand, ToolsLintArgs};
+pub use walk::WalkArgs;
 #[cfg_attr(not(any(test, feature = "__internal")), allow(unused_imports))] // used by tests only
 pub use values::{
     ColorArg, FailOn, InputFormatArg, Listed, MAX_RECORD_SIZE_LIMIT, OUTPUT_FORMATS, worker_threads,

@@ -168,6 +168,7 @@ pub(crate) fn resolve(args: &CheckArgs) -> anyhow::Result<Settings> {
         ..LoadOptions::default()
     };
     let color = color_on(args.display.color);
+    let walk = args.walk.walk(&config.exclude).map_err(anyhow::Error::msg)?;
     Ok(Settings {
         inputs: args.inputs.clone(),
         tools,
@@ -196,6 +197,7 @@ pub(crate) fn resolve(args: &CheckArgs) -> anyhow::Result<Settings> {
         report_only,
         baseline,
         expect: args.expect.clone(),
+        walk,
     })
 }
 
@@ -302,7 +304,7 @@ pub fn run(args: &CheckArgs) -> anyhow::Result<ExitStatus> {
         settings.output,
         OutputFormat::Html | OutputFormat::JsonLines
     ) || args.files.html.is_some();
-    let (specs, expand_issues) = inputs::expand(&settings.inputs);
+    let (specs, expand_issues) = inputs::expand_with(&settings.inputs, &settings.walk);
     let outputs: Vec<(&str, &Path)> = [
         ("--json", &args.files.json),
         ("--sarif", &args.files.sarif),

@@ -38,6 +38,7 @@ pub fn run(args: &DoctorArgs) -> anyhow::Result<ExitStatus> {
         mcp_timeout: args.mcp_timeout,
         input_format: args.input_format,
         max_record_size: args.max_record_size,
+        walk: args.walk.clone(),
         rules: args.rules.clone(),
         config: args.config.clone(),
         no_config: args.no_config,
@@ -52,7 +53,7 @@ pub fn run(args: &DoctorArgs) -> anyhow::Result<ExitStatus> {
     let mut linter = check::linter(&settings, !args.json)?;
     linter.run.tool_coverage = true;
     linter.measure_record = true;
-    let (specs, expand_issues) = inputs::expand(&settings.inputs);
+    let (specs, expand_issues) = inputs::expand_with(&settings.inputs, &settings.walk);
     let (threads, capped) = crate::cli::worker_threads(settings.jobs);
     if let Some(note) = capped {
         eprintln!("note: {note}");

@@ -106,7 +106,8 @@ fn format_arg(f: Option<InputFormatArg>) -> Option<InputFormat> {
 #[allow(clippy::print_stdout, clippy::print_stderr)]
 pub fn run(args: &InferArgs) -> anyhow::Result<ExitStatus> {
     let format = format_arg(args.input_format);
-    let (specs, mut issues) = inputs::expand(&args.inputs);
+    let walk = args.walk.walk(&[]).map_err(anyhow::Error::msg)?;
+    let (specs, mut issues) = inputs::expand_with(&args.inputs, &walk);
     if args.output.as_os_str() != "-"
         && let Some((_, out, input)) =
             inputs::output_over_input(&[("-o", args.output.as_path())], &specs)
@@ -129,6 +130,19 @@ pub fn run(args: &InferArgs) -> anyhow::Result<ExitStatus> {
         .filter(|(_, o)| matches!(o, ReadOutcome::Read(_)))
         .map(|(s, _)| s)
         .collect();
+    let not_traces: Vec<&str> = specs
+        .iter()
+        .zip(&outcomes)
+        .filter(|(_, o)| **o == ReadOutcome::SkippedNotTrace)
+        .map(|(s, _)| s.display.as_str())
+        .collect();
+    if read.is_empty() {
+        for file in &not_traces {
+            issues.push(InputIssue::file(*file, crate::adapters::NOT_A_TRACE));
+        }
+    } else if let Some(note) = inputs::skipped_not_traces(&not_traces) {
+        eprintln!("{}", reporters::escape::terminal(&note));
+    }
     for issue in &issues {
         eprintln!("{}", reporters::escape::terminal(&issue.to_string()));
     }

@@ -49,13 +49,15 @@ pub fn run(args: &InitArgs) -> anyhow::Result<ExitStatus> {
         input_format: args.input_format,
         config: args.config.clone(),
         no_config: args.no_config,
+        walk: args.walk.clone(),
         ..CheckArgs::default()
     };
     let settings = check::resolve(&check_args)?;
     let linter = check::linter(&settings, true)?;
     let mut starter = Starter::new(&linter, args.enum_max);
-    let (specs, mut issues) = inputs::expand(&settings.inputs);
+    let (specs, mut issues) = inputs::expand_with(&settings.inputs, &settings.walk);
     let mut read = Vec::new();
+    let mut not_traces = Vec::new();
     for spec in &specs {
         let opts = ReadOptions {
             format: settings.input_format,
@@ -71,6 +73,16 @@ pub fn run(args: &InitArgs) -> anyhow::Result<ExitStatus> {
         if matches!(outcome, ReadOutcome::Read(_)) {
             read.push(spec.display.clone());
         }
+        if outcome == ReadOutcome::SkippedNotTrace {
+            not_traces.push(spec.display.as_str());
+        }
+    }
+    if read.is_empty() {
+        for file in &not_traces {
+            issues.push(InputIssue::file(*file, crate::adapters::NOT_A_TRACE));
+        }
+    } else if let Some(note) = inputs::skipped_not_traces(&not_traces) {
+        eprintln!("{}", terminal(&note));
     }
     for issue in &issues {
         eprintln!("{}", terminal(&issue.to_string()));

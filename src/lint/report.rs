@@ -70,6 +70,11 @@ impl ReportBuilder {
         }
     }
 
+    /// Take back a note (an input error says it instead).
+    pub fn unnote(&mut self, input: usize, note: &str) {
+        self.report.inputs[input].notes.retain(|n| n != note);
+    }
+
     /// Add an input error: listed while its input has fewer than `MAX_ISSUES_PER_INPUT`
     /// listed, counted after that.
     pub fn issue(&mut self, issue: InputIssue) {

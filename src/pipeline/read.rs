@@ -309,6 +309,7 @@ pub(crate) fn record_outcome(
         ReadOutcome::SkippedCompanion(what) => {
             builder.note(input, format!("skipped: {what}"));
         }
+        ReadOutcome::SkippedNotTrace => builder.note(input, adapters::NOT_A_TRACE_NOTE.into()),
         ReadOutcome::Failed => {}
     }
     if partial {
@@ -379,19 +380,35 @@ pub(crate) fn merge_split_runs(results: &mut [InputResult]) -> Vec<(usize, Trace
 }
 
 
-/// When every input was empty, each is an input error after all: never a silent pass.
-pub(crate) fn nothing_linted(builder: &ReportBuilder) -> Vec<InputIssue> {
+/// When no input held a trace, each empty input, and each walked file skipped as plainly not a
+/// trace, is an input error after all: never a silent pass.
+pub(crate) fn nothing_linted(builder: &mut ReportBuilder) -> Vec<InputIssue> {
     let r = builder.report();
-    let empty =
-        |i: &crate::reporters::InputSummary| i.notes.iter().any(|n| n.starts_with("empty:"));
-    if r.inputs.iter().any(|i| i.traces > 0) || !r.inputs.iter().any(empty) {
+    let why = |i: &crate::reporters::InputSummary| {
+        i.notes.iter().find_map(|n| {
+            if n.starts_with("empty:") {
+                Some(adapters::EMPTY_FILE)
+            } else if n == adapters::NOT_A_TRACE_NOTE {
+                Some(adapters::NOT_A_TRACE)
+            } else {
+                None
+            }
+        })
+    };
+    if r.inputs.iter().any(|i| i.traces > 0) {
         return Vec::new();
     }
-    r.inputs
+    let issues: Vec<(usize, InputIssue)> = r
+        .inputs
         .iter()
-        .filter(|i| empty(i))
-        .map(|i| InputIssue::file(&i.path, adapters::EMPTY_FILE))
-        .collect()
+        .enumerate()
+        .filter_map(|(n, i)| Some((n, InputIssue::file(&i.path, why(i)?))))
+        .collect();
+    // The skipped file's note gives way to its input error.
+    for (n, _) in &issues {
+        builder.unnote(*n, adapters::NOT_A_TRACE_NOTE);
+    }
+    issues.into_iter().map(|(_, i)| i).collect()
 }
 
 

@@ -47,6 +47,8 @@ pub(crate) struct Settings {
     pub baseline: Option<BaselineSettings>,
     /// `--expect FILE`s (rule E1), read with the config's `[[expect]]` tables by `linter`.
     pub expect: Vec<std::path::PathBuf>,
+    /// How directories are walked (`--exclude`, the config's `exclude`, `--no-ignore`).
+    pub walk: crate::inputs::Walk,
 }
 
 /// The baseline a run uses.

@@ -374,7 +374,7 @@ impl Run<'_> {
             let outcome = (held[offset].outcome, held[offset].empty);
             w.finish_input(input, outcome, p, lints);
         }
-        for issue in nothing_linted(&w.builder) {
+        for issue in nothing_linted(&mut w.builder) {
             w.builder.issue(issue);
         }
         if w.listing.omitted() > 0 {

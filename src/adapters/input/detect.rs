@@ -34,6 +34,9 @@ pub struct Undetected {
     pub message: String,
     /// The line of the record that shows it (JSON Lines).
     pub line: Option<u32>,
+    /// No record fits any format: the file is plainly not a trace (a `package.json`, a
+    /// config, a statistics file), rather than a trace detection could not decide on.
+    pub no_format: bool,
 }
 
 impl From<String> for Undetected {
@@ -41,6 +44,16 @@ impl From<String> for Undetected {
         Self {
             message,
             line: None,
+            no_format: false,
+        }
+    }
+}
+
+impl Undetected {
+    fn no_format(message: String) -> Self {
+        Self {
+            no_format: true,
+            ..message.into()
         }
     }
 }
@@ -63,10 +76,9 @@ pub fn detect(head: &Head) -> Result<InputFormat, Undetected> {
     if score == 0
         && let Some(what) = openai::not_a_trace(&head.records)
     {
-        return Err(format!(
+        return Err(Undetected::no_format(format!(
             "this is {what}; lint the agent's transcript instead, or pass `--input-format` if this file is a trace"
-        )
-        .into());
+        )));
     }
     if score == 0 && looks_like_tools(head) {
         return Err("this is a tools file, not a trace: pass it with `--tools`"
@@ -80,12 +92,11 @@ pub fn detect(head: &Head) -> Result<InputFormat, Undetected> {
     }
     if score == 0 {
         let names: Vec<&str> = InputFormat::ALL.iter().map(|f| f.name()).collect();
-        return Err(format!(
+        return Err(Undetected::no_format(format!(
             "cannot tell the input format: {}; pass `--input-format {}`",
             describe(head),
             names.join("|")
-        )
-        .into());
+        )));
     }
     let tied: Vec<&str> = scores
         .iter()
@@ -130,6 +141,7 @@ fn partial_fit(head: &Head, best: InputFormat) -> Result<(), Undetected> {
                 "cannot tell the input format: most records fit `{best}`, but {which} is a `{other}` record that `{best}` does not read; pass `--input-format {best}|{other}`"
             ),
             line,
+            no_format: false,
         });
     }
     Ok(())

@@ -38,6 +38,10 @@ pub enum ReadOutcome {
     /// A file that goes with a session (an agent's UI log or metadata), found by a directory
     /// walk: skipped; the text says what it is.
     SkippedCompanion(&'static str),
+    /// A file found by a directory walk in which no record fits any format (a `package.json`,
+    /// a config, a statistics file): skipped, and an input error only when nothing else was
+    /// linted.
+    SkippedNotTrace,
     /// Nothing could be read; an issue says why.
     Failed,
 }
@@ -71,6 +75,8 @@ pub fn parse_reader<R: BufRead>(
             ReadOutcome::SkippedToolsFile
         } else if let (true, Some(what)) = (opts.skip_tools_files, companion(&head.records)) {
             ReadOutcome::SkippedCompanion(what)
+        } else if opts.skip_tools_files && why.no_format {
+            ReadOutcome::SkippedNotTrace
         } else {
             out.issue(match why.line {
                 Some(line) => InputIssue::at(path, line, 1, why.message),
