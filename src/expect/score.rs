@@ -175,14 +175,14 @@ pub fn score(t: &Trajectory, trace: &Trace) -> Option<Score> {
     let mut edits: Vec<(usize, Edit)> = Vec::new(); // (sort key, edit)
     // Out of order (strict): a matching call the ordered alignment could not use.
     if t.mode == MatchMode::Strict {
-        for e in 0..ne {
-            if steps[e].is_some() {
+        for (e, slot) in steps.iter_mut().enumerate() {
+            if slot.is_some() {
                 continue;
             }
             if let Some(a) = (0..na).find(|&a| !taken[a] && ok(e, a)) {
                 taken[a] = true;
                 let step = actual[a].step;
-                steps[e] = Some(StepDiff {
+                *slot = Some(StepDiff {
                     reference: e + 1,
                     tool: t.calls[e].tool.clone(),
                     step: Some(step),
@@ -202,8 +202,8 @@ pub fn score(t: &Trajectory, trace: &Trace) -> Option<Score> {
         }
     }
     // Substituted: the closest free call of the same tool (fewest differing arguments).
-    for e in 0..ne {
-        if steps[e].is_some() {
+    for (e, slot) in steps.iter_mut().enumerate() {
+        if slot.is_some() {
             continue;
         }
         let exp = &t.calls[e];
@@ -272,7 +272,7 @@ pub fn score(t: &Trajectory, trace: &Trace) -> Option<Score> {
                 }
             }
         };
-        steps[e] = Some(why);
+        *slot = Some(why);
     }
     for (a, c) in actual.iter().enumerate() {
         if !taken[a] {
