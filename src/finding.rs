@@ -393,6 +393,9 @@ pub struct Finding {
     pub(crate) fields: Vec<String>,
     /// Accepted by the baseline (`--baseline`): `ignored` says so, and text output leaves it out.
     pub(crate) baselined: bool,
+    /// E1 on a trajectory: how close the run came to the reference, with the reasons.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub(crate) score: Option<Box<crate::expect::Score>>,
 }
 
 impl Finding {
@@ -422,6 +425,7 @@ impl Finding {
             ignored: None,
             fields: Vec::new(),
             baselined: false,
+            score: None,
         }
     }
 

@@ -507,3 +507,70 @@ fn a_runs_first_failure_and_its_chain_come_first_in_text_json_and_sarif() {
         .collect();
     assert_eq!(lines, [6, 7, 9]);
 }
+
+#[test]
+fn a_trajectorys_score_and_reasons_reach_json_sarif_and_html() {
+    // Google ADK's "3 of 4 expected tools": F1 6/7 with the missing step named, in every format.
+    let dir = tempfile::tempdir().unwrap();
+    let (s, h) = (dir.path().join("r.sarif"), dir.path().join("r.html"));
+    let out = tracelint(&[
+        "check",
+        "fixtures/expect/adk/three_of_four.json",
+        "fixtures/expect/adk/exact.json",
+        "--expect",
+        "fixtures/expect/adk/expect.toml",
+        "--select",
+        "E1",
+        "--output-format",
+        "json",
+        "--sarif",
+        s.to_str().unwrap(),
+        "--html",
+        h.to_str().unwrap(),
+    ]);
+    assert_eq!(out.status.code(), Some(2));
+    let report = json(&out.stdout);
+    let schema: Value =
+        serde_json::from_str(include_str!("../src/reporters/report.schema.json")).unwrap();
+    let validator = jsonschema::validator_for(&schema).unwrap();
+    let errors: Vec<String> = validator
+        .iter_errors(&report)
+        .map(|e| e.to_string())
+        .collect();
+    assert!(errors.is_empty(), "{errors:#?}");
+    // The exact run meets all three; the 3-of-4 run passes `close-enough` (min_score 0.85) and
+    // fails the other two.
+    let findings = report["findings"].as_array().unwrap();
+    let ids: Vec<&str> = findings
+        .iter()
+        .map(|f| f["message"].as_str().unwrap().split('`').nth(1).unwrap())
+        .collect();
+    assert_eq!(ids, ["booking-flow", "nearly-all"]);
+    for f in findings {
+        assert_eq!(f["file"], "fixtures/expect/adk/three_of_four.json");
+        let score = &f["score"];
+        assert_eq!(
+            (&score["matched"], &score["expected"], &score["actual"]),
+            (&Value::from(3), &Value::from(4), &Value::from(3))
+        );
+        assert!((score["f1"].as_f64().unwrap() - 6.0 / 7.0).abs() < 1e-12);
+        assert_eq!(score["edits"][0]["kind"], "missing");
+        assert_eq!(score["edits"][0]["tool"], "send_confirmation");
+        assert_eq!(score["steps"][3]["matched"], false);
+    }
+    assert_eq!(findings[0]["score"]["min_score"], Value::Null);
+    assert_eq!(findings[1]["score"]["min_score"], 0.9);
+    let log = json(&std::fs::read(&s).unwrap());
+    check_sarif(&sarif_schema(), &log, "score");
+    let text = results(&log)[0]["message"]["text"].as_str().unwrap();
+    assert!(
+        text.contains("score: F1 0.857 (precision 1.000 = 3/3, recall 0.750 = 3/4)")
+            && text.contains("reference #4 `send_confirmation`: never called"),
+        "{text}"
+    );
+    let html = std::fs::read_to_string(&h).unwrap();
+    assert!(
+        html.contains("score: F1 0.857") && html.contains("reference #4 `send_confirmation`"),
+        "the HTML report shows the score and the reasons"
+    );
+}

@@ -98,6 +98,11 @@ pub(super) fn expectation(
     misplaced("match", raw.match_mode.as_ref().map(Spanned::span), traj)?;
     misplaced("args", raw.args.as_ref().map(Spanned::span), traj)?;
     misplaced(
+        "min_score",
+        raw.min_score.as_ref().map(Spanned::span),
+        traj,
+    )?;
+    misplaced(
         "tool_args",
         raw.tool_args
             .as_ref()
@@ -262,6 +267,25 @@ pub(super) fn trajectory(raw: &RawExpect, here: &Here<'_>) -> Result<Trajectory,
             args_mode(v, &format!("tool_args.{tool}"), here)?,
         );
     }
+    let min_score = match &raw.min_score {
+        None => None,
+        Some(v) => {
+            let n = match v.get_ref() {
+                toml::Value::Float(f) => Some(*f),
+                toml::Value::Integer(i) => Some(*i as f64),
+                _ => None,
+            };
+            match n {
+                Some(n) if (0.0..=1.0).contains(&n) => Some(n),
+                _ => {
+                    return Err(here.err(
+                        v.span(),
+                        "`min_score` must be a number from 0 to 1 (the F1 score a run needs to pass)",
+                    ));
+                }
+            }
+        }
+    };
     let (calls, reference) = match (&raw.trajectory, &raw.reference) {
         (Some(list), None) => {
             if list.len() > MAX_REF_CALLS {
@@ -336,5 +360,6 @@ pub(super) fn trajectory(raw: &RawExpect, here: &Here<'_>) -> Result<Trajectory,
         args,
         tool_args,
         reference,
+        min_score,
     })
 }

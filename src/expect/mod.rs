@@ -16,6 +16,7 @@ mod expectation;
 mod fields;
 mod parse;
 mod raw;
+mod score;
 mod spec;
 mod trajectory;
 mod values;
@@ -26,6 +27,7 @@ use crate::model::Trace;
 #[cfg_attr(not(any(test, feature = "__internal")), allow(unused_imports))] // used by tests only
 pub use verdict::{Miss, Undecided, Verdict};
 pub use error::ExpectError;
+pub use score::{EditKind, Score};
 pub use spec::{
     ArgsMode, CallFilter, Check, Condition, ExpectFile, Expectation, MatchMode, RefCall, Select,
     Trajectory,
@@ -128,9 +130,26 @@ impl Expectation {
                     .any(|g| g.matches_with(&trace.run_id, opts)))
     }
 
-    /// Check `trace` against this expectation (whether or not it selects it).
+    /// Check `trace` against this expectation (whether or not it selects it). A trajectory
+    /// with `min_score` is met when it differs but its F1 score reaches the threshold.
     pub fn evaluate(&self, trace: &Trace) -> Verdict {
-        eval::evaluate(&self.check, trace)
+        let verdict = eval::evaluate(&self.check, trace);
+        if let (Verdict::NotMet { .. }, Check::Trajectory(t)) = (&verdict, &self.check)
+            && let Some(min) = t.min_score
+            && score::score(t, trace).is_some_and(|s| s.f1 >= min)
+        {
+            return Verdict::Met;
+        }
+        verdict
+    }
+
+    /// The score of `trace` against this expectation's reference trajectory, with the reasons;
+    /// `None` for an assertion, or past the matchers' bounds.
+    pub fn score(&self, trace: &Trace) -> Option<Score> {
+        match &self.check {
+            Check::Trajectory(t) => score::score(t, trace),
+            _ => None,
+        }
     }
 }
 

@@ -67,6 +67,8 @@ pub(super) struct RawExpect {
     pub(super) args: Option<Spanned<String>>,
     #[serde(alias = "tool-args")]
     pub(super) tool_args: Option<BTreeMap<String, Spanned<toml::Value>>>,
+    #[serde(alias = "min-score")]
+    pub(super) min_score: Option<Spanned<toml::Value>>,
     // assertions
     pub(super) called: Option<Spanned<String>>,
     #[serde(alias = "not-called")]
@@ -125,6 +127,7 @@ pub(super) const KEYS: &[&str] = &[
     "match",
     "args",
     "tool_args",
+    "min_score",
     "called",
     "not_called",
     "count",

@@ -191,6 +191,8 @@ pub struct Trajectory {
     pub tool_args: BTreeMap<String, ArgsMode>,
     /// The recorded trace the calls came from, when the reference is one.
     pub reference: Option<String>,
+    /// A run whose F1 score reaches this passes though it differs (`min_score`, 0 to 1).
+    pub min_score: Option<f64>,
 }
 
 impl Trajectory {

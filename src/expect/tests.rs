@@ -327,3 +327,207 @@ fn past_the_strict_bound_the_expectation_is_undecidable() {
         v => panic!("{v:?}"),
     }
 }
+
+// ---------------------------------------------------------------- scores with reasons
+
+fn score_of(e: &Expectation, t: &Trace) -> Score {
+    e.score(t).expect("a trajectory within bounds")
+}
+
+/// ADK's "3 of 4 expected tools": the run made three of the four reference calls, all right.
+const ADK_FOUR: &str = "trajectory = [{ tool = \"search_flights\", args = { to = \"LIS\" } }, { tool = \"check_weather\", args = { city = \"Lisbon\" } }, { tool = \"book_flight\", args = { flight = \"TP1\" } }, { tool = \"send_confirmation\", args = { to = \"ana@example.com\" } }]\n";
+
+fn adk_run(last: bool) -> Trace {
+    let mut calls = vec![
+        ("search_flights", json!({"to": "LIS"}), None),
+        ("check_weather", json!({"city": "Lisbon"}), None),
+        ("book_flight", json!({"flight": "TP1"}), None),
+    ];
+    if last {
+        calls.push(("send_confirmation", json!({"to": "ana@example.com"}), None));
+    }
+    trace(&calls)
+}
+
+#[test]
+fn three_of_four_expected_tools_scores_f1_six_sevenths_and_names_the_missing_step() {
+    let e = one(ADK_FOUR);
+    let s = score_of(&e, &adk_run(false));
+    assert_eq!((s.matched, s.expected, s.actual), (3, 4, 3));
+    assert_eq!(s.precision, 1.0);
+    assert_eq!(s.recall, 0.75);
+    assert!((s.f1 - 6.0 / 7.0).abs() < 1e-12, "{}", s.f1);
+    assert_eq!(
+        s.summary(),
+        "F1 0.857 (precision 1.000 = 3/3, recall 0.750 = 3/4)"
+    );
+    assert_eq!(s.edits.len(), 1, "{:#?}", s.edits);
+    assert_eq!(s.edits[0].kind, EditKind::Missing);
+    assert_eq!(s.edits[0].reference, Some(4));
+    assert_eq!(s.edits[0].tool, "send_confirmation");
+    let why: Vec<String> = s
+        .steps
+        .iter()
+        .map(|d| format!("#{} {}: {}", d.reference, d.tool, d.why))
+        .collect();
+    insta::assert_snapshot!(why.join("\n"), @r"
+    #1 search_flights: matched step 0
+    #2 check_weather: matched step 1
+    #3 book_flight: matched step 2
+    #4 send_confirmation: never called: the run has no call of `send_confirmation`
+    ");
+    assert!(!e.evaluate(&adk_run(false)).is_met());
+}
+
+#[test]
+fn an_exact_match_scores_one() {
+    let e = one(ADK_FOUR);
+    let s = score_of(&e, &adk_run(true));
+    assert_eq!((s.precision, s.recall, s.f1), (1.0, 1.0, 1.0));
+    assert!(s.edits.is_empty());
+    assert!(s.steps.iter().all(|d| d.matched));
+    assert!(e.evaluate(&adk_run(true)).is_met());
+}
+
+#[test]
+fn min_score_gates_a_close_enough_run() {
+    let run = adk_run(false); // F1 6/7 = 0.857…
+    assert!(one(&format!("{ADK_FOUR}min_score = 0.85\n")).evaluate(&run).is_met());
+    assert!(one(&format!("{ADK_FOUR}min_score = 0.857142857142857\n")).evaluate(&run).is_met());
+    assert!(!one(&format!("{ADK_FOUR}min_score = 0.86\n")).evaluate(&run).is_met());
+    assert!(!one(&format!("{ADK_FOUR}min_score = 1\n")).evaluate(&run).is_met());
+    // A run far off stays not met under a lenient threshold's neighbour.
+    let off = trace(&[("search_flights", json!({"to": "OPO"}), None)]);
+    let e = one(&format!("{ADK_FOUR}min_score = 0.5\n"));
+    let s = score_of(&e, &off);
+    assert_eq!(s.f1, 0.0);
+    assert!(!e.evaluate(&off).is_met());
+    // Out of range and on an assertion: errors, never ignored.
+    for bad in ["min_score = 1.5", "min_score = -0.1", "min_score = \"high\""] {
+        let err = ExpectFile::from_str(
+            &format!("[[expect]]\nwhy = \"t\"\n{ADK_FOUR}{bad}\n"),
+            "e.toml",
+        )
+        .unwrap_err();
+        assert!(err.to_string().contains("`min_score` must be a number from 0 to 1"), "{err}");
+    }
+    let err = ExpectFile::from_str(
+        "[[expect]]\nwhy = \"t\"\ncalled = \"a\"\nmin_score = 0.5\n",
+        "e.toml",
+    )
+    .unwrap_err();
+    assert!(err.to_string().contains("`min_score` does not apply"), "{err}");
+}
+
+#[test]
+fn the_per_step_diff_says_which_argument_and_value_and_what_is_out_of_order() {
+    // Reference a, b, c(q=1); the run: b, a, c(q=2), d.
+    let e = one(
+        "trajectory = [{ tool = \"a\" }, { tool = \"b\" }, { tool = \"c\", args = { q = 1 } }]\n",
+    );
+    let t = trace(&[
+        ("b", json!({}), None),
+        ("a", json!({}), None),
+        ("c", json!({"q": 2}), None),
+        ("d", json!({}), None),
+    ]);
+    let s = score_of(&e, &t);
+    // In strict order only one of a, b keeps the order (the later reference step is the one
+    // out of order); c differs.
+    assert_eq!(s.matched, 1);
+    let edits: Vec<String> = s
+        .edits
+        .iter()
+        .map(|x| format!("{:?} ref={:?} step={:?} {}", x.kind, x.reference, x.step, x.tool))
+        .collect();
+    let why: Vec<String> = s
+        .steps
+        .iter()
+        .map(|d| format!("#{} {} matched={}: {}", d.reference, d.tool, d.matched, d.why))
+        .collect();
+    insta::assert_snapshot!(format!("{}\n{}", edits.join("\n"), why.join("\n")), @r#"
+    OutOfOrder ref=Some(2) step=Some(0) b
+    Substituted ref=Some(3) step=Some(2) c
+    Extra ref=None step=Some(3) d
+    #1 a matched=true: matched step 1
+    #2 b matched=false: made at step 0, out of the reference's order
+    #3 c matched=false: step 2 called `c` but `/q` expected 1, got 2 (exact arguments)
+    "#);
+    // Unordered: a and b both count.
+    let e = one(
+        "trajectory = [{ tool = \"a\" }, { tool = \"b\" }, { tool = \"c\", args = { q = 1 } }]\nmatch = \"unordered\"\n",
+    );
+    let s = score_of(&e, &t);
+    assert_eq!((s.matched, s.expected, s.actual), (2, 3, 4));
+    assert!(s.edits.iter().all(|x| x.kind != EditKind::OutOfOrder));
+}
+
+/// SplitMix64, for reproducible random pairs.
+fn splitmix(seed: &mut u64) -> u64 {
+    *seed = seed.wrapping_add(0x9e37_79b9_7f4a_7c15);
+    let mut z = *seed;
+    z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+    z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+    z ^ (z >> 31)
+}
+
+#[test]
+fn the_score_counts_as_many_matches_as_a_brute_force_alignment_finds() {
+    let mut seed = 48u64;
+    let modes = ["strict", "unordered", "subset", "superset"];
+    let argss = ["exact", "ignore", "subset", "superset"];
+    let mut checked = 0;
+    for round in 0..400 {
+        let mut next = |n: u64| splitmix(&mut seed) % n;
+        let tools = ["a", "b", "c"];
+        let ne = next(6) as usize;
+        let na = next(7) as usize;
+        let reference: Vec<String> = (0..ne)
+            .map(|_| {
+                format!(
+                    "{{ tool = \"{}\", args = {{ x = {} }} }}",
+                    tools[next(3) as usize],
+                    next(2)
+                )
+            })
+            .collect();
+        let calls: Vec<(&str, Value, Option<Value>)> = (0..na)
+            .map(|_| {
+                let mut args = json!({"x": next(2)});
+                if next(3) == 0 {
+                    args["y"] = json!(1);
+                }
+                (tools[next(3) as usize], args, None)
+            })
+            .collect();
+        let t = trace(&calls);
+        let mode = modes[round % 4];
+        let args = argss[(round / 4) % 4];
+        let e = one(&format!(
+            "trajectory = [{}]\nmatch = \"{mode}\"\nargs = \"{args}\"\n",
+            reference.join(", ")
+        ));
+        let Check::Trajectory(traj) = &e.check else {
+            panic!()
+        };
+        let s = score_of(&e, &t);
+        let best = score::brute_force_matched(traj, &verdict::calls(&t));
+        assert_eq!(
+            s.matched, best,
+            "round {round}: {mode}/{args} reference {reference:?} run {calls:?}"
+        );
+        // Every reference step is explained once; edits and matches account for every call.
+        assert_eq!(s.steps.len(), ne);
+        let used = s.steps.iter().filter(|d| d.step.is_some()).count();
+        let extra = s.edits.iter().filter(|x| x.kind == EditKind::Extra).count();
+        assert_eq!(used + extra, na, "round {round}");
+        let (p, r, f1) = score::ratios(best, ne, na);
+        assert_eq!((s.precision, s.recall, s.f1), (p, r, f1));
+        // A met verdict in a mode that counts both sides means a perfect score.
+        if mode == "strict" || mode == "unordered" {
+            assert_eq!(e.evaluate(&t).is_met(), s.f1 == 1.0, "round {round}");
+        }
+        checked += 1;
+    }
+    assert_eq!(checked, 400);
+}

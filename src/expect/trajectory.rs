@@ -21,14 +21,14 @@ const GAP_EXTRA: i64 = 999;
 const GAP: i64 = PROBLEM + GAP_EXTRA;
 
 /// How one expected call compares with one actual call of the same tool.
-struct PairCmp {
-    diffs: Vec<ArgDiff>,
+pub(super) struct PairCmp {
+    pub(super) diffs: Vec<ArgDiff>,
     /// The actual call's arguments are not recorded (and the mode compares them).
-    unknown: bool,
+    pub(super) unknown: bool,
 }
 
 impl PairCmp {
-    fn ok(&self) -> bool {
+    pub(super) fn ok(&self) -> bool {
         self.diffs.is_empty() && !self.unknown
     }
 
@@ -43,7 +43,7 @@ impl PairCmp {
     }
 }
 
-fn compare(t: &Trajectory, e: usize, a: &Call<'_>) -> PairCmp {
+pub(super) fn compare(t: &Trajectory, e: usize, a: &Call<'_>) -> PairCmp {
     let exp = &t.calls[e];
     let mode = t.args_mode(&exp.tool);
     if *mode == ArgsMode::Ignore || exp.args.is_none() {

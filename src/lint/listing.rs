@@ -158,6 +158,7 @@ mod tests {
             ignored: None,
             fields: Vec::new(),
             baselined: false,
+            score: None,
         }
     }
 

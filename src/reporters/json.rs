@@ -160,6 +160,10 @@ struct V1Finding<'a> {
     /// JSON Lines only: accepted by the baseline (its `ignore_reason` says so); absent when not.
     #[serde(skip_serializing_if = "std::ops::Not::not")]
     baselined: bool,
+    /// E1 on a trajectory: precision, recall, F1, the alignment and the per-step reasons
+    /// (absent otherwise).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    score: Option<&'a crate::expect::Score>,
     evidence: Vec<V1Evidence<'a>>,
 }
 
@@ -262,6 +266,7 @@ fn finding<'a>(report: &'a Report, f: &'a Finding, extent: bool) -> V1Finding<'a
         signal: f.signal,
         ignore_reason: f.ignored.as_deref(),
         baselined: extent && f.baselined,
+        score: f.score.as_deref(),
         evidence: f
             .evidence
             .iter()

@@ -293,8 +293,37 @@ fn finding(path: &str, f: &Finding, p: &Painter, out: &mut dyn Write) -> io::Res
             e.note,
         )?;
     }
+    if let Some(score) = &f.score {
+        score_lines(score, p, out)?;
+    }
     if let Some(help) = &f.help {
         writeln!(out, "    {} {}", p.paint(BOLD, "help:"), terminal(help))?;
+    }
+    Ok(())
+}
+
+/// Most reference steps a trajectory's score explains in text (the JSON report has them all).
+const MAX_SCORE_STEPS: usize = 10;
+
+/// A trajectory's score, then why each reference step that did not match did not.
+fn score_lines(s: &crate::expect::Score, p: &Painter, out: &mut dyn Write) -> io::Result<()> {
+    writeln!(out, "    {} {}", p.paint(BOLD, "score:"), s.summary())?;
+    let unmatched: Vec<_> = s.steps.iter().filter(|d| !d.matched).collect();
+    for d in unmatched.iter().take(MAX_SCORE_STEPS) {
+        writeln!(
+            out,
+            "      reference #{} `{}`: {}",
+            d.reference,
+            terminal(&d.tool),
+            terminal(&d.why)
+        )?;
+    }
+    if unmatched.len() > MAX_SCORE_STEPS {
+        writeln!(
+            out,
+            "      ({} more reference steps in the JSON report)",
+            unmatched.len() - MAX_SCORE_STEPS
+        )?;
     }
     Ok(())
 }

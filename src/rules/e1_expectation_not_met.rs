@@ -124,6 +124,10 @@ impl Rule for ExpectationNotMet {
                     f.fields = first.fields.clone();
                     f.help = Some(format!("see {}: {}", e.declared_at, e.why));
                     f.details = details(&misses, note.as_deref());
+                    if let Some(score) = e.score(trace) {
+                        f.details.extend(score_lines(&score));
+                        f.score = Some(Box::new(score));
+                    }
                     let mut seen = vec![step.index];
                     for m in &misses {
                         for (s, note) in m
@@ -153,6 +157,38 @@ fn printable(s: &str) -> String {
     s.chars()
         .map(|c| if c.is_control() { ' ' } else { c })
         .collect()
+}
+
+/// Most per-step reasons listed in a finding's details (the JSON report's `score` has all).
+const MAX_SCORE_LINES: usize = 50;
+
+/// The score and why each reference step did or did not match, then the extra calls.
+fn score_lines(s: &crate::expect::Score) -> Vec<String> {
+    let mut out = vec![format!("score: {}", s.summary())];
+    let mut lines: Vec<String> = s
+        .steps
+        .iter()
+        .map(|d| printable(&format!("  reference #{} `{}`: {}", d.reference, d.tool, d.why)))
+        .chain(
+            s.edits
+                .iter()
+                .filter(|e| e.kind == crate::expect::EditKind::Extra)
+                .filter_map(|e| {
+                    let step = e.step?;
+                    Some(printable(&format!(
+                        "  step {step} `{}`: extra, the reference has no such call",
+                        e.tool
+                    )))
+                }),
+        )
+        .collect();
+    if lines.len() > MAX_SCORE_LINES {
+        let more = lines.len() - MAX_SCORE_LINES;
+        lines.truncate(MAX_SCORE_LINES);
+        lines.push(format!("  ({more} more in the JSON report's `score`)"));
+    }
+    out.extend(lines);
+    out
 }
 
 /// One block of lines per difference: what, the expected call, the closest actual call, and
