@@ -395,7 +395,7 @@ pub struct Finding {
     pub(crate) baselined: bool,
     /// E1 on a trajectory: how close the run came to the reference, with the reasons.
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub(crate) score: Option<Box<crate::expect::Score>>,
+    pub(crate) score: Option<Box<crate::model::score::Score>>,
 }
 
 impl Finding {

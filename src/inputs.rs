@@ -30,6 +30,10 @@ pub struct InputSpec {
 
 /// Extensions a directory walk picks up: the one list that `check --help`, the message for a
 /// directory without traces and the documentation show (`walked_extensions`).
+/// The note on a file found by walking a directory in which no record fits any format.
+pub const NOT_A_TRACE_NOTE: &str =
+    "skipped: found by walking, not a trace (no record of any format tracelint reads)";
+
 const TRACE_EXTENSIONS: &[&str] = &["json", "jsonl", "ndjson", "eval", "traj"];
 
 /// The walked extensions for people: `.json, .jsonl, .ndjson, .eval or .traj`.
@@ -295,7 +299,7 @@ pub fn skipped_not_traces(files: &[&str]) -> Option<String> {
     };
     Some(format!(
         "note: {} ({listed})",
-        crate::adapters::NOT_A_TRACE_NOTE
+        NOT_A_TRACE_NOTE
     ))
 }
 
@@ -366,10 +370,22 @@ fn walk_issue(root: &Path, e: &ignore::Error) -> InputIssue {
         Some(ignore::Error::Loop { .. }) => {
             InputIssue::file(shown, "symlink loop: this directory was already walked")
         }
-        Some(ignore::Error::Io(io)) => InputIssue::file(shown, format!("cannot read: {io}")),
+        Some(ignore::Error::Io(io)) => InputIssue::file(shown, format!("cannot read: {}", innermost(io))),
         Some(other) => InputIssue::file(shown, format!("cannot read: {other}")),
         None => InputIssue::file(shown, format!("cannot read: {e}")),
     }
+}
+
+/// The operating system's own words for an I/O error: the walker wraps them in its own error,
+/// whose text repeats the path the input error already names.
+fn innermost(io: &std::io::Error) -> String {
+    let Some(mut cur) = io.get_ref().map(|e| e as &(dyn std::error::Error + 'static)) else {
+        return io.to_string();
+    };
+    while let Some(next) = cur.source() {
+        cur = next;
+    }
+    cur.to_string()
 }
 
 fn has_trace_extension(path: &Path) -> bool {

@@ -40,7 +40,8 @@ pub use input::detect::{Container, Head, detect};
 pub use input::file::{parse_bytes, parse_file};
 pub(crate) use input::file::{load_whole, read_path};
 pub use input::format::InputFormat;
-pub use common::limits::{EMPTY_FILE, Limits, NOT_A_TRACE, NOT_A_TRACE_NOTE};
+pub use crate::inputs::NOT_A_TRACE_NOTE;
+pub use common::limits::{EMPTY_FILE, Limits, NOT_A_TRACE};
 pub use input::read::{ReadOptions, ReadOutcome, parse_reader};
 
 /// Run one adapter over a body.

@@ -11,6 +11,7 @@ pub mod patterns;
 pub mod registry;
 pub mod runtime;
 pub mod schema;
+pub mod score;
 pub mod toolset;
 
 use serde::Serialize;

@@ -163,7 +163,7 @@ struct V1Finding<'a> {
     /// E1 on a trajectory: precision, recall, F1, the alignment and the per-step reasons
     /// (absent otherwise).
     #[serde(skip_serializing_if = "Option::is_none")]
-    score: Option<&'a crate::expect::Score>,
+    score: Option<&'a crate::model::score::Score>,
     evidence: Vec<V1Evidence<'a>>,
 }
 

@@ -306,7 +306,7 @@ fn finding(path: &str, f: &Finding, p: &Painter, out: &mut dyn Write) -> io::Res
 const MAX_SCORE_STEPS: usize = 10;
 
 /// A trajectory's score, then why each reference step that did not match did not.
-fn score_lines(s: &crate::expect::Score, p: &Painter, out: &mut dyn Write) -> io::Result<()> {
+fn score_lines(s: &crate::model::score::Score, p: &Painter, out: &mut dyn Write) -> io::Result<()> {
     writeln!(out, "    {} {}", p.paint(BOLD, "score:"), s.summary())?;
     let unmatched: Vec<_> = s.steps.iter().filter(|d| !d.matched).collect();
     for d in unmatched.iter().take(MAX_SCORE_STEPS) {

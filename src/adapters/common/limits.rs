@@ -4,10 +4,6 @@
 /// The input error of an empty input (`check` turns it into a note when other inputs are linted).
 pub const EMPTY_FILE: &str = "the file is empty: nothing to lint";
 
-/// The note on a file found by walking a directory in which no record fits any format.
-pub const NOT_A_TRACE_NOTE: &str =
-    "skipped: found by walking, not a trace (no record of any format tracelint reads)";
-
 /// The input error of such a file when nothing else was linted.
 pub const NOT_A_TRACE: &str = "not a trace: no record of any format tracelint reads, and nothing else was linted; pass `--input-format FORMAT` if it is one";
 
