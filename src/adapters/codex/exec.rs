@@ -24,6 +24,7 @@ use crate::model::{
 
 use crate::adapters::common::agent::Session;
 use crate::adapters::common::content::{self, Collected, id_of};
+use crate::adapters::common::raw;
 use crate::adapters::common::cursor::{Cursor, child};
 
 /// The event types `codex exec --json` prints.
@@ -83,20 +84,7 @@ pub(super) fn sniff(m: &Map<String, Value>) -> u8 {
 
 /// Is this record a `codex exec --json` event (rather than a rollout line)?
 pub(super) fn is_event(raw: &RawValue) -> bool {
-    #[derive(Deserialize)]
-    struct Head {
-        #[serde(rename = "type", default)]
-        kind: Option<Value>,
-        #[serde(default)]
-        payload: Option<Value>,
-    }
-    serde_json::from_str::<Head>(raw.get()).is_ok_and(|h| {
-        h.payload.is_none()
-            && h.kind
-                .as_ref()
-                .and_then(Value::as_str)
-                .is_some_and(|k| EVENT_TYPES.contains(&k))
-    })
+    raw::is_typed_event(raw, EVENT_TYPES, "payload")
 }
 
 #[derive(Deserialize)]

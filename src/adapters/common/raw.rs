@@ -59,6 +59,16 @@ pub fn id(m: &Members<'_>, key: &str) -> Option<String> {
     }
 }
 
+/// Is this record an event of a stream: an object whose `type` is one of `types` and which has
+/// no (non-null) `unless` member, the key that marks the same tool's other record shape?
+pub fn is_typed_event(raw: &RawValue, types: &[&str], unless: &str) -> bool {
+    let Some(m) = object(raw) else {
+        return false;
+    };
+    m.get(unless).is_none_or(|r| r.get() == "null")
+        && string(&m, "type").is_some_and(|k| types.contains(&k.as_str()))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -74,5 +84,19 @@ mod tests {
         assert_eq!(value(&m, "z"), None);
         assert_eq!(string(&m, "n"), None);
         assert!(object(m["a"]).is_none());
+    }
+
+    #[test]
+    fn a_typed_event_has_its_type_and_not_the_other_shapes_key() {
+        let is = |text: &str| {
+            let raw: &RawValue = serde_json::from_str(text).unwrap();
+            is_typed_event(raw, &["init", "message"], "id")
+        };
+        assert!(is(r#"{"type": "init", "session_id": "s"}"#));
+        assert!(is(r#"{"type": "message", "id": null}"#));
+        assert!(!is(r#"{"type": "message", "id": "m1"}"#));
+        assert!(!is(r#"{"type": "result"}"#));
+        assert!(!is(r#"{"type": 3}"#));
+        assert!(!is(r#"["init"]"#));
     }
 }

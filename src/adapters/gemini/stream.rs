@@ -19,6 +19,7 @@ use crate::model::{
 
 use crate::adapters::common::agent::Session;
 use crate::adapters::common::content::{self, Collected, Item, id_of};
+use crate::adapters::common::raw;
 use crate::adapters::common::cursor::Cursor;
 
 /// The event types of a stream-json transcript.
@@ -48,20 +49,7 @@ pub(super) fn sniff(m: &Map<String, Value>) -> u8 {
 
 /// Is this record a stream-json event (rather than a session log record)?
 pub(super) fn is_event(raw: &RawValue) -> bool {
-    #[derive(Deserialize)]
-    struct Head {
-        #[serde(rename = "type", default)]
-        kind: Option<Value>,
-        #[serde(default)]
-        id: Option<Value>,
-    }
-    serde_json::from_str::<Head>(raw.get()).is_ok_and(|h| {
-        h.id.is_none()
-            && h.kind
-                .as_ref()
-                .and_then(Value::as_str)
-                .is_some_and(|k| EVENT_TYPES.contains(&k))
-    })
+    raw::is_typed_event(raw, EVENT_TYPES, "id")
 }
 
 /// Is this event an `init` (a run's start)?
