@@ -9,12 +9,13 @@ tracelint's adapters, so that `scripts/corpus/measure` can show where the two di
 A call is one request by the model to run one tool:
 
 - Claude Code session (`~/.claude/projects/*/*.jsonl`): each distinct `tool_use` id in the
-  content of `type: assistant` records.
+  content of `type: assistant` records, and in the sub-agent messages that newer versions
+  stream into the session as `type: progress` records (`data.message.message.content`).
 - Claude Code stream-json (`claude -p --output-format stream-json`): the same, in records
   without `parentUuid`.
 - Codex CLI rollout (`rollout-*.jsonl`): `response_item` payloads of type `function_call`,
-  `custom_tool_call` or `local_shell_call` (each distinct `call_id`; `web_search_call` is
-  not counted: the model asks for no arguments a user could check).
+  `custom_tool_call` or `local_shell_call` (each distinct `call_id`), and each
+  `web_search_call` (the hosted search the model asks for).
 - Codex CLI `exec --json`: `item.completed` items of type `command_execution`,
   `mcp_tool_call`, `file_change` or `web_search`.
 - Gemini CLI session (`chats/session-*.json`, `{sessionId, messages}`): the entries of
@@ -86,10 +87,14 @@ def content_items(msg):
 def claude_code(lines):
     ids, n, version = set(), 0, None
     for r in lines:
-        if r.get("type") != "assistant":
+        msg = r.get("message")
+        if r.get("type") == "progress" and isinstance(r.get("data"), dict):
+            inner = r["data"].get("message")
+            msg = inner.get("message") if isinstance(inner, dict) and inner.get("type") == "assistant" else None
+        elif r.get("type") != "assistant":
             continue
         version = version or r.get("version")
-        for it in content_items(r.get("message")):
+        for it in content_items(msg):
             if isinstance(it, dict) and it.get("type") in ("tool_use", "server_tool_use"):
                 key = it.get("id")
                 if key is None:
@@ -107,7 +112,9 @@ def codex_rollout(lines):
             version = version or p.get("cli_version")
         if r.get("type") != "response_item" or not p:
             continue
-        if p.get("type") in ("function_call", "custom_tool_call", "local_shell_call"):
+        if p.get("type") == "web_search_call":
+            n += 1
+        elif p.get("type") in ("function_call", "custom_tool_call", "local_shell_call"):
             key = p.get("call_id") or p.get("id")
             if key is None:
                 n += 1
