@@ -15,7 +15,7 @@ A call is one request by the model to run one tool:
   without `parentUuid`.
 - Codex CLI rollout (`rollout-*.jsonl`): `response_item` payloads of type `function_call`,
   `custom_tool_call` or `local_shell_call` (each distinct `call_id`), and each
-  `web_search_call` (the hosted search the model asks for).
+  `web_search_call` or `tool_search_call` (hosted search and tool discovery the model asks for).
 - Codex CLI `exec --json`: `item.completed` items of type `command_execution`,
   `mcp_tool_call`, `file_change` or `web_search`.
 - Gemini CLI session (`chats/session-*.json`, `{sessionId, messages}`): the entries of
@@ -112,7 +112,7 @@ def codex_rollout(lines):
             version = version or p.get("cli_version")
         if r.get("type") != "response_item" or not p:
             continue
-        if p.get("type") == "web_search_call":
+        if p.get("type") in ("web_search_call", "tool_search_call"):
             n += 1
         elif p.get("type") in ("function_call", "custom_tool_call", "local_shell_call"):
             key = p.get("call_id") or p.get("id")
