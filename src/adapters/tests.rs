@@ -41,6 +41,73 @@ fn empty_and_non_json_inputs() {
     );
 }
 
+/// JSON Lines after lines of text (a CLI's banner, a log line): one input error at line 1 says
+/// what was there, and the records that follow are read at their own lines.
+#[test]
+fn json_lines_after_a_banner_are_read_and_the_banner_said_once() {
+    let text = concat!(
+        "npm warn exec The following package was not found and will be installed: x@1\n",
+        "[2026-03-01 10:00:00] INFO starting run\n",
+        "\n",
+        r#"{"run_id":"a","steps":[{"type":"message","role":"user","content":"x"}]}"#,
+        "\n",
+        "{\"run_id\": \"b\", \"steps\": [\n",
+        r#"{"run_id":"c","steps":[]}"#,
+        "\n"
+    );
+    let (f, p) = parse_bytes(text.as_bytes(), "run.log", None);
+    assert_eq!(f, Some(InputFormat::Native));
+    let ids: Vec<_> = p.traces.iter().map(|t| t.run_id.as_str()).collect();
+    assert_eq!(ids, ["a", "c"]);
+    assert_eq!(p.traces[0].steps[0].at.line, 4);
+    let issues: Vec<String> = p.issues.iter().map(ToString::to_string).collect();
+    assert_eq!(
+        issues,
+        [
+            "run.log:1:1: lines 1–3 are not JSON (`npm warn exec The following package was not found and will be installed: x@1`): skipped; the JSON Lines records from line 4 on are read",
+            "run.log:5:26: invalid JSON: EOF while parsing a list",
+        ],
+        "{issues:?}"
+    );
+    // Given the format, the same.
+    let (_, p) = parse_bytes(text.as_bytes(), "run.log", Some(InputFormat::Native));
+    assert_eq!(p.traces.len(), 2);
+    assert_eq!(p.issues.len(), 2);
+    // One line of text, shown bounded.
+    let long = format!("{}\n{{\"run_id\":\"a\",\"steps\":[]}}\n", "x".repeat(200));
+    let (_, p) = parse_bytes(long.as_bytes(), "run.log", None);
+    assert_eq!(p.traces.len(), 1);
+    assert_eq!(
+        p.issues[0].message,
+        format!(
+            "line 1 is not JSON (`{}…`): skipped; the JSON Lines records from line 2 on are read",
+            "x".repeat(80)
+        )
+    );
+}
+
+/// Text with no record after it stays what it was: not JSON, at its first character; a
+/// pretty-printed document is not mistaken for text before records.
+#[test]
+fn text_without_records_is_still_not_json() {
+    let (f, p) = parse_bytes(b"hello\nworld\n", "h.txt", None);
+    assert_eq!(f, None);
+    assert_eq!(
+        p.issues[0].to_string(),
+        "h.txt:1:1: not JSON: a trace file must hold a JSON object, a JSON array or JSON Lines"
+    );
+    assert_eq!(p.issues.len(), 1);
+    let pretty = b"[\n{\"run_id\":\"a\",\"steps\":[]}\n]\n";
+    let (f, p) = parse_bytes(pretty, "a.json", None);
+    assert_eq!(f, Some(InputFormat::Native));
+    assert!(p.issues.is_empty(), "{:?}", p.issues);
+    // Text, then JSON that fits no format: that is what is said, not the skipped text.
+    let (f, p) = parse_bytes(b"banner\n{\"hello\": \"world\"}\n", "u.jsonl", None);
+    assert_eq!(f, None);
+    assert_eq!(p.issues.len(), 1, "{:?}", p.issues);
+    assert!(p.issues[0].message.contains("`hello`"), "{}", p.issues[0]);
+}
+
 #[test]
 fn tools_files_are_named_as_such_or_skipped_when_walked() {
     let text = br#"{"tools": [{"name": "t", "inputSchema": {}}]}"#;

@@ -125,26 +125,46 @@ pub fn parse_reader<R: BufRead>(
         0
     };
     let first_text = &first[bom_len..];
-    let lead = first_text.iter().position(|b| !b.is_ascii_whitespace());
-    let is_lines = !first_truncated
-        && lead.is_some_and(|i| first_text[i] == b'{')
-        && std::str::from_utf8(first_text)
-            .ok()
-            .is_some_and(|s| serde_json::from_str::<serde::de::IgnoredAny>(s).is_ok());
+    let mut is_lines = !first_truncated && is_record(first_text);
+    // Text before the records (a banner, a log line): skipped up to the first record, and said
+    // once, when a format reads what follows.
+    let mut preamble: Option<Preamble> = None;
+    if !is_lines && !first_truncated && is_text_line(first_text) {
+        match past_preamble(&mut reader, limits.max_record, &mut first) {
+            Ok(Some(mut found)) => {
+                first = std::mem::take(&mut found.record);
+                preamble = Some(found);
+                is_lines = true;
+            }
+            Ok(None) => {}
+            Err(e) => {
+                out.issue(InputIssue::file(path, format!("cannot read: {e}")));
+                return ReadOutcome::Failed;
+            }
+        }
+    }
     if is_lines {
-        let rest = LineReader::new(reader, path, limits.max_record).map(|r| {
+        // The line the first record is on, less one.
+        let base = preamble.as_ref().map_or(0, |p| p.lines);
+        let shift = |n: u32| n.saturating_add(base);
+        let rest = LineReader::new(reader, path, limits.max_record).map(move |r| {
             r.map(|mut l| {
-                l.number = l.number.saturating_add(1);
+                l.number = shift(l.number).saturating_add(1);
                 l
             })
             .map_err(|mut i| {
                 if i.line > 0 {
-                    i.line = i.line.saturating_add(1);
+                    i.line = shift(i.line).saturating_add(1);
                 }
                 i
             })
         });
-        let first_line = LineReader::new(&first[..], path, limits.max_record);
+        let first_line = LineReader::new(&first[..], path, limits.max_record).map(move |r| {
+            r.map(|mut l| {
+                l.number = shift(l.number);
+                l
+            })
+        });
         let mut all = first_line.chain(rest);
         let mut buffered: Vec<Result<Line, InputIssue>> = Vec::new();
         let format = match format {
@@ -176,6 +196,9 @@ pub fn parse_reader<R: BufRead>(
                 }
             }
         };
+        if let Some(p) = &preamble {
+            out.issue(p.issue(path));
+        }
         let mut scan = empty::Scan::default();
         let mut lines = buffered
             .into_iter()
@@ -367,4 +390,104 @@ fn read_first_line<R: BufRead>(
             return Ok(());
         }
     }
+}
+
+/// Lines looked at, at most, past a first line of text for the first JSON Lines record.
+const PREAMBLE_SCAN: usize = 1000;
+
+/// Characters of a skipped line shown in the issue that says it was skipped.
+const PREAMBLE_SHOWN: usize = 80;
+
+/// The lines of text before a JSON Lines file's first record (a banner, a log line).
+#[derive(Debug)]
+struct Preamble {
+    /// How many lines come before the first record.
+    lines: u32,
+    /// The first of them, as read (bounded).
+    text: String,
+    /// The first record's line, as read.
+    record: Vec<u8>,
+}
+
+impl Preamble {
+    /// The one input issue that says what was skipped.
+    fn issue(&self, path: &str) -> InputIssue {
+        let lines = if self.lines == 1 {
+            "line 1 is".to_owned()
+        } else {
+            format!("lines 1–{} are", self.lines)
+        };
+        let mut shown: String = self.text.chars().take(PREAMBLE_SHOWN).collect();
+        if shown.len() < self.text.len() {
+            shown.push('…');
+        }
+        InputIssue::at(
+            path,
+            1,
+            1,
+            format!(
+                "{lines} not JSON (`{shown}`): skipped; the JSON Lines records from line {} on are read",
+                self.lines.saturating_add(1)
+            ),
+        )
+    }
+}
+
+/// A line holding one JSON object: a JSON Lines record.
+fn is_record(line: &[u8]) -> bool {
+    let line = line.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(line);
+    line.iter()
+        .find(|b| !b.is_ascii_whitespace())
+        .is_some_and(|b| *b == b'{')
+        && std::str::from_utf8(line)
+            .is_ok_and(|s| serde_json::from_str::<serde::de::IgnoredAny>(s).is_ok())
+}
+
+/// A line of text that is not the start of a JSON document: not blank, and not JSON that
+/// merely goes on past the line (a pretty-printed document's `{` or `[`).
+fn is_text_line(line: &[u8]) -> bool {
+    let Ok(text) = std::str::from_utf8(line) else {
+        return false;
+    };
+    let text = text.trim();
+    !text.is_empty()
+        && serde_json::from_str::<serde::de::IgnoredAny>(text)
+            .is_err_and(|e| e.classify() != serde_json::error::Category::Eof)
+}
+
+/// After a first line of text (`first`): the lines up to the first JSON Lines record, within
+/// `PREAMBLE_SCAN` lines and `max` bytes. `None` when there is none: every line read was
+/// appended to `first`, which is then read as the document it may be.
+fn past_preamble<R: BufRead>(
+    reader: &mut R,
+    max: usize,
+    first: &mut Vec<u8>,
+) -> std::io::Result<Option<Preamble>> {
+    let text = String::from_utf8_lossy(first.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(first))
+        .trim()
+        .chars()
+        .take(PREAMBLE_SHOWN + 1)
+        .collect::<String>();
+    let mut lines: u32 = 1;
+    for _ in 0..PREAMBLE_SCAN {
+        let mut line = Vec::new();
+        let mut truncated = false;
+        read_first_line(reader, max, &mut line, &mut truncated)?;
+        if line.is_empty() {
+            return Ok(None);
+        }
+        if !truncated && is_record(&line) {
+            return Ok(Some(Preamble {
+                lines,
+                text,
+                record: line,
+            }));
+        }
+        first.extend_from_slice(&line);
+        lines = lines.saturating_add(1);
+        if truncated || first.len() > max {
+            return Ok(None);
+        }
+    }
+    Ok(None)
 }
