@@ -6,6 +6,7 @@
 //! format its body. Adapters never see rules, sources or reports; a problem with one record is
 //! an `InputIssue`, and the rest is still read.
 
+pub mod antigravity;
 pub mod atif;
 pub mod claude;
 pub mod cline;
@@ -88,6 +89,12 @@ pub fn parse_body(format: InputFormat, body: Body<'_>, input: &InputRef, out: &m
             opencode::parse_document(text, input, out);
         }
         (InputFormat::OpenCode, Body::Lines(lines)) => opencode::parse_lines(lines, input, out),
+        (InputFormat::Antigravity, Body::Document(text)) => {
+            antigravity::parse_document(text, input, out);
+        }
+        (InputFormat::Antigravity, Body::Lines(lines)) => {
+            antigravity::parse_lines(lines, input, out);
+        }
         (InputFormat::Pi, Body::Document(text)) => pi::parse_document(text, input, out),
         (InputFormat::Pi, Body::Lines(lines)) => pi::parse_lines(lines, input, out),
         (InputFormat::Dataset, Body::Document(text)) => dataset::parse_document(text, input, out),

@@ -35,6 +35,9 @@ pub enum InputFormatArg {
     Pi,
     /// OpenCode sessions (`opencode export`, `opencode run --format json`).
     Opencode,
+    /// Google Antigravity step logs (a conversation's `CORTEX_STEP_TYPE_…` steps).
+    #[value(alias = "google-antigravity")]
+    Antigravity,
     /// Inspect AI eval logs (`.json`, `.eval`).
     #[value(alias = "inspect-ai")]
     Inspect,
@@ -77,6 +80,7 @@ impl InputFormatArg {
             InputFormatArg::CopilotCli => Some(F::CopilotCli),
             InputFormatArg::Pi => Some(F::Pi),
             InputFormatArg::Opencode => Some(F::OpenCode),
+            InputFormatArg::Antigravity => Some(F::Antigravity),
         }
     }
 }

@@ -74,6 +74,31 @@ pub struct TraceLint {
     pub outline: Option<Outline>,
 }
 
+/// Each call of `trace` with `runtime`'s verdict on it, read from its result: the evidence a
+/// capture is chosen by when the session records no CLI version.
+fn evidence(trace: &Trace, runtime: Runtime) -> Vec<Evidence<'_>> {
+    let pairing = crate::model::Pairing::new(trace);
+    trace
+        .steps
+        .iter()
+        .filter_map(|s| {
+            let call = s.as_call()?;
+            let result = pairing
+                .result_for(s.index)
+                .and_then(|i| trace.steps.get(i))
+                .and_then(|r| r.as_result());
+            Some(Evidence {
+                name: call.name.as_str(),
+                args: match &call.args {
+                    crate::model::Args::Known(v) => Some(v),
+                    _ => None,
+                },
+                verdict: runtime::verdict(runtime, result),
+            })
+        })
+        .collect()
+}
+
 impl TraceLint {
     /// The facts about `trace` that do not need linting (for `--parse-only` and mirrors).
     pub fn of(trace: &Trace) -> Self {
@@ -117,37 +142,26 @@ impl Linter {
                 (BuiltinKey::ClaudeCode(idx), m)
             }
             Agent::Codex => {
-                let (c, m) = CodexTools::get().choose(
-                    attr(crate::model::ATTR_AGENT_VERSION),
-                    attr(crate::model::ATTR_MODEL),
-                );
+                let version = attr(crate::model::ATTR_AGENT_VERSION);
+                let model = attr(crate::model::ATTR_MODEL);
+                let (c, m) = if own && version.is_none() {
+                    // No version recorded: the runtime's verdicts on the calls decide.
+                    CodexTools::get().choose_by_evidence(
+                        model,
+                        trace.attribute(crate::adapters::codex::ATTR_STARTED),
+                        &evidence(trace, Runtime::Codex),
+                        &self.run.schemas,
+                    )
+                } else {
+                    CodexTools::get().choose(version, model)
+                };
                 (BuiltinKey::Codex(c), m)
             }
             Agent::GeminiCli => {
                 let (idx, m) = if own {
-                    let pairing = crate::model::Pairing::new(trace);
-                    let calls: Vec<Evidence<'_>> = trace
-                        .steps
-                        .iter()
-                        .filter_map(|s| {
-                            let call = s.as_call()?;
-                            let result = pairing
-                                .result_for(s.index)
-                                .and_then(|i| trace.steps.get(i))
-                                .and_then(|r| r.as_result());
-                            Some(Evidence {
-                                name: call.name.as_str(),
-                                args: match &call.args {
-                                    crate::model::Args::Known(v) => Some(v),
-                                    _ => None,
-                                },
-                                verdict: runtime::verdict(Runtime::GeminiCli, result),
-                            })
-                        })
-                        .collect();
                     GeminiTools::get().choose(
                         trace.attribute(crate::adapters::gemini::ATTR_STARTED),
-                        &calls,
+                        &evidence(trace, Runtime::GeminiCli),
                         &self.run.schemas,
                     )
                 } else {

@@ -76,6 +76,65 @@ fn lint_gemini(started: &str, calls: &[(&str, serde_json::Value, &str, &str)]) -
         .lint(&parsed.traces[0])
 }
 
+/// A Codex CLI rollout that records no `cli_version` (started `started`, model `model`) whose
+/// calls are `calls`: (tool, arguments, what the CLI answered), linted with no `--tools`.
+fn lint_codex(started: &str, model: &str, calls: &[(&str, serde_json::Value, &str)]) -> TraceLint {
+    let mut lines = vec![
+        serde_json::json!({"timestamp": started, "type": "session_meta",
+            "payload": {"id": "s", "timestamp": started, "cwd": "/w", "originator": "codex_cli_rs"}}),
+        serde_json::json!({"timestamp": started, "type": "turn_context",
+            "payload": {"cwd": "/w", "model": model}}),
+    ];
+    for (i, (name, args, answer)) in calls.iter().enumerate() {
+        lines.push(serde_json::json!({"timestamp": started, "type": "response_item",
+            "payload": {"type": "function_call", "name": name, "arguments": args.to_string(), "call_id": format!("c{i}")}}));
+        lines.push(serde_json::json!({"timestamp": started, "type": "response_item",
+            "payload": {"type": "function_call_output", "call_id": format!("c{i}"), "output": answer}}));
+    }
+    let text: String = lines.iter().map(|l| format!("{l}\n")).collect();
+    let (format, parsed) = parse_bytes(text.as_bytes(), "rollout.jsonl", None);
+    assert_eq!(format, Some(InputFormat::Codex));
+    Linter::new(None, crate::rules::Selection::default(), RuleSettings::default())
+        .lint(&parsed.traces[0])
+}
+
+/// A rollout without `cli_version` is matched by its calls, not given the newest capture: its
+/// `shell_command` calls ran, so a release that sends `shell_command` judges them (no R7, no
+/// hard defect), and the note says which release, why and how sure. A call the CLI refused is
+/// still the hard defect.
+#[test]
+fn a_codex_rollout_without_a_version_is_matched_by_its_calls() {
+    let ran = "Exit code: 0\nWall time: 0.1 seconds\nOutput:\nsrc\n";
+    let lint = lint_codex(
+        "2026-08-01T10:00:00.000Z",
+        "gpt-5-codex",
+        &[
+            ("shell_command", serde_json::json!({"command": "ls", "workdir": "/w"}), ran),
+            ("shell_command", serde_json::json!({"command": "cat a"}), ran),
+            ("update_plan", serde_json::json!({"plan": [{"step": "x", "status": "completed"}]}), "Plan updated"),
+        ],
+    );
+    assert!(lint.outcome.findings.is_empty(), "{:?}", lint.outcome.findings);
+    insta::assert_snapshot!(lint.notes.join("\n"));
+    let lint = lint_codex(
+        "2026-08-01T10:00:00.000Z",
+        "gpt-5-codex",
+        &[(
+            "shell_command",
+            serde_json::json!({"cmd": "ls"}),
+            "failed to parse function arguments: missing field `command` at line 1 column 12",
+        )],
+    );
+    let hard: Vec<(RuleId, Tier)> = lint
+        .outcome
+        .findings
+        .iter()
+        .map(|f| (f.rule(), f.tier()))
+        .filter(|(_, t)| *t == Tier::HardDefect)
+        .collect();
+    assert_eq!(hard, [(RuleId::R1, Tier::HardDefect)]);
+}
+
 #[test]
 fn a_gemini_cli_newer_than_every_capture_is_told_to_update_and_gets_no_hard_defect() {
     // `read_file` with a number for `file_path` ran: every capture rejects it, so the CLI is

@@ -50,6 +50,8 @@ pub const AGENT_COPILOT_CLI: &str = "copilot-cli";
 pub const AGENT_PI: &str = "pi";
 /// `ATTR_AGENT` of an OpenCode session.
 pub const AGENT_OPENCODE: &str = "opencode";
+/// `ATTR_AGENT` of a Google Antigravity step log.
+pub const AGENT_ANTIGRAVITY: &str = "antigravity";
 
 /// `Trace::attributes` key: the trace is a copy of one that has its own file (a Claude Code
 /// sub-agent read from `agent_progress` mirror lines), dropped when that file is linted too.

@@ -29,6 +29,8 @@ use crate::adapters::common::json_pos::{Line, error_message};
 
 /// `Trace::attributes` key: the Codex CLI version the session records.
 pub const ATTR_CLI_VERSION: &str = "codex_cli_version";
+/// `Trace::attributes` key: when the session started (its `session_meta`'s `timestamp`).
+pub const ATTR_STARTED: &str = "session_started";
 /// `Trace::attributes` key: the model the session's first turn ran.
 pub const ATTR_MODEL: &str = crate::model::ATTR_MODEL;
 
@@ -115,6 +117,8 @@ struct Record<'a> {
 struct Meta {
     #[serde(default)]
     id: Option<String>,
+    #[serde(default)]
+    timestamp: Option<String>,
     #[serde(default)]
     cwd: Option<String>,
     #[serde(default)]
@@ -328,6 +332,7 @@ impl<'i> Reader<'i> {
             self.session_id = m.id.clone().filter(|s| !s.is_empty());
         }
         let s = &mut self.session;
+        s.attribute(ATTR_STARTED, m.timestamp.as_deref());
         s.attribute(ATTR_CLI_VERSION, m.cli_version.as_deref());
         s.attribute(crate::model::ATTR_AGENT_VERSION, m.cli_version.as_deref());
         s.attribute("originator", m.originator.as_deref());

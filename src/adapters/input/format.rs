@@ -2,7 +2,7 @@
 
 use serde_json::Value;
 
-use crate::adapters::{atif, claude, cline, codex, copilot, dataset, gemini, inspect, langfuse, langsmith, miniswe, native, openai, opencode, openhands, otel, pi, sweagent};
+use crate::adapters::{antigravity, atif, claude, cline, codex, copilot, dataset, gemini, inspect, langfuse, langsmith, miniswe, native, openai, opencode, openhands, otel, pi, sweagent};
 
 /// The input formats tracelint reads.
 ///
@@ -36,6 +36,8 @@ pub enum InputFormat {
     Pi,
     /// OpenCode sessions (`opencode export`, `opencode run --format json`).
     OpenCode,
+    /// Google Antigravity step logs (a trajectory's `CORTEX_STEP_TYPE_…` steps).
+    Antigravity,
     /// Inspect AI eval logs (`.json`, and `.eval` zip archives).
     Inspect,
     /// Harbor ATIF trajectories (`agent/trajectory.json`).
@@ -66,6 +68,7 @@ impl InputFormat {
         InputFormat::CopilotCli,
         InputFormat::Pi,
         InputFormat::OpenCode,
+        InputFormat::Antigravity,
         InputFormat::Inspect,
         InputFormat::Atif,
         InputFormat::SweAgent,
@@ -89,6 +92,7 @@ impl InputFormat {
             InputFormat::CopilotCli => "copilot-cli",
             InputFormat::Pi => "pi",
             InputFormat::OpenCode => "opencode",
+            InputFormat::Antigravity => "antigravity",
             InputFormat::Inspect => "inspect",
             InputFormat::Atif => "atif",
             InputFormat::SweAgent => "swe-agent",
@@ -113,6 +117,7 @@ impl InputFormat {
             "copilot-cli" | "copilot" => Some(InputFormat::CopilotCli),
             "pi" | "pi-coding-agent" => Some(InputFormat::Pi),
             "opencode" => Some(InputFormat::OpenCode),
+            "antigravity" | "google-antigravity" => Some(InputFormat::Antigravity),
             "inspect" | "inspect-ai" | "inspect_ai" => Some(InputFormat::Inspect),
             "atif" | "harbor" => Some(InputFormat::Atif),
             "swe-agent" | "swe_agent" | "sweagent" => Some(InputFormat::SweAgent),
@@ -137,6 +142,7 @@ impl InputFormat {
             InputFormat::CopilotCli => copilot::sniff(record),
             InputFormat::Pi => pi::sniff(record),
             InputFormat::OpenCode => opencode::sniff(record),
+            InputFormat::Antigravity => antigravity::sniff(record),
             InputFormat::Inspect => inspect::sniff(record),
             InputFormat::Atif => atif::sniff(record),
             InputFormat::SweAgent => sweagent::sniff(record),

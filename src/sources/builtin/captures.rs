@@ -9,9 +9,11 @@ use std::collections::BTreeMap;
 use serde::Deserialize;
 use serde_json::Value;
 
+use crate::model::runtime::Verdict;
+use crate::model::schema::SchemaCache;
 use crate::model::{SchemaSource, ToolRegistry, ToolSpec};
 
-use super::{Version, parse_version, show};
+use super::{Matched, Version, parse_version, show};
 
 /// One capture: the tools a release sent in one configuration.
 #[derive(Debug, Deserialize)]
@@ -173,6 +175,191 @@ pub(crate) fn fields_by_tool<'a>(
         }
     }
     out
+}
+
+/// One call of a session, with the CLI's verdict on it: what a capture is matched by when the
+/// session records no CLI version.
+#[derive(Debug, Clone)]
+pub struct Evidence<'a> {
+    /// The tool called.
+    pub name: &'a str,
+    /// Its arguments, when recorded as an object.
+    pub args: Option<&'a Value>,
+    /// What the CLI did with it.
+    pub verdict: Verdict,
+}
+
+/// A release offered to `by_evidence`.
+pub(crate) struct Offered<'a> {
+    pub(crate) version: Version,
+    /// `YYYY-MM-DD` the release was published on npm (empty: unknown).
+    pub(crate) published: &'a str,
+    /// The tool sets it sends (one per model or configuration): a tool is the release's when
+    /// one set has it, and a call is accepted when one set's schema of the tool accepts it.
+    pub(crate) sets: Vec<&'a ToolSet>,
+}
+
+/// The release (of `releases`, ascending) for a session of `agent` (`Gemini CLI`) that records
+/// no CLI version, started at `started` (RFC 3339, as the session records it) and made `calls`,
+/// each with the CLI's verdict on it. The evidence decides: the release whose schemas agree
+/// with the most verdicts (a call the CLI ran is accepted, one it refused is rejected, a tool
+/// it said does not exist is absent; parameter names settle most sessions: `file_path` against
+/// `absolute_path`). Among releases that agree equally, the newest published by the day the
+/// session started wins, then the oldest of the others (the registry's publishing dates can
+/// be later than a release's first use). The note says which, why, and how sure.
+pub(crate) fn by_evidence(
+    agent: &str,
+    releases: &[Offered<'_>],
+    started: Option<&str>,
+    calls: &[Evidence<'_>],
+    schemas: &BTreeMap<String, Value>,
+    cache: &SchemaCache,
+) -> (usize, Matched) {
+    let last = releases.len() - 1;
+    let day = started
+        .map(str::trim)
+        .filter(|s| s.len() >= 10 && s.is_char_boundary(10) && s.as_bytes()[4] == b'-')
+        .map(|s| &s[..10]);
+    let mut known: Vec<&str> = releases
+        .iter()
+        .flat_map(|r| r.sets.iter().flat_map(|s| s.tools.keys().map(String::as_str)))
+        .collect();
+    known.sort_unstable();
+    known.dedup();
+    let scores = agreement(releases, calls, schemas, cache);
+    let judged = calls
+        .iter()
+        .filter(|c| match c.verdict {
+            Verdict::UnknownTool => true,
+            Verdict::Ran | Verdict::Refused(_) => known.binary_search(&c.name).is_ok(),
+            Verdict::None => false,
+        })
+        .count();
+    let best = scores.iter().copied().max().unwrap_or(0);
+    let tied: Vec<usize> = (0..releases.len()).filter(|i| scores[*i] == best).collect();
+    let published = |i: usize| {
+        day.is_some_and(|d| !releases[i].published.is_empty() && releases[i].published <= d)
+    };
+    let by_day = (0..releases.len()).rev().find(|i| published(*i));
+    let (idx, why) = if judged == 0 {
+        match (day, by_day) {
+            (None, _) => (last, "no start time recorded: the newest capture".to_owned()),
+            (Some(d), Some(b)) => (
+                b,
+                format!("the newest capture published by the day it started ({d})"),
+            ),
+            (Some(d), None) => (
+                0,
+                format!(
+                    "the session started ({d}) before every captured release: the oldest capture"
+                ),
+            ),
+        }
+    } else if let Some(i) = tied.iter().rev().copied().find(|i| published(*i)) {
+        // The newest published by then is among them whenever it agrees as well.
+        (
+            i,
+            format!(
+                "the newest published by the day it started ({})",
+                day.unwrap_or_default()
+            ),
+        )
+    } else {
+        (
+            tied[0],
+            match day {
+                Some(d) => {
+                    format!("the oldest, none being published by the day it started ({d})")
+                }
+                None => "the oldest, the session recording no start time".to_owned(),
+            },
+        )
+    };
+    let shown = show(releases[idx].version);
+    let note = if judged == 0 {
+        format!(
+            "the session records no {agent} version and no call to judge it by; using {shown}, {why}"
+        )
+    } else {
+        let others = match tied.len() {
+            1 => "the only capture that agrees this well".to_owned(),
+            n => format!(
+                "of the {n} captures that agree this well, {}–{}, {why}",
+                show(releases[tied[0]].version),
+                show(releases[tied[n - 1]].version)
+            ),
+        };
+        format!(
+            "the session records no {agent} version; using {shown}, whose schemas agree with the CLI's verdict on {best} of the {judged} calls it judged ({others})"
+        )
+    };
+    (
+        idx,
+        Matched {
+            version: shown,
+            note: Some(note),
+            exact: false,
+            newer: judged > 0 && best < judged && idx == last,
+        },
+    )
+}
+
+/// For each release, how many of `calls` its tools agree with the CLI on.
+fn agreement(
+    releases: &[Offered<'_>],
+    calls: &[Evidence<'_>],
+    schemas: &BTreeMap<String, Value>,
+    cache: &SchemaCache,
+) -> Vec<usize> {
+    // Each call's acceptance under a schema, computed once per (call, schema hash).
+    let mut memo: BTreeMap<(usize, &str), bool> = BTreeMap::new();
+    let mut accepts = |c: usize, call: &Evidence<'_>, hash: &str| -> bool {
+        let Some((key, schema)) = schemas.get_key_value(hash) else {
+            return true;
+        };
+        if let Some(a) = memo.get(&(c, key.as_str())) {
+            return *a;
+        }
+        let ok = match (call.args, cache.get(schema).as_ref()) {
+            (Some(args), Ok(v)) => v.is_valid(args),
+            _ => true,
+        };
+        memo.insert((c, key.as_str()), ok);
+        ok
+    };
+    let mut scores = vec![0; releases.len()];
+    for (r, release) in releases.iter().enumerate() {
+        for (c, call) in calls.iter().enumerate() {
+            let holding: Vec<&ToolSet> = release
+                .sets
+                .iter()
+                .copied()
+                .filter(|s| s.tools.contains_key(call.name))
+                .collect();
+            if holding.is_empty() {
+                scores[r] += usize::from(call.verdict == Verdict::UnknownTool);
+                continue;
+            }
+            if !matches!(call.verdict, Verdict::Ran | Verdict::Refused(_)) {
+                continue;
+            }
+            let mut any = false;
+            for set in holding {
+                let Some(hash) = &set.tools[call.name] else {
+                    // A hosted tool: no schema to refuse anything.
+                    any = true;
+                    break;
+                };
+                let hashes = std::iter::once(hash)
+                    .chain(set.alternates.get(call.name).into_iter().flatten());
+                for h in hashes {
+                    any = any || accepts(c, call, h);
+                }
+            }
+            scores[r] += usize::from(any == (call.verdict == Verdict::Ran));
+        }
+    }
+    scores
 }
 
 /// The capture for a recorded `version` among `versions` (ascending, not empty): the same one,

@@ -17,8 +17,9 @@ use serde_json::Value;
 
 use crate::model::ToolRegistry;
 
-use super::captures::{self, Candidate, Leading, Runtime, ToolSet};
+use super::captures::{self, Candidate, Evidence, Leading, Offered, Runtime, ToolSet};
 use super::{Matched, Version, parse_version, show};
+use crate::model::schema::SchemaCache;
 pub use super::names::CODEX;
 
 /// The embedded bundle.
@@ -46,6 +47,8 @@ struct RawBundle {
 #[derive(Deserialize)]
 struct RawVersion {
     #[serde(default)]
+    published: String,
+    #[serde(default)]
     models: BTreeMap<String, String>,
     #[serde(default)]
     unknown_model: Option<String>,
@@ -54,6 +57,8 @@ struct RawVersion {
 /// One captured release: its model → tool set, and the set an unknown model gets.
 struct Release {
     version: Version,
+    /// `YYYY-MM-DD` the release was published on npm.
+    published: String,
     models: BTreeMap<String, String>,
     unknown_model: Option<String>,
 }
@@ -108,6 +113,7 @@ impl CodexTools {
                 .filter_map(|(v, r)| {
                     Some(Release {
                         version: parse_version(&v)?,
+                        published: r.published,
                         models: r.models,
                         unknown_model: r.unknown_model,
                     })
@@ -147,11 +153,61 @@ impl CodexTools {
     /// The capture for a session that records `version` and `model` (either may be missing).
     pub fn choose(&self, version: Option<&str>, model: Option<&str>) -> (Choice, Matched) {
         let versions: Vec<Version> = self.releases.iter().map(|r| r.version).collect();
-        let (idx, mut note) = captures::match_version("Codex CLI", &versions, version);
+        let (idx, note) = captures::match_version("Codex CLI", &versions, version);
         let exact = version.is_some() && note.is_none();
         let newer = version
             .and_then(parse_version)
             .is_some_and(|w| versions.last().is_some_and(|l| w > *l));
+        self.for_model(idx, model, note, exact, newer)
+    }
+
+    /// The capture for a rollout that records no CLI version (its `session_meta` has no
+    /// `cli_version`), ran `model` and started at `started`: the evidence of its calls decides
+    /// (`captures::by_evidence`), each release judged by its tools for `model` when it was
+    /// captured with that model, else by every model's tools; among equals the newest
+    /// published by the day it started.
+    pub fn choose_by_evidence(
+        &self,
+        model: Option<&str>,
+        started: Option<&str>,
+        calls: &[Evidence<'_>],
+        cache: &SchemaCache,
+    ) -> (Choice, Matched) {
+        let offered: Vec<Offered<'_>> = self
+            .releases
+            .iter()
+            .map(|r| {
+                let own = model.and_then(|m| r.models.get(m));
+                let sets = match own {
+                    Some(h) => self.toolsets.get(h).into_iter().collect(),
+                    None => r
+                        .sets()
+                        .into_iter()
+                        .filter_map(|h| self.toolsets.get(h))
+                        .collect(),
+                };
+                Offered {
+                    version: r.version,
+                    published: &r.published,
+                    sets,
+                }
+            })
+            .collect();
+        let (idx, m) =
+            captures::by_evidence("Codex CLI", &offered, started, calls, &self.schemas, cache);
+        self.for_model(idx, model, m.note, false, m.newer)
+    }
+
+    /// The choice of release `idx` for `model`, and how it was matched (`note`: how the
+    /// release was; the model's match is added).
+    fn for_model(
+        &self,
+        idx: usize,
+        model: Option<&str>,
+        mut note: Option<String>,
+        exact: bool,
+        newer: bool,
+    ) -> (Choice, Matched) {
         let release = &self.releases[idx];
         let captured = model.filter(|m| release.models.contains_key(*m));
         let shown = show(release.version);
@@ -293,6 +349,50 @@ mod tests {
             shell.source.0.contains("not sent by 0.171.0 gpt-5.5"),
             "{}",
             shell.source
+        );
+    }
+
+    #[test]
+    fn without_a_version_the_calls_choose_the_release() {
+        let t = CodexTools::get();
+        let cache = SchemaCache::default();
+        let ran = |name, args| Evidence {
+            name,
+            args: Some(args),
+            verdict: crate::model::runtime::Verdict::Ran,
+        };
+        // `shell_command` ran: a release that sends it, for the session's model.
+        let args = serde_json::json!({"command": "ls", "workdir": "/w"});
+        let calls = [ran("shell_command", &args)];
+        let started = Some("2026-12-01T00:00:00Z");
+        let (c, m) = t.choose_by_evidence(Some("gpt-5-codex"), started, &calls, &cache);
+        let r = t.registry(&c);
+        assert_eq!(
+            r.get("shell_command").unwrap().source.0,
+            r.sources[0],
+            "{m:?}"
+        );
+        assert!(m.version.ends_with(" for model gpt-5-codex"), "{m:?}");
+        assert!(!m.exact);
+        let note = m.note.unwrap();
+        assert!(
+            note.contains("the session records no Codex CLI version; using ")
+                && note.contains("whose schemas agree with the CLI's verdict on 1 of the 1 calls it judged"),
+            "{note}"
+        );
+        // `shell` with an argv ran: the releases that sent `shell`, not the newest.
+        let argv = serde_json::json!({"command": ["bash", "-lc", "ls"]});
+        let calls = [ran("shell", &argv)];
+        let (c, m) = t.choose_by_evidence(None, started, &calls, &cache);
+        let r = t.registry(&c);
+        assert_eq!(r.get("shell").unwrap().source.0, r.sources[0], "{m:?}");
+        assert_ne!(m.version, "0.171.0");
+        // Nothing to judge by: the day decides.
+        let (_, m) = t.choose_by_evidence(None, started, &[], &cache);
+        assert!(
+            m.note.unwrap().contains(
+                "the session records no Codex CLI version and no call to judge it by; using"
+            )
         );
     }
 

@@ -17,22 +17,11 @@ use serde_json::Value;
 
 use crate::model::ToolRegistry;
 
-use super::captures::{self, Candidate, Leading, Runtime, ToolSet};
-use crate::model::runtime::Verdict;
+pub use super::captures::Evidence;
+use super::captures::{self, Candidate, Leading, Offered, Runtime, ToolSet};
 use super::{Matched, Version, parse_version, show};
 use crate::model::schema::SchemaCache;
 pub use super::names::GEMINI_CLI;
-
-/// One call of a session, with the CLI's verdict on it: what a capture is matched by.
-#[derive(Debug, Clone)]
-pub struct Evidence<'a> {
-    /// The tool called.
-    pub name: &'a str,
-    /// Its arguments, when recorded as an object.
-    pub args: Option<&'a Value>,
-    /// What the CLI did with it.
-    pub verdict: Verdict,
-}
 
 /// The embedded bundle.
 const BUNDLE: &str = include_str!("../../../data/gemini-cli-tools/bundle.json");
@@ -141,156 +130,25 @@ impl GeminiTools {
 
     /// The capture for a session that started at `started` (an RFC 3339 time, as the session
     /// records it) and made the calls `calls`, each with the CLI's verdict on it. The session
-    /// records no CLI version, so the evidence decides: the capture whose schemas agree with
-    /// the most verdicts (a call the CLI ran is accepted, one it refused is rejected, a tool it
-    /// said does not exist is absent; parameter names settle most sessions: `file_path` against
-    /// `absolute_path`). Among captures that agree equally, the newest published by the day the
-    /// session started wins, then the newest of the others published by then, then the oldest
-    /// of the rest (the mirror's publishing dates can be later than a release's first use).
+    /// records no CLI version, so the evidence decides (`captures::by_evidence`): the capture
+    /// whose schemas agree with the most verdicts, among equals the newest published by the day
+    /// the session started, then the oldest of the rest.
     pub fn choose(
         &self,
         started: Option<&str>,
         calls: &[Evidence<'_>],
         cache: &SchemaCache,
     ) -> (usize, Matched) {
-        let last = self.releases.len() - 1;
-        let day = started
-            .map(str::trim)
-            .filter(|s| s.len() >= 10 && s.is_char_boundary(10) && s.as_bytes()[4] == b'-')
-            .map(|s| &s[..10]);
-        let known = self.tool_names();
-        let scores = self.agreement(calls, cache);
-        let judged = calls
+        let offered: Vec<Offered<'_>> = self
+            .releases
             .iter()
-            .filter(|c| match c.verdict {
-                Verdict::UnknownTool => true,
-                Verdict::Ran | Verdict::Refused(_) => known.binary_search(&c.name).is_ok(),
-                Verdict::None => false,
+            .map(|r| Offered {
+                version: r.version,
+                published: &r.published,
+                sets: vec![&r.tools],
             })
-            .count();
-        let best = scores.iter().copied().max().unwrap_or(0);
-        let tied: Vec<usize> = (0..self.releases.len())
-            .filter(|i| scores[*i] == best)
             .collect();
-        let published = |i: usize| {
-            day.is_some_and(|d| {
-                !self.releases[i].published.is_empty() && self.releases[i].published.as_str() <= d
-            })
-        };
-        let by_day = (0..self.releases.len()).rev().find(|i| published(*i));
-        let (idx, why) = if judged == 0 {
-            match (day, by_day) {
-                (None, _) => (last, "no start time recorded: the newest capture".to_owned()),
-                (Some(d), Some(b)) => (
-                    b,
-                    format!("the newest capture published by the day it started ({d})"),
-                ),
-                (Some(d), None) => (
-                    0,
-                    format!(
-                        "the session started ({d}) before every captured release: the oldest capture"
-                    ),
-                ),
-            }
-        } else if let Some(i) = tied.iter().rev().copied().find(|i| published(*i)) {
-            // The newest published by then is among them whenever it agrees as well.
-            (
-                i,
-                format!(
-                    "the newest published by the day it started ({})",
-                    day.unwrap_or_default()
-                ),
-            )
-        } else {
-            (
-                tied[0],
-                match day {
-                    Some(d) => {
-                        format!("the oldest, none being published by the day it started ({d})")
-                    }
-                    None => "the oldest, the session recording no start time".to_owned(),
-                },
-            )
-        };
-        let shown = show(self.releases[idx].version);
-        let note = if judged == 0 {
-            format!("the session records no Gemini CLI version and no call to judge it by; using {shown}, {why}")
-        } else {
-            let others = match tied.len() {
-                1 => "the only capture that agrees this well".to_owned(),
-                n => format!(
-                    "of the {n} captures that agree this well, {}–{}, {why}",
-                    show(self.releases[tied[0]].version),
-                    show(self.releases[tied[n - 1]].version)
-                ),
-            };
-            format!(
-                "the session records no Gemini CLI version; using {shown}, whose schemas agree with the CLI's verdict on {best} of the {judged} calls it judged ({others})"
-            )
-        };
-        (
-            idx,
-            Matched {
-                version: shown,
-                note: Some(note),
-                exact: false,
-                newer: judged > 0 && best < judged && idx == last,
-            },
-        )
-    }
-
-    /// For each release, how many of `calls` its own tools agree with the CLI on.
-    fn agreement(&self, calls: &[Evidence<'_>], cache: &SchemaCache) -> Vec<usize> {
-        // Each call's acceptance under a schema, computed once per (call, schema hash).
-        let mut accepted: BTreeMap<(usize, &str), bool> = BTreeMap::new();
-        let mut scores = vec![0; self.releases.len()];
-        for (r, release) in self.releases.iter().enumerate() {
-            let set = &release.tools;
-            for (c, call) in calls.iter().enumerate() {
-                let Some(hash) = set.tools.get(call.name) else {
-                    scores[r] += usize::from(call.verdict == Verdict::UnknownTool);
-                    continue;
-                };
-                let accepts = match (call.verdict == Verdict::Ran, &call.verdict) {
-                    (true, _) | (false, Verdict::Refused(_)) => {
-                        let hashes = hash
-                            .iter()
-                            .chain(set.alternates.get(call.name).into_iter().flatten());
-                        let mut any = hash.is_none();
-                        for h in hashes {
-                            any = any || self.accepts(call, c, h, cache, &mut accepted);
-                        }
-                        any
-                    }
-                    _ => continue,
-                };
-                scores[r] += usize::from(accepts == (call.verdict == Verdict::Ran));
-            }
-        }
-        scores
-    }
-
-    /// Whether the schema `hash` accepts call `c`'s arguments (unknown arguments: accepted).
-    fn accepts<'s>(
-        &'s self,
-        call: &Evidence<'_>,
-        c: usize,
-        hash: &str,
-        cache: &SchemaCache,
-        memo: &mut BTreeMap<(usize, &'s str), bool>,
-    ) -> bool {
-        let Some((key, schema)) = self.schemas.get_key_value(hash) else {
-            return true;
-        };
-        if let Some(a) = memo.get(&(c, key.as_str())) {
-            return *a;
-        }
-        let ok = match (call.args, cache.get(schema).as_ref()) {
-            (Some(args), Ok(v)) => v.is_valid(args),
-            _ => true,
-        };
-        memo.insert((c, key.as_str()), ok);
-        ok
+        captures::by_evidence("Gemini CLI", &offered, started, calls, &self.schemas, cache)
     }
 
     /// The registry of the capture at `idx`, completed from the nearest older captures, then
@@ -331,6 +189,7 @@ impl GeminiTools {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::model::runtime::Verdict;
 
     fn call<'a>(name: &'a str, args: &'a Value, verdict: Verdict) -> Evidence<'a> {
         Evidence {
