@@ -12,8 +12,9 @@ use tracelint::lint::Linter;
 use tracelint::model::Trace;
 use tracelint::rules::{RuleSettings, Selection};
 
-/// Every JSON and JSON Lines file under `fixtures/real/` but READMEs' neighbours that are not
-/// runs: tools files, MCP captures, expected answers, companion metadata.
+/// Every JSON and JSON Lines file under `fixtures/real/` and the hand-made Antigravity samples,
+/// but READMEs' neighbours that are not runs: tools files, MCP captures, expected answers,
+/// companion metadata.
 fn samples() -> Vec<PathBuf> {
     fn walk(dir: &Path, out: &mut Vec<PathBuf>) {
         for entry in std::fs::read_dir(dir).unwrap() {
@@ -29,10 +30,10 @@ fn samples() -> Vec<PathBuf> {
         }
     }
     let mut out = Vec::new();
-    walk(
-        &Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/real"),
-        &mut out,
-    );
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    walk(&root.join("fixtures/real"), &mut out);
+    // Formats no real file of may be kept here: their hand-made samples.
+    walk(&root.join("fixtures/antigravity"), &mut out);
     out.retain(|p| {
         let s = p.to_string_lossy();
         !s.contains("/mcp/") && !s.contains("tools") && !s.contains("possible_answer")
