@@ -464,3 +464,67 @@ fn report_names_each_bad_shard_line_and_each_input_given_twice() {
         findings
     );
 }
+
+#[test]
+fn report_says_in_one_line_what_a_large_json_report_or_sarif_log_is() {
+    let dir = tempfile::tempdir().unwrap();
+    let traces = dir.path().join("traces.jsonl");
+    // Thousands of findings: the JSON report is far larger than what is looked at to tell.
+    corpus(&traces, 2000, 3, 10);
+    let json = dir.path().join("report.json");
+    let sarif = dir.path().join("report.sarif");
+    let out = tracelint(
+        &[
+            "check",
+            s(&traces),
+            "--tools",
+            "fixtures/quickstart/tools.json",
+            "--json",
+            s(&json),
+            "--sarif",
+            s(&sarif),
+            "--quiet",
+        ],
+        &[],
+    );
+    assert_eq!(out.status.code(), Some(2), "{out:?}");
+    assert!(std::fs::metadata(&json).unwrap().len() > 4 << 20);
+    let out = tracelint(&["report", s(&json), s(&sarif)], &[]);
+    assert_eq!(out.status.code(), Some(3), "{out:?}");
+    let text = String::from_utf8(out.stdout).unwrap();
+    let errors: Vec<&str> = text.lines().filter(|l| l.contains("input_error")).collect();
+    let want = "`report` reads the JSON Lines `tracelint check --output-format json-lines` writes";
+    assert_eq!(
+        errors,
+        [
+            format!(
+                "{}: input_error: this is a JSON report (`--output-format json`), not a shard: {want}",
+                s(&json)
+            ),
+            format!(
+                "{}: input_error: this is a SARIF log written by tracelint {}, not a shard: {want}",
+                s(&sarif),
+                env!("CARGO_PKG_VERSION")
+            ),
+        ],
+        "{text}"
+    );
+    // From standard input too.
+    let out = Command::new(env!("CARGO_BIN_EXE_tracelint"))
+        .args(["report", "-", "--output-format", "json"])
+        .stdin(std::fs::File::open(&json).unwrap())
+        .env("NO_COLOR", "1")
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(3));
+    let got: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let errors = got["input_errors"].as_array().unwrap();
+    assert_eq!(errors.len(), 1, "{errors:?}");
+    assert_eq!(errors[0]["file"], "-");
+    assert!(
+        errors[0]["message"]
+            .as_str()
+            .unwrap()
+            .starts_with("this is a JSON report")
+    );
+}

@@ -4,6 +4,7 @@
 //! by `shards`, the report is assembled by `lint::ReportBuilder` (the same settling as `check`)
 //! and rendered by the reporters.
 
+mod recognise;
 mod shards;
 
 use std::collections::{BTreeMap, BTreeSet};
@@ -17,7 +18,6 @@ use crate::finding::{Finding, InputIssue, RuleMeta, Suppression, Tier};
 use crate::lint::{EXCERPT_BUDGET, ReportBuilder};
 use crate::reporters::paths::PathBase;
 use crate::reporters::{self, Outline, OutputFormat, RenderOptions, Report, TextOptions};
-
 
 use shards::{ByPath, Shards};
 
@@ -110,22 +110,45 @@ fn tier_of(f: FailOn) -> Option<Tier> {
     }
 }
 
-/// Read one shard (a file or `-`); what cannot be read is an input error of the report.
+/// Read one shard (a file or `-`); what cannot be read is an input error of the report. A file
+/// that is plainly something else (a JSON report, a SARIF log, a trace…) is one input error
+/// saying what it is and what to pass, not one per line.
 fn read_shard(shards: &mut Shards, path: &str, rules: &[&'static RuleMeta]) {
     if path == "-" {
         let stdin = std::io::stdin();
-        let lines = LineReader::new(stdin.lock(), "-", MAX_LINE);
-        shards.read(lines, "-", rules);
+        read_recognised(shards, stdin.lock(), "-", rules);
         return;
     }
     // Never waited on, never a device: a shard is a file (or `-`).
     match crate::inputs::open(std::path::Path::new(path), crate::inputs::Pipes::Refuse) {
-        Ok(file) => {
-            let lines = LineReader::new(std::io::BufReader::new(file), path, MAX_LINE);
-            shards.read(lines, path, rules);
-        }
+        Ok(file) => read_recognised(shards, std::io::BufReader::new(file), path, rules),
         Err(e) => shards.issue(InputIssue::file(path, format!("cannot read: {e}"))),
     }
+}
+
+/// Read a shard's first bytes, say what the file is when it is not a shard, else read it all.
+fn read_recognised(
+    shards: &mut Shards,
+    mut reader: impl std::io::BufRead,
+    path: &str,
+    rules: &[&'static RuleMeta],
+) {
+    let mut head = Vec::new();
+    if let Err(e) = std::io::Read::read_to_end(
+        &mut std::io::Read::take(&mut reader, recognise::HEAD as u64),
+        &mut head,
+    ) {
+        shards.issue(InputIssue::file(path, format!("cannot read: {e}")));
+        return;
+    }
+    let complete = head.len() < recognise::HEAD;
+    if let Some(what) = recognise::not_a_shard(&head, complete) {
+        shards.read += 1;
+        shards.issue(InputIssue::file(path, what));
+        return;
+    }
+    let all = std::io::Read::chain(std::io::Cursor::new(head), reader);
+    shards.read(LineReader::new(all, path, MAX_LINE), path, rules);
 }
 
 /// The report of the union: inputs in the order read, every record attached to its input by
