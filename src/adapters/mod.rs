@@ -19,6 +19,7 @@ pub mod input;
 pub mod inspect;
 pub mod langfuse;
 pub mod langsmith;
+pub mod managed;
 pub mod miniswe;
 pub mod native;
 pub mod openai;
@@ -94,6 +95,12 @@ pub fn parse_body(format: InputFormat, body: Body<'_>, input: &InputRef, out: &m
         }
         (InputFormat::Antigravity, Body::Lines(lines)) => {
             antigravity::parse_lines(lines, input, out);
+        }
+        (InputFormat::ManagedAgents, Body::Document(text)) => {
+            managed::parse_document(text, input, out);
+        }
+        (InputFormat::ManagedAgents, Body::Lines(lines)) => {
+            managed::parse_lines(lines, input, out);
         }
         (InputFormat::Pi, Body::Document(text)) => pi::parse_document(text, input, out),
         (InputFormat::Pi, Body::Lines(lines)) => pi::parse_lines(lines, input, out),

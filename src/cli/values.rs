@@ -38,6 +38,9 @@ pub enum InputFormatArg {
     /// Google Antigravity step logs (a conversation's `CORTEX_STEP_TYPE_…` steps).
     #[value(alias = "google-antigravity")]
     Antigravity,
+    /// Claude Managed Agents session events (`agent.tool_use`, `agent.tool_result`, …).
+    #[value(alias = "claude-managed-agents")]
+    ManagedAgents,
     /// Inspect AI eval logs (`.json`, `.eval`).
     #[value(alias = "inspect-ai")]
     Inspect,
@@ -81,6 +84,7 @@ impl InputFormatArg {
             InputFormatArg::Pi => Some(F::Pi),
             InputFormatArg::Opencode => Some(F::OpenCode),
             InputFormatArg::Antigravity => Some(F::Antigravity),
+            InputFormatArg::ManagedAgents => Some(F::ManagedAgents),
         }
     }
 }

@@ -52,6 +52,8 @@ pub const AGENT_PI: &str = "pi";
 pub const AGENT_OPENCODE: &str = "opencode";
 /// `ATTR_AGENT` of a Google Antigravity step log.
 pub const AGENT_ANTIGRAVITY: &str = "antigravity";
+/// `ATTR_AGENT` of a Claude Managed Agents session's events.
+pub const AGENT_MANAGED_AGENTS: &str = "managed-agents";
 
 /// `Trace::attributes` key: the trace is a copy of one that has its own file (a Claude Code
 /// sub-agent read from `agent_progress` mirror lines), dropped when that file is linted too.

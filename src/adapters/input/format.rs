@@ -2,7 +2,7 @@
 
 use serde_json::Value;
 
-use crate::adapters::{antigravity, atif, claude, cline, codex, copilot, dataset, gemini, inspect, langfuse, langsmith, miniswe, native, openai, opencode, openhands, otel, pi, sweagent};
+use crate::adapters::{antigravity, atif, claude, cline, codex, copilot, dataset, gemini, inspect, langfuse, langsmith, managed, miniswe, native, openai, opencode, openhands, otel, pi, sweagent};
 
 /// The input formats tracelint reads.
 ///
@@ -38,6 +38,8 @@ pub enum InputFormat {
     OpenCode,
     /// Google Antigravity step logs (a trajectory's `CORTEX_STEP_TYPE_…` steps).
     Antigravity,
+    /// Claude Managed Agents session events (`agent.tool_use`, `agent.tool_result`, …).
+    ManagedAgents,
     /// Inspect AI eval logs (`.json`, and `.eval` zip archives).
     Inspect,
     /// Harbor ATIF trajectories (`agent/trajectory.json`).
@@ -69,6 +71,7 @@ impl InputFormat {
         InputFormat::Pi,
         InputFormat::OpenCode,
         InputFormat::Antigravity,
+        InputFormat::ManagedAgents,
         InputFormat::Inspect,
         InputFormat::Atif,
         InputFormat::SweAgent,
@@ -93,6 +96,7 @@ impl InputFormat {
             InputFormat::Pi => "pi",
             InputFormat::OpenCode => "opencode",
             InputFormat::Antigravity => "antigravity",
+            InputFormat::ManagedAgents => "managed-agents",
             InputFormat::Inspect => "inspect",
             InputFormat::Atif => "atif",
             InputFormat::SweAgent => "swe-agent",
@@ -118,6 +122,7 @@ impl InputFormat {
             "pi" | "pi-coding-agent" => Some(InputFormat::Pi),
             "opencode" => Some(InputFormat::OpenCode),
             "antigravity" | "google-antigravity" => Some(InputFormat::Antigravity),
+            "managed-agents" | "claude-managed-agents" => Some(InputFormat::ManagedAgents),
             "inspect" | "inspect-ai" | "inspect_ai" => Some(InputFormat::Inspect),
             "atif" | "harbor" => Some(InputFormat::Atif),
             "swe-agent" | "swe_agent" | "sweagent" => Some(InputFormat::SweAgent),
@@ -143,6 +148,7 @@ impl InputFormat {
             InputFormat::Pi => pi::sniff(record),
             InputFormat::OpenCode => opencode::sniff(record),
             InputFormat::Antigravity => antigravity::sniff(record),
+            InputFormat::ManagedAgents => managed::sniff(record),
             InputFormat::Inspect => inspect::sniff(record),
             InputFormat::Atif => atif::sniff(record),
             InputFormat::SweAgent => sweagent::sniff(record),
