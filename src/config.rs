@@ -66,6 +66,155 @@ impl Ignore {
     }
 }
 
+/// The `[[ignore]]` globs compiled once into matchers, per rule, so that finding the ignore
+/// that covers a finding does not try every ignore: 10,000 ignores over a million findings are
+/// a million look-ups in a few glob sets, not ten billion glob matches.
+///
+/// Each ignore of a rule is indexed by its first glob (tool, else field, else path) when that
+/// glob uses only `*`, `?` and literal characters, whose meaning is the same in the glob set as
+/// in `Ignore::matches`; others (character classes, braces) are tried one by one. The glob sets
+/// only pick candidates: each is confirmed by `Ignore::matches`, the one definition.
+#[derive(Debug, Default)]
+pub struct IgnoreIndex {
+    by_rule: std::collections::HashMap<RuleId, RuleIgnores>,
+}
+
+/// The ignores of one rule, each in one bucket (see `IgnoreIndex`).
+#[derive(Debug, Default)]
+struct RuleIgnores {
+    tool: Indexed,
+    field: Indexed,
+    path: Indexed,
+    /// Tried one by one: no glob at all, or none that is indexed.
+    others: Vec<usize>,
+}
+
+/// A glob set and, for each of its globs, the index of the ignore it is from.
+#[derive(Debug, Default)]
+struct Indexed {
+    set: Option<globset::GlobSet>,
+    ids: Vec<usize>,
+}
+
+impl Indexed {
+    fn build(globs: Vec<(String, usize)>, others: &mut Vec<usize>) -> Indexed {
+        let mut builder = globset::GlobSetBuilder::new();
+        let mut ids = Vec::new();
+        for (text, id) in globs {
+            match globset::GlobBuilder::new(&text)
+                .literal_separator(false)
+                .backslash_escape(false)
+                .build()
+            {
+                Ok(g) => {
+                    builder.add(g);
+                    ids.push(id);
+                }
+                Err(_) => others.push(id),
+            }
+        }
+        match builder.build() {
+            Ok(set) if !ids.is_empty() => Indexed {
+                set: Some(set),
+                ids,
+            },
+            // Too big for a glob set: each is tried in turn.
+            _ => {
+                others.append(&mut ids);
+                Indexed::default()
+            }
+        }
+    }
+
+    fn candidates(&self, text: Option<&str>, into: &mut Vec<usize>) {
+        if let (Some(set), Some(text)) = (&self.set, text) {
+            into.extend(set.matches(text).into_iter().map(|i| self.ids[i]));
+        }
+    }
+}
+
+/// A glob whose meaning is the same for `glob::Pattern` and `globset` (and which may go in a
+/// glob set): only `*`, `?` and literal characters.
+fn plain_glob(p: &glob::Pattern) -> bool {
+    !p.as_str().contains(['[', ']', '{', '}', '\\'])
+}
+
+impl IgnoreIndex {
+    /// Compile `ignores`.
+    pub fn new(ignores: &[Ignore]) -> IgnoreIndex {
+        #[derive(Default)]
+        struct Pending {
+            tool: Vec<(String, usize)>,
+            field: Vec<(String, usize)>,
+            path: Vec<(String, usize)>,
+            others: Vec<usize>,
+        }
+        let mut pending: std::collections::HashMap<RuleId, Pending> =
+            std::collections::HashMap::new();
+        for (i, ig) in ignores.iter().enumerate() {
+            for rule in &ig.rules {
+                let p = pending.entry(*rule).or_default();
+                fn indexed(g: &Option<glob::Pattern>) -> Option<&glob::Pattern> {
+                    g.as_ref().filter(|g| plain_glob(g))
+                }
+                if let Some(g) = indexed(&ig.tool) {
+                    p.tool.push((g.as_str().to_owned(), i));
+                } else if ig.tool.is_none()
+                    && let Some(g) = indexed(&ig.field)
+                {
+                    p.field.push((g.as_str().to_owned(), i));
+                } else if ig.tool.is_none()
+                    && ig.field.is_none()
+                    && let Some(g) = indexed(&ig.path)
+                {
+                    p.path.push((g.as_str().to_owned(), i));
+                } else {
+                    p.others.push(i);
+                }
+            }
+        }
+        let by_rule = pending
+            .into_iter()
+            .map(|(rule, p)| {
+                let mut others = p.others;
+                let tool = Indexed::build(p.tool, &mut others);
+                let field = Indexed::build(p.field, &mut others);
+                let path = Indexed::build(p.path, &mut others);
+                others.sort_unstable();
+                (
+                    rule,
+                    RuleIgnores {
+                        tool,
+                        field,
+                        path,
+                        others,
+                    },
+                )
+            })
+            .collect();
+        IgnoreIndex { by_rule }
+    }
+
+    /// The first of `ignores` (those this was compiled from) that covers `f`, a finding from
+    /// the input at `path`.
+    pub fn first_match(&self, ignores: &[Ignore], f: &Finding, path: &str) -> Option<usize> {
+        let r = self.by_rule.get(&f.rule)?;
+        let mut cands = Vec::new();
+        r.tool.candidates(f.tool.as_deref(), &mut cands);
+        r.field.candidates(f.field.as_deref(), &mut cands);
+        r.path.candidates(Some(path), &mut cands);
+        if let Some(short) = path.strip_prefix("./") {
+            r.path.candidates(Some(short), &mut cands);
+        }
+        cands.extend_from_slice(&r.others);
+        cands.sort_unstable();
+        cands.dedup();
+        cands
+            .into_iter()
+            .find(|&i| ignores.get(i).is_some_and(|ig| ig.matches(f, path)))
+    }
+}
+
 /// A loaded configuration file.
 #[derive(Debug, Clone, Default)]
 pub struct Config {
@@ -609,5 +758,91 @@ failure_when = { pointer = "/status", in = ["declined"] }
                 .starts_with("pyproject.toml:2:1: unknown field `bogus`"),
             "{e}"
         );
+    }
+
+    /// The compiled ignores pick, for every finding, the ignore a scan of them in order picks:
+    /// globs the glob sets index (`*`, `?`), those they leave to a scan (classes, braces, a
+    /// backslash), ignores naming several rules, a path glob, none at all.
+    #[test]
+    fn the_ignore_index_agrees_with_a_scan_in_order() {
+        use crate::finding::{Evidence, Finding};
+        let c = p(r#"
+[[ignore]]
+rule = "R1"
+tool = "legacy_*"
+field = "q"
+reason = "a"
+
+[[ignore]]
+rule = "R2"
+tool = "sea?ch"
+reason = "b"
+
+[[ignore]]
+rule = "R1"
+tool = "[ab]*"
+reason = "c"
+
+[[ignore]]
+rule = "R1"
+field = "x{1,2}"
+reason = "d"
+
+[[ignore]]
+rule = "R1"
+path = "runs/*.jsonl"
+reason = "e"
+
+[[ignore]]
+rule = "R1"
+tool = "a\\b"
+reason = "f"
+
+[[ignore]]
+rule = "R7"
+reason = "g"
+
+[[ignore]]
+rule = "R1"
+tool = "*"
+field = "*/deep"
+reason = "h"
+"#)
+        .unwrap();
+        let index = IgnoreIndex::new(&c.ignores);
+        let mut compared = 0;
+        for rule in [RuleId::R1, RuleId::R2a, RuleId::R2b, RuleId::R7, RuleId::R3] {
+            let meta = crate::rules::meta_of(rule).unwrap();
+            for tool in [None, Some("legacy_a"), Some("search"), Some("seaXch"), Some("abc"), Some("bz"), Some("a\\b"), Some("zz")] {
+                for field in [None, Some("q"), Some("x{1,2}"), Some("x1"), Some("a/deep"), Some("r")] {
+                    for path in ["runs/a.jsonl", "./runs/a.jsonl", "other/a.jsonl", "runs/sub/a.jsonl"] {
+                        let at = crate::model::Location::new(1, 1, "");
+                        let mut f = Finding::new(
+                            meta,
+                            Tier::Candidate,
+                            "r",
+                            tool,
+                            "m",
+                            Evidence {
+                                step: 0,
+                                at,
+                                note: "".into(),
+                                excerpt: String::new(),
+                            },
+                        );
+                        f.field = field.map(str::to_owned);
+                        let scan = c.ignores.iter().position(|ig| ig.matches(&f, path));
+                        assert_eq!(
+                            index.first_match(&c.ignores, &f, path),
+                            scan,
+                            "{rule:?} {tool:?} {field:?} {path}"
+                        );
+                        compared += usize::from(scan.is_some());
+                    }
+                }
+            }
+        }
+        // Every kind of ignore above covered something.
+        assert!(compared > 100, "{compared}");
     }
 }

@@ -633,32 +633,6 @@ pub fn without_own_outputs(
     (kept, notes)
 }
 
-/// The first output that is one of the inputs (the same file, through any spelling, symlink
-/// or hard link: compared by device and inode), as (flag, output, input): writing it would
-/// replace what is being read.
-pub fn output_over_input<'a>(
-    outputs: &[(&'a str, &'a Path)],
-    inputs: &'a [InputSpec],
-) -> Option<(&'a str, &'a Path, &'a str)> {
-    let stdin = FileId::of_stdin();
-    let ins: Vec<(FileId, &str)> = inputs
-        .iter()
-        .filter_map(|i| {
-            let id = match &i.path {
-                Some(p) => FileId::of(p),
-                None => stdin,
-            };
-            Some((id?, i.display.as_str()))
-        })
-        .collect();
-    outputs.iter().find_map(|(flag, out)| {
-        let o = FileId::of(out)?;
-        ins.iter()
-            .find(|(i, _)| *i == o)
-            .map(|(_, shown)| (*flag, *out, *shown))
-    })
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -368,16 +368,10 @@ pub fn run(args: &CheckArgs) -> anyhow::Result<ExitStatus> {
     Ok(report.exit)
 }
 
-/// Refuse, before anything is written, an output that is a file this run reads — an input
-/// (standard input too, when it is a file), a tools file, the config file (found or named),
-/// an expectations file or the baseline — by device and inode, so no spelling, symlink or
-/// hard link gets past. `--update-baseline` rewrites the baseline only.
-fn guard_outputs(
-    settings: &Settings,
-    specs: &[inputs::InputSpec],
-    outputs: Vec<(&str, &Path)>,
-    cwd: &Path,
-) -> anyhow::Result<()> {
+/// The files a run with these settings reads (besides the baseline): the inputs (standard
+/// input too, when it is a file), the tools files, the config file (found or named) and the
+/// expectations files. `check` and `init` guard their outputs with it.
+pub(crate) fn files_read(settings: &Settings, specs: &[inputs::InputSpec]) -> inputs::ReadFiles {
     let mut read = inputs::ReadFiles::new();
     read.add_inputs(specs);
     for spec in &settings.tools {
@@ -391,6 +385,20 @@ fn guard_outputs(
     for p in &settings.expect {
         read.add(p, format!("the expectations file `{}`", p.display()));
     }
+    read
+}
+
+/// Refuse, before anything is written, an output that is a file this run reads — an input
+/// (standard input too, when it is a file), a tools file, the config file (found or named),
+/// an expectations file or the baseline — by device and inode, so no spelling, symlink or
+/// hard link gets past. `--update-baseline` rewrites the baseline only.
+fn guard_outputs(
+    settings: &Settings,
+    specs: &[inputs::InputSpec],
+    outputs: Vec<(&str, &Path)>,
+    cwd: &Path,
+) -> anyhow::Result<()> {
+    let read = files_read(settings, specs);
     let summary = std::env::var_os("GITHUB_STEP_SUMMARY").filter(|p| !p.is_empty());
     let mut all = outputs.clone();
     if settings.output == OutputFormat::Github

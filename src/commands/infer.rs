@@ -11,7 +11,7 @@ use anyhow::{Context, bail};
 use crate::adapters::{Emit, InputFormat, ReadOptions, ReadOutcome};
 use crate::cli::{InferArgs, InputFormatArg};
 use crate::exit::ExitStatus;
-use crate::finding::{InputIssue, RuleId, Tier};
+use crate::finding::{InputIssue, IssueCap, RuleId, Tier};
 use crate::infer::Inferrer;
 use crate::inputs::{self, InputSpec};
 use crate::lint::{Linter, ReportBuilder};
@@ -28,7 +28,10 @@ trait OnTrace {
 struct Collect<'a> {
     input: usize,
     handler: &'a mut dyn OnTrace,
-    issues: Vec<InputIssue>,
+    /// Input errors kept (the first of each input), or `None` to drop them (the second pass
+    /// reads what the first one reported on already).
+    issues: Option<&'a mut Vec<InputIssue>>,
+    cap: &'a mut IssueCap,
 }
 
 impl Emit for Collect<'_> {
@@ -36,18 +39,24 @@ impl Emit for Collect<'_> {
         self.handler.on_trace(self.input, trace);
     }
     fn issue(&mut self, issue: InputIssue) {
-        self.issues.push(issue);
+        if let Some(issues) = self.issues.as_deref_mut()
+            && self.cap.admit(&issue.path)
+        {
+            issues.push(issue);
+        }
     }
 }
 
-/// Read every input in order, handing each trace over as soon as it is read.
+/// Read every input in order, handing each trace over as soon as it is read; the input errors
+/// go to `issues` (the first of each input, the rest counted in `cap`), or nowhere.
 fn read_all(
     specs: &[InputSpec],
     format: Option<InputFormat>,
     handler: &mut dyn OnTrace,
-) -> (Vec<ReadOutcome>, Vec<InputIssue>) {
+    mut issues: Option<&mut Vec<InputIssue>>,
+    cap: &mut IssueCap,
+) -> Vec<ReadOutcome> {
     let mut outcomes = Vec::new();
-    let mut issues = Vec::new();
     for (input, spec) in specs.iter().enumerate() {
         let opts = ReadOptions {
             format,
@@ -57,13 +66,13 @@ fn read_all(
         let mut sink = Collect {
             input,
             handler: &mut *handler,
-            issues: Vec::new(),
+            issues: issues.as_deref_mut(),
+            cap: &mut *cap,
         };
         let outcome = crate::pipeline::read_spec(spec, &opts, &mut sink);
         outcomes.push(outcome);
-        issues.append(&mut sink.issues);
     }
-    (outcomes, issues)
+    outcomes
 }
 
 struct Learn(Inferrer);
@@ -107,22 +116,24 @@ fn format_arg(f: Option<InputFormatArg>) -> Option<InputFormat> {
 pub fn run(args: &InferArgs) -> anyhow::Result<ExitStatus> {
     let format = format_arg(args.input_format);
     let walk = args.walk.walk(&[]).map_err(anyhow::Error::msg)?;
-    let (specs, mut issues) = inputs::expand_with(&args.inputs, &walk);
-    if args.output.as_os_str() != "-"
-        && let Some((_, out, input)) =
-            inputs::output_over_input(&[("-o", args.output.as_path())], &specs)
-    {
-        anyhow::bail!(
-            "`-o {}` would overwrite the input `{input}`: write the schemas somewhere else",
-            out.display()
-        );
+    let (specs, walk_issues) = inputs::expand_with(&args.inputs, &walk);
+    if args.output.as_os_str() != "-" {
+        let mut read = inputs::ReadFiles::new();
+        read.add_inputs(&specs);
+        read.guard(&[("-o", args.output.as_path())], "the schemas")
+            .map_err(anyhow::Error::msg)?;
     }
+    // Input errors are listed up to a cap per input, then counted.
+    let mut cap = IssueCap::default();
+    let mut issues: Vec<InputIssue> = walk_issues
+        .into_iter()
+        .filter(|i| cap.admit(&i.path))
+        .collect();
     if specs.iter().any(|s| s.path.is_none()) && !args.no_validate {
         bail!("`infer -` reads stdin once and cannot validate against it: add `--no-validate`");
     }
     let mut learn = Learn(Inferrer::new(args.enum_max));
-    let (outcomes, read_issues) = read_all(&specs, format, &mut learn);
-    issues.extend(read_issues);
+    let outcomes = read_all(&specs, format, &mut learn, Some(&mut issues), &mut cap);
     let inferrer = learn.0;
     let read: Vec<&InputSpec> = specs
         .iter()
@@ -143,6 +154,7 @@ pub fn run(args: &InferArgs) -> anyhow::Result<ExitStatus> {
     } else if let Some(note) = inputs::skipped_not_traces(&not_traces) {
         eprintln!("{}", reporters::escape::terminal(&note));
     }
+    issues.extend(cap.summaries());
     for issue in &issues {
         eprintln!("{}", reporters::escape::terminal(&issue.to_string()));
     }
@@ -222,13 +234,11 @@ pub fn run(args: &InferArgs) -> anyhow::Result<ExitStatus> {
     for spec in &read_specs {
         validate.builder.input(&spec.display);
     }
-    let (_, again) = read_all(&read_specs, format, &mut validate);
-    for issue in again {
-        validate.builder.issue(issue);
-    }
+    // The input errors of this second reading were said after the first one.
+    read_all(&read_specs, format, &mut validate, None, &mut cap);
     // Any finding at all means the inferred schema does not describe its own inputs.
     let report = validate.builder.finish(Tier::Candidate, &[]);
-    if report.findings.is_empty() && report.issues.is_empty() {
+    if report.findings.is_empty() {
         let line = format!(
             "OK: inferred schema validates against {} transcript(s)",
             read_specs.len()

@@ -11,7 +11,7 @@ use crate::adapters::{Emit, ReadOptions, ReadOutcome};
 use crate::cli::{CheckArgs, InitArgs};
 use crate::commands::check;
 use crate::exit::ExitStatus;
-use crate::finding::InputIssue;
+use crate::finding::{InputIssue, IssueCap};
 use crate::init::{Origin, Starter};
 use crate::inputs;
 use crate::model::Trace;
@@ -19,7 +19,9 @@ use crate::reporters::escape::terminal;
 
 struct Learn<'s, 'l> {
     starter: &'s mut Starter<'l>,
-    issues: Vec<InputIssue>,
+    /// The input errors kept (the first of each input; the rest only counted in `cap`).
+    issues: &'s mut Vec<InputIssue>,
+    cap: &'s mut IssueCap,
 }
 
 impl Emit for Learn<'_, '_> {
@@ -27,7 +29,9 @@ impl Emit for Learn<'_, '_> {
         self.starter.add_trace(&trace);
     }
     fn issue(&mut self, issue: InputIssue) {
-        self.issues.push(issue);
+        if self.cap.admit(&issue.path) {
+            self.issues.push(issue);
+        }
     }
 }
 
@@ -55,7 +59,21 @@ pub fn run(args: &InitArgs) -> anyhow::Result<ExitStatus> {
     let settings = check::resolve(&check_args)?;
     let linter = check::linter(&settings, true)?;
     let mut starter = Starter::new(&linter, args.enum_max);
-    let (specs, mut issues) = inputs::expand_with(&settings.inputs, &settings.walk);
+    let (specs, walk_issues) = inputs::expand_with(&settings.inputs, &settings.walk);
+    // Input errors are listed up to a cap per input, then counted: a file of a million bad
+    // lines is told in a hundred and one lines, in bounded memory.
+    let mut cap = IssueCap::default();
+    let mut issues: Vec<InputIssue> = walk_issues
+        .into_iter()
+        .filter(|i| cap.admit(&i.path))
+        .collect();
+    // `--force` replaces a file, never one this run reads (by device and inode: any spelling,
+    // symlink or hard link of an input, a tools file or the config).
+    if !to_stdout {
+        check::files_read(&settings, &specs)
+            .guard(&[("-o", args.output.as_path())], "the starter tools file")
+            .map_err(anyhow::Error::msg)?;
+    }
     let mut read = Vec::new();
     let mut not_traces = Vec::new();
     for spec in &specs {
@@ -66,10 +84,10 @@ pub fn run(args: &InitArgs) -> anyhow::Result<ExitStatus> {
         };
         let mut sink = Learn {
             starter: &mut starter,
-            issues: Vec::new(),
+            issues: &mut issues,
+            cap: &mut cap,
         };
         let outcome = crate::pipeline::read_spec(spec, &opts, &mut sink);
-        issues.append(&mut sink.issues);
         if matches!(outcome, ReadOutcome::Read(_)) {
             read.push(spec.display.clone());
         }
@@ -84,6 +102,7 @@ pub fn run(args: &InitArgs) -> anyhow::Result<ExitStatus> {
     } else if let Some(note) = inputs::skipped_not_traces(&not_traces) {
         eprintln!("{}", terminal(&note));
     }
+    issues.extend(cap.summaries());
     for issue in &issues {
         eprintln!("{}", terminal(&issue.to_string()));
     }

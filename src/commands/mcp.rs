@@ -30,6 +30,13 @@ fn load_opts(timeout: Duration) -> LoadOptions {
 /// `mcp pin SOURCE -o tools.lock`.
 fn pin_run(args: &McpPinArgs) -> anyhow::Result<ExitStatus> {
     let spec = SourceSpec::parse(&args.source);
+    // A lock pinned from a file never replaces that file (any spelling, symlink, hard link).
+    if let SourceSpec::File(p) = &spec {
+        let mut read = crate::inputs::ReadFiles::new();
+        read.add(std::path::Path::new(p), format!("the source `{p}`"));
+        read.guard(&[("-o", args.output.as_path())], "the lock")
+            .map_err(anyhow::Error::msg)?;
+    }
     let (tools, server) =
         pin::list_source(&spec, &load_opts(args.mcp_timeout)).map_err(|e| anyhow!(e))?;
     let shown = match &spec {

@@ -2,7 +2,7 @@
 
 use std::collections::BTreeMap;
 
-use crate::config::Ignore;
+use crate::config::{Ignore, IgnoreIndex};
 use crate::exit::ExitStatus;
 use crate::finding::{Finding, Tier};
 use crate::reporters::ExcerptCut;
@@ -34,12 +34,13 @@ pub struct Settle<'i> {
     pub(super) baseline: Option<&'i mut crate::baseline::BaselineRun>,
     /// Which ignore covers a finding, by what that depends on (`IgnoreMemo`).
     memo: IgnoreMemo,
+    /// The ignores' globs, compiled once.
+    index: IgnoreIndex,
 }
 
 /// The ignore (its index, or none) that covers findings of one rule, tool and field, for the
-/// input being settled: each such combination is matched against every `[[ignore]]` glob once,
-/// not each finding (10,000 ignores over a million findings of a few tools and fields are a few
-/// thousand matches, not ten billion).
+/// input being settled: each such combination is looked up in the compiled ignores once, not
+/// each finding.
 #[derive(Debug, Default)]
 struct IgnoreMemo {
     /// The input path the entries are for.
@@ -51,7 +52,13 @@ struct IgnoreMemo {
 const MEMO_ENTRIES: usize = 1 << 16;
 
 impl IgnoreMemo {
-    fn first_match(&mut self, ignores: &[Ignore], f: &Finding, path: &str) -> Option<usize> {
+    fn first_match(
+        &mut self,
+        index: &IgnoreIndex,
+        ignores: &[Ignore],
+        f: &Finding,
+        path: &str,
+    ) -> Option<usize> {
         if ignores.is_empty() {
             return None;
         }
@@ -62,7 +69,7 @@ impl IgnoreMemo {
         *self
             .hits
             .entry((f.rule, f.tool.clone(), f.field.clone()))
-            .or_insert_with(|| ignores.iter().position(|ig| ig.matches(f, path)))
+            .or_insert_with(|| index.first_match(ignores, f, path))
     }
 }
 
@@ -85,6 +92,7 @@ impl<'i> Settle<'i> {
             report_only: false,
             baseline: None,
             memo: IgnoreMemo::default(),
+            index: IgnoreIndex::new(ignores),
         }
     }
 
@@ -118,7 +126,7 @@ impl<'i> Settle<'i> {
     /// together), then the counts.
     pub fn batch(&mut self, findings: &mut [Finding], path: &str) {
         for f in findings.iter_mut() {
-            if let Some(i) = self.memo.first_match(self.ignores, f, path) {
+            if let Some(i) = self.memo.first_match(&self.index, self.ignores, f, path) {
                 self.used[i] = true;
                 f.ignored = Some(self.ignores[i].reason.clone());
             }

@@ -79,9 +79,104 @@ pub fn truncate(s: &str, max: usize) -> Cow<'_, str> {
     }
 }
 
+/// A writer of JSON text that writes U+2028, U+2029 and U+0085 as `\u2028`, `\u2029` and
+/// `\u0085`, as the other invisible characters are escaped everywhere. Raw, they are valid JSON
+/// (only ever inside strings, so the escape never changes what a reader decodes), but a reader
+/// that splits lines the Unicode way (Python's `str.splitlines`) cuts a JSON Lines record
+/// there, and a JavaScript engine before ES2019 rejects them in source. `flush` (due before
+/// dropping) writes a character split between two writes.
+pub struct JsonSafe<W: std::io::Write> {
+    inner: W,
+    /// The start of a character that may be one of those (split between two writes).
+    pending: Vec<u8>,
+}
+
+impl<W: std::io::Write> JsonSafe<W> {
+    /// Escape what goes to `inner`.
+    pub fn new(inner: W) -> Self {
+        JsonSafe {
+            inner,
+            pending: Vec::new(),
+        }
+    }
+
+    fn escape(&mut self, bytes: &[u8]) -> std::io::Result<()> {
+        let mut start = 0;
+        let mut i = 0;
+        while let Some(found) = memchr::memchr2(0xE2, 0xC2, &bytes[i..]) {
+            let at = i + found;
+            let rest = &bytes[at..];
+            let escaped: Option<(&[u8], usize)> = match rest {
+                [0xE2, 0x80, 0xA8, ..] => Some((b"\\u2028", 3)),
+                [0xE2, 0x80, 0xA9, ..] => Some((b"\\u2029", 3)),
+                [0xC2, 0x85, ..] => Some((b"\\u0085", 2)),
+                // The start of one of them, cut by the end of this write: held.
+                [0xE2] | [0xE2, 0x80] | [0xC2] => {
+                    self.inner.write_all(&bytes[start..at])?;
+                    self.pending.extend_from_slice(rest);
+                    return Ok(());
+                }
+                _ => None,
+            };
+            match escaped {
+                Some((text, len)) => {
+                    self.inner.write_all(&bytes[start..at])?;
+                    self.inner.write_all(text)?;
+                    start = at + len;
+                    i = start;
+                }
+                None => i = at + 1,
+            }
+        }
+        self.inner.write_all(&bytes[start..])
+    }
+}
+
+impl<W: std::io::Write> std::io::Write for JsonSafe<W> {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        if self.pending.is_empty() {
+            self.escape(buf)?;
+        } else {
+            let mut joined = std::mem::take(&mut self.pending);
+            joined.extend_from_slice(buf);
+            self.escape(&joined)?;
+        }
+        Ok(buf.len())
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        let pending = std::mem::take(&mut self.pending);
+        self.inner.write_all(&pending)?;
+        self.inner.flush()
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Line and paragraph separators and NEL leave a JSON writer escaped, also when a write
+    /// cuts one in two; what a reader decodes is unchanged.
+    #[test]
+    fn json_text_escapes_unicode_line_breaks() {
+        use std::io::Write;
+        let value = serde_json::json!({"t": "a\u{2028}b\u{2029}c\u{85}d é\u{2027}€"});
+        let raw = serde_json::to_vec(&value).unwrap();
+        for cut in 0..=raw.len() {
+            let mut out = Vec::new();
+            let mut w = JsonSafe::new(&mut out);
+            w.write_all(&raw[..cut]).unwrap();
+            w.write_all(&raw[cut..]).unwrap();
+            w.flush().unwrap();
+            let text = String::from_utf8(out).unwrap();
+            assert_eq!(
+                text,
+                "{\"t\":\"a\\u2028b\\u2029c\\u0085d é\u{2027}€\"}",
+                "cut at {cut}"
+            );
+            assert_eq!(serde_json::from_str::<serde_json::Value>(&text).unwrap(), value);
+        }
+    }
 
     #[test]
     fn escapes_ansi_and_controls() {

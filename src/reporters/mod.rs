@@ -144,11 +144,20 @@ pub fn render(
     opts: &RenderOptions,
     out: &mut dyn Write,
 ) -> std::io::Result<()> {
+    // JSON text: U+2028, U+2029 and U+0085 escaped like the other invisible characters.
+    let json = |render: &dyn Fn(&mut dyn Write) -> std::io::Result<()>, out: &mut dyn Write| {
+        let mut safe = escape::JsonSafe::new(out);
+        render(&mut safe)?;
+        safe.flush()
+    };
     match format {
         OutputFormat::Text => text::render(report, opts.text, out),
-        OutputFormat::Json => json::render(report, out),
-        OutputFormat::JsonLines => json::render_lines(report, out),
-        OutputFormat::Sarif => sarif::render(report, &opts.base, opts.sarif_max_results, out),
+        OutputFormat::Json => json(&|o| json::render(report, o), out),
+        OutputFormat::JsonLines => json(&|o| json::render_lines(report, o), out),
+        OutputFormat::Sarif => json(
+            &|o| sarif::render(report, &opts.base, opts.sarif_max_results, o),
+            out,
+        ),
         OutputFormat::Html => html::render(report, out),
         OutputFormat::Github => github::render(report, &opts.base, out),
     }

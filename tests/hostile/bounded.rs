@@ -68,6 +68,10 @@ fn hard_link(dir: &Path) {
     std::fs::hard_link(dir.join("calls.json"), dir.join("link.json")).unwrap();
 }
 
+fn hard_link_tools(dir: &Path) {
+    std::fs::hard_link(dir.join("tools.json"), dir.join("link.json")).unwrap();
+}
+
 fn symlink(dir: &Path) {
     std::os::unix::fs::symlink(dir.join("calls.json"), dir.join("alias.json")).unwrap();
 }
@@ -157,6 +161,112 @@ fn ten_thousand_ignores(dir: &Path) {
     std::fs::write(dir.join("tracelint.toml"), config).unwrap();
 }
 
+/// The real Claude Code session whose one big tool result is stored outside it, copied into
+/// `claude/`, with the path its preview names replaced by `named(dir)`.
+fn claude_session(dir: &Path, named: &dyn Fn(&Path) -> String) {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/real/claude-code-2.1.332");
+    let text = std::fs::read_to_string(root.join(format!("{SESSION}.jsonl"))).unwrap();
+    let stored = format!(
+        "/tmp/tracelint-session-4anj_jzy/home/.claude/projects/-tmp-tracelint-session-4anj-jzy-work/{SESSION}/tool-results/bt8fbqtb1.txt"
+    );
+    assert!(text.contains(&stored));
+    std::fs::create_dir_all(dir.join("claude")).unwrap();
+    std::fs::write(
+        dir.join(format!("claude/{SESSION}.jsonl")),
+        text.replace(&stored, &named(dir)),
+    )
+    .unwrap();
+}
+
+const SESSION: &str = "8c2fe29d-4fb3-446a-90f0-e1d1416fe640";
+
+/// The stored result, where a copied session finds it (its `tool-results/` beside it), is a
+/// named pipe nobody writes to.
+fn stored_fifo(dir: &Path) {
+    claude_session(dir, &|_| {
+        "/nowhere/.claude/projects/p/s/tool-results/bt8fbqtb1.txt".to_owned()
+    });
+    let results = dir.join(format!("claude/{SESSION}/tool-results"));
+    std::fs::create_dir_all(&results).unwrap();
+    let status = std::process::Command::new("mkfifo")
+        .arg(results.join("bt8fbqtb1.txt"))
+        .status()
+        .expect("mkfifo (coreutils)");
+    assert!(status.success());
+}
+
+/// The session names a file outside any `tool-results/` folder as its stored result: a secret.
+fn stored_elsewhere(dir: &Path) {
+    std::fs::write(dir.join("secret.txt"), "API_KEY=hunter2\n").unwrap();
+    claude_session(dir, &|d| {
+        d.join("secret.txt").to_string_lossy().into_owned()
+    });
+}
+
+/// `mixed.jsonl`: the trace of `calls.json` on one line, then a line that is not JSON.
+fn partly_unreadable(dir: &Path) {
+    let trace: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(dir.join("calls.json")).unwrap()).unwrap();
+    std::fs::write(dir.join("mixed.jsonl"), format!("{trace}\nnot json\n")).unwrap();
+}
+
+/// `cr.jsonl`: two records on lines ended by a carriage return alone (classic Mac OS).
+fn cr_only(dir: &Path) {
+    let trace: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(dir.join("calls.json")).unwrap()).unwrap();
+    let mut second = trace.clone();
+    second["run_id"] = "second".into();
+    std::fs::write(dir.join("cr.jsonl"), format!("{trace}\r{second}\r")).unwrap();
+}
+
+/// `huge-coverage.jsonl` and `huge-coverage-2.jsonl`: shards of two inputs whose run records
+/// claim coverage counts near the largest integer (as if summed past it).
+fn huge_coverage(dir: &Path) {
+    std::fs::copy(dir.join("calls.json"), dir.join("calls-2.json")).unwrap();
+    for (input, shard, decided, total) in [
+        ("calls.json", "huge-coverage.jsonl", u64::MAX / 2, u64::MAX),
+        ("calls-2.json", "huge-coverage-2.jsonl", 1, 1),
+    ] {
+        let out = std::process::Command::new(env!("CARGO_BIN_EXE_tracelint"))
+            .args([
+                "check",
+                input,
+                "--tools",
+                "tools.json",
+                "--output-format",
+                "json-lines",
+            ])
+            .current_dir(dir)
+            .output()
+            .unwrap();
+        let mut text = String::new();
+        for line in String::from_utf8(out.stdout).unwrap().lines() {
+            let mut record: serde_json::Value = serde_json::from_str(line).unwrap();
+            if let Some(coverage) = record.pointer_mut("/run/coverage") {
+                for c in coverage.as_array_mut().unwrap() {
+                    c["decided"] = decided.into();
+                    c["total"] = total.into();
+                }
+            }
+            text.push_str(&record.to_string());
+            text.push('\n');
+        }
+        std::fs::write(dir.join(shard), text).unwrap();
+    }
+}
+
+/// `separators.json`: a trace whose tool name and arguments hold U+2028, U+2029 and U+0085.
+fn separators(dir: &Path) {
+    let trace = serde_json::json!({
+        "run_id": "sep\u{2028}arated",
+        "steps": [
+            {"type": "tool_call", "call_id": "a", "name": "zq\u{2029}tool", "args": {"q": "zq\u{85}two\u{2028}three"}},
+            {"type": "tool_result", "call_id": "a", "content": "ok"}
+        ]
+    });
+    std::fs::write(dir.join("separators.json"), trace.to_string()).unwrap();
+}
+
 /// The lines that say how many input errors are not listed, and the totals.
 const COUNTS: &[&str] = &["not listed", "input error"];
 
@@ -215,5 +325,28 @@ cases! {
     proxy_max_line_zero => Case::new("proxy-max-line-zero", &["mcp", "proxy", "--max-line", "0", "--", "true"]);
     // 10,000 ignores over 100,000 findings: matched per rule, tool and field, not per finding.
     many_ignores => Case::new("many-ignores", &["check", "many-findings.jsonl", "--tools", "tools.json", "--max-findings", "3"]).setup(ten_thousand_ignores).grep(&["hard_defect", "ignored"]);
+    // `init` and `infer` list input errors the same way, in bounded memory.
+    init_bad_lines => Case::new("init-bad-lines", &["init", "bad-lines.jsonl", "-o", "starter.json"]).setup(bad_lines).max_rss(BOUNDED_RSS).grep(COUNTS);
+    infer_bad_lines => Case::new("infer-bad-lines", &["infer", "bad-lines.jsonl", "-o", "inferred.json"]).setup(bad_lines).max_rss(BOUNDED_RSS).grep(&["not listed", "OK", "bug"]);
+    // Partly unreadable input: the schema still validates what was read; no "bug in infer".
+    infer_partly_unreadable => Case::new("infer-partly-unreadable", &["infer", "mixed.jsonl", "-o", "inferred.json"]).setup(partly_unreadable);
+    // `init --force` and `mcp pin` never replace what they read either.
+    init_over_input => Case::new("init-over-input", &["init", "calls.json", "-o", "./calls.json", "--force"]).grep(&["error", "run_id"]).outputs(&["calls.json"]);
+    init_over_tools => Case::new("init-over-tools", &["init", "calls.json", "--tools", "tools.json", "-o", "link.json", "--force"]).setup(hard_link_tools).grep(&["error", "\"search\""]).outputs(&["tools.json"]);
+    pin_over_source => Case::new("pin-over-source", &["mcp", "pin", "tools.json", "-o", "./tools.json"]).grep(&["error", "\"search\""]).outputs(&["tools.json"]);
+    // A stored Claude Code tool result is read only from a regular file in a `tool-results/`
+    // folder: a named pipe there is not waited on, a secret the session names is not read.
+    stored_result_fifo => Case::new("stored-result-fifo", &["check", "claude/8c2fe29d-4fb3-446a-90f0-e1d1416fe640.jsonl"]).setup(stored_fifo).grep(&["stored", "exit"]);
+    stored_result_elsewhere => Case::new("stored-result-elsewhere", &["check", "claude/8c2fe29d-4fb3-446a-90f0-e1d1416fe640.jsonl", "--include-candidates"]).setup(stored_elsewhere).grep(&["stored", "hunter2"]);
+    // Lines ended by a carriage return alone: a hint to convert them.
+    cr_only_lines => Case::new("cr-only-lines", &["check", "cr.jsonl", "--tools", "tools.json"]).setup(cr_only);
+    // Coverage counts at the largest integer, from two shards: summed without wrapping, and the
+    // page's percentages computed without overflow.
+    report_huge_coverage => Case::new("report-huge-coverage", &["report", "huge-coverage.jsonl", "huge-coverage-2.jsonl", "--html", "report.html"]).setup(huge_coverage).grep(&["coverage: R1", ">R1<"]).outputs(&["report.html"]);
+    // U+2028, U+2029 and U+0085 leave every JSON output escaped (a JSON Lines record is never
+    // cut by a reader splitting lines the Unicode way).
+    separators_json_lines => Case::new("separators-json-lines", &["check", "separators.json", "--tools", "tools.json", "--output-format", "json-lines", "--include-candidates"]).setup(separators).grep(&["zq"]);
+    separators_sarif => Case::new("separators-sarif", &["check", "separators.json", "--tools", "tools.json", "--output-format", "sarif", "--include-candidates"]).setup(separators).grep(&["zq"]);
+    separators_text => Case::new("separators-text", &["check", "separators.json", "--tools", "tools.json", "--include-candidates"]).setup(separators).grep(&["zq"]);
     own_report_in_walked_directory => Case::new("own-report-in-walked-directory", &["check", "runs", "--tools", "tools.json", "--json", "runs/report.json"]).setup(runs_with_own_report);
 }

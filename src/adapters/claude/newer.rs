@@ -105,14 +105,20 @@ fn stored_path(content: &str) -> Option<&str> {
     (!path.is_empty()).then_some(path)
 }
 
-/// Read a stored result: at the path the session names, else in the `tool-results/` folder of
-/// this session beside the file being read (the session was copied elsewhere).
+/// Read a stored result: at the path the session names (when it is in a `tool-results/`
+/// folder), else in the `tool-results/` folder of this session beside the file being read (the
+/// session was copied elsewhere).
 fn find_stored(named: &str, input: &InputRef, session: Option<&str>) -> Option<String> {
     let file = Path::new(named).file_name()?;
     let here = Path::new(&input.path)
         .parent()
         .unwrap_or_else(|| Path::new(""));
-    let mut candidates = vec![PathBuf::from(named)];
+    // Only where Claude Code stores results: a session (a pull request can add one) naming
+    // `~/.ssh/id_rsa` or `/etc/shadow` must not get that file read into a report.
+    let mut candidates = Vec::new();
+    if Path::new(named).parent().and_then(Path::file_name) == Some("tool-results".as_ref()) {
+        candidates.push(PathBuf::from(named));
+    }
     if let Some(sid) = session {
         candidates.push(here.join(sid).join("tool-results").join(file));
     }
@@ -126,7 +132,8 @@ fn find_stored(named: &str, input: &InputRef, session: Option<&str>) -> Option<S
 fn read_bounded(path: &Path) -> std::io::Result<String> {
     use std::io::Read;
     let mut text = String::new();
-    std::fs::File::open(path)?
+    // A path a session names may be anything: never a pipe (a wait) or a device (endless).
+    crate::inputs::open(path, crate::inputs::Pipes::Refuse)?
         .take(MAX_STORED)
         .read_to_string(&mut text)?;
     Ok(text)

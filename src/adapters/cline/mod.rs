@@ -163,7 +163,8 @@ const MAX_COMPANION: u64 = 256 << 20;
 fn read_bounded(path: &std::path::Path) -> std::io::Result<String> {
     use std::io::Read;
     let mut text = String::new();
-    std::fs::File::open(path)?
+    // A path a session names may be anything: never a pipe (a wait) or a device (endless).
+    crate::inputs::open(path, crate::inputs::Pipes::Refuse)?
         .take(MAX_COMPANION)
         .read_to_string(&mut text)?;
     Ok(text)

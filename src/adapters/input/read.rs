@@ -119,6 +119,24 @@ pub fn parse_reader<R: BufRead>(
         }
         return read_zip(std::io::Cursor::new(bytes), path, opts, out);
     }
+    // A first line past the limit that opens a JSON object, followed by a line that is a JSON
+    // object: JSON Lines whose first record is too long. That record is an input error and the
+    // others are read (`skipped` lines before the one now in `first`).
+    let mut skipped: u32 = 0;
+    if first_truncated && opens_object(&first) {
+        match next_record_line(&mut reader, limits.max_record) {
+            Ok(Some((line, before))) => {
+                first = line;
+                first_truncated = false;
+                skipped = before;
+            }
+            Ok(None) => {}
+            Err(e) => {
+                out.issue(InputIssue::file(path, format!("cannot read: {e}")));
+                return ReadOutcome::Failed;
+            }
+        }
+    }
     let bom_len = if first.starts_with(b"\xEF\xBB\xBF") {
         3
     } else {
@@ -144,28 +162,37 @@ pub fn parse_reader<R: BufRead>(
         }
     }
     if is_lines {
-        // The line the first record is on, less one.
-        let base = preamble.as_ref().map_or(0, |p| p.lines);
-        let shift = |n: u32| n.saturating_add(base);
-        let rest = LineReader::new(reader, path, limits.max_record).map(move |r| {
-            r.map(|mut l| {
-                l.number = shift(l.number).saturating_add(1);
-                l
-            })
-            .map_err(|mut i| {
-                if i.line > 0 {
-                    i.line = shift(i.line).saturating_add(1);
-                }
-                i
-            })
+        let renumber = |by: u32| {
+            move |r: Result<Line, InputIssue>| {
+                r.map(|mut l| {
+                    l.number = l.number.saturating_add(by);
+                    l
+                })
+                .map_err(|mut i| {
+                    if i.line > 0 {
+                        i.line = i.line.saturating_add(by);
+                    }
+                    i
+                })
+            }
+        };
+        // The line the first record is on, less one: an over-long first record skipped, or
+        // the text lines before the first record.
+        let base = skipped.saturating_add(preamble.as_ref().map_or(0, |p| p.lines));
+        let rest = LineReader::new(reader, path, limits.max_record).map(renumber(base.saturating_add(1)));
+        let first_line = LineReader::new(&first[..], path, limits.max_record).map(renumber(base));
+        let too_long = (skipped > 0).then(|| {
+            Err(InputIssue::at(
+                path,
+                1,
+                1,
+                format!(
+                    "record is longer than the limit of {} bytes; raise it with `--max-record-size`",
+                    limits.max_record
+                ),
+            ))
         });
-        let first_line = LineReader::new(&first[..], path, limits.max_record).map(move |r| {
-            r.map(|mut l| {
-                l.number = shift(l.number);
-                l
-            })
-        });
-        let mut all = first_line.chain(rest);
+        let mut all = too_long.into_iter().chain(first_line).chain(rest);
         let mut buffered: Vec<Result<Line, InputIssue>> = Vec::new();
         let format = match format {
             Some(f) => f,
@@ -271,6 +298,18 @@ pub fn parse_reader<R: BufRead>(
         out.issue(InputIssue::file(path, EMPTY_FILE));
         return ReadOutcome::Failed;
     }
+    // Lines ended by a carriage return alone read as one line; when that is no JSON document,
+    // they were JSON Lines (a JSON document may use CR as white space, and still reads).
+    if !text.contains('\n')
+        && text.trim_end().contains('\r')
+        && serde_json::from_str::<serde::de::IgnoredAny>(text).is_err()
+    {
+        out.issue(InputIssue::file(
+            path,
+            "its lines end in a carriage return alone (CR, as classic Mac OS wrote them), which JSON Lines does not allow: convert them to LF (`tr '\\r' '\\n'`) and lint it again",
+        ));
+        return ReadOutcome::Failed;
+    }
     if !trimmed.starts_with(['{', '[']) {
         let (line, col) = first_char_position(text);
         out.issue(InputIssue::at(
@@ -358,6 +397,56 @@ fn first_char_position(text: &str) -> (u32, u32) {
     let offset = text.len() - text.trim_start().len();
     let idx = crate::model::LineIndex::new(text);
     idx.line_col(text, offset)
+}
+
+/// Whether a line opens a JSON object (after a BOM and blanks).
+fn opens_object(line: &[u8]) -> bool {
+    let line = line.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(line);
+    line.iter().find(|b| !b.is_ascii_whitespace()) == Some(&b'{')
+}
+
+/// After a first line cut at the limit: skip the rest of it, then blank lines, and return the
+/// next line (with how many lines came before it) when it is one JSON object within `max`
+/// bytes; `None` otherwise (one big document, or nothing more).
+fn next_record_line<R: BufRead>(reader: &mut R, max: usize) -> std::io::Result<Option<(Vec<u8>, u32)>> {
+    // The rest of the first line, read and dropped.
+    loop {
+        let available = match reader.fill_buf() {
+            Ok(b) => b,
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
+            Err(e) => return Err(e),
+        };
+        if available.is_empty() {
+            return Ok(None);
+        }
+        match memchr::memchr(b'\n', available) {
+            Some(i) => {
+                reader.consume(i + 1);
+                break;
+            }
+            None => {
+                let n = available.len();
+                reader.consume(n);
+            }
+        }
+    }
+    let mut before: u32 = 1;
+    loop {
+        let (mut line, mut truncated) = (Vec::new(), false);
+        read_first_line(reader, max, &mut line, &mut truncated)?;
+        if line.is_empty() {
+            return Ok(None);
+        }
+        if line.iter().all(u8::is_ascii_whitespace) {
+            before = before.saturating_add(1);
+            continue;
+        }
+        let record = !truncated
+            && opens_object(&line)
+            && std::str::from_utf8(&line)
+                .is_ok_and(|s| serde_json::from_str::<serde::de::IgnoredAny>(s).is_ok());
+        return Ok(record.then_some((line, before)));
+    }
 }
 
 /// Read the first physical line (up to `max` bytes, plus its newline) into `buf`.

@@ -489,9 +489,7 @@ impl ReportView {
                     unit: c.unit,
                     decided: thousands(c.coverage.decided),
                     total: thousands(c.coverage.total),
-                    percent: (c.coverage.decided * 100)
-                        .checked_div(c.coverage.total)
-                        .unwrap_or(100),
+                    percent: percent(c.coverage),
                 })
                 .collect(),
             inputs: report
@@ -512,4 +510,13 @@ impl ReportView {
             unmatched_ignores: report.unmatched_ignores.iter().map(|u| clean(u)).collect(),
         }
     }
+}
+
+/// `decided` in hundredths of `total` (100 when nothing was looked at), computed wide: counts
+/// `report` reads back from shards are untrusted and may be as large as a `usize` holds.
+fn percent(c: crate::finding::Coverage) -> usize {
+    let (decided, total) = (c.decided as u128, c.total as u128);
+    (decided * 100)
+        .checked_div(total)
+        .map_or(100, |p| usize::try_from(p).unwrap_or(usize::MAX))
 }
