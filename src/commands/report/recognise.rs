@@ -59,7 +59,8 @@ pub(super) fn not_a_shard(head: &[u8], complete: bool) -> Option<String> {
     describe(&probe)
 }
 
-/// Does one of the first complete non-blank lines read as a record `check` wrote?
+/// Does one of the first complete non-blank lines read as a record `check` wrote (or a record
+/// of another tracelint version, of a kind this one may not know)?
 fn shard_lines(head: &[u8], complete: bool) -> bool {
     let mut lines: Vec<&[u8]> = head.split(|b| *b == b'\n').collect();
     if !complete {
@@ -70,7 +71,15 @@ fn shard_lines(head: &[u8], complete: bool) -> bool {
         .into_iter()
         .filter(|l| !l.iter().all(u8::is_ascii_whitespace))
         .take(TRY_LINES)
-        .any(|l| serde_json::from_slice::<Value>(l).is_ok_and(|v| is_record(&v)))
+        .any(|l| serde_json::from_slice::<Value>(l).is_ok_and(|v| ours(&v) && !json_report(&v)))
+}
+
+/// tracelint's JSON report (pretty or compacted to one line).
+fn json_report(v: &Value) -> bool {
+    ours(v)
+        && ["summary", "findings", "exit_code"]
+            .iter()
+            .any(|k| v.get(k).is_some())
 }
 
 /// A JSON Lines record of `check`: `tracelint`'s `tool`, a `version` and one record key (a value
@@ -148,8 +157,7 @@ fn describe(probe: &Probe) -> Option<String> {
 
 fn describe_other(probe: &Probe, first: &Value) -> String {
     if ours(first) {
-        let report = ["summary", "findings", "exit_code"];
-        if report.iter().any(|k| first.get(k).is_some()) {
+        if json_report(first) {
             return format!("this is a JSON report (`--output-format json`), not a shard: {WANT}");
         }
         return format!("this is a JSON file tracelint wrote, not a shard: {WANT}");
@@ -436,6 +444,12 @@ mod tests {
         assert_eq!(say(&format!("{RECORD}\n{RECORD}\n")), None);
         // A damaged first line: the line reader reports it, the rest is read.
         assert_eq!(say(&format!("{{not json\n\n{RECORD}\n")), None);
+        // A record of a kind this version does not know is reported where it is.
+        let unknown = r#"{"version":1,"tool":{"name":"tracelint","version":"9"},"new":{}}"#;
+        assert_eq!(say(&format!("{unknown}\n")), None);
+        // A JSON report compacted to one line is not a shard.
+        let compact = r#"{"version":1,"tool":{"name":"tracelint"},"ok":true,"summary":{}}"#;
+        assert!(say(compact).unwrap().starts_with("this is a JSON report"));
         // A first record longer than the head: its keys show it is one.
         let long = format!(
             r#"{{"version":1,"tool":{{"name":"tracelint"}},"finding":{{"message":"{}"#,

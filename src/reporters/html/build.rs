@@ -56,6 +56,27 @@ pub(super) fn position(path: &str, line: u32, column: u32) -> String {
     }
 }
 
+/// A finding's message for a card that lists its details: where the message repeats them (a
+/// schema violation's message is its errors joined by `; `), they are counted there instead,
+/// so each is shown once.
+pub(super) fn listed_once(f: &Finding) -> std::borrow::Cow<'_, str> {
+    if f.details.len() < 2 {
+        return f.message.as_str().into();
+    }
+    let joined = f.details.join("; ");
+    match f.message.find(&joined) {
+        Some(at) => {
+            let mut message = f.message.clone();
+            message.replace_range(
+                at..at + joined.len(),
+                &format!("{} errors, listed below", f.details.len()),
+            );
+            message.into()
+        }
+        None => f.message.as_str().into(),
+    }
+}
+
 fn finding_view(report: &Report, index: usize, f: &Finding, tl: &Timelines<'_>) -> FindingView {
     let path = report.path_of(f.input);
     let at = f.at();
@@ -67,7 +88,7 @@ fn finding_view(report: &Report, index: usize, f: &Finding, tl: &Timelines<'_>) 
         tool: f.tool.as_deref().map(clean),
         position: position(path, at.line, at.column),
         run_id: clean(&f.run_id),
-        message: segments(&f.message),
+        message: segments(&listed_once(f)),
         details: if f.details.len() > 1 {
             f.details.iter().map(|d| clean(d)).collect()
         } else {

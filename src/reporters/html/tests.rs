@@ -142,3 +142,39 @@ fn pages_take_extra_tables() {
     assert!(text.contains("validation suite") && text.contains("r1 &#60;planted&#62;"));
     assert!(text.contains("class=\"pass\""));
 }
+
+#[test]
+fn a_card_lists_schema_errors_once_not_in_its_message_too() {
+    // As R1 writes it: the message is the errors joined by `; `, the details list them.
+    let mut report = sample::report();
+    let i = report
+        .findings
+        .iter()
+        .position(|f| f.details.len() == 2)
+        .unwrap();
+    let r1 = &mut report.findings[i];
+    r1.message = r1.details.join("; ");
+    let details = r1.details.clone();
+    let mut out = Vec::new();
+    render(&report, &mut out).unwrap();
+    let page = String::from_utf8(out).unwrap();
+    let start = page.find(&format!("id=\"f{i}\">")).unwrap();
+    let card = &page[start..start + page[start..].find("</article>").unwrap()];
+    assert!(
+        card.contains("<p class=\"msg\">2 errors, listed below</p>"),
+        "{card}"
+    );
+    for d in &details {
+        let shown = d
+            .replace('&', "&#38;")
+            .replace('"', "&#34;")
+            .replace('<', "&#60;")
+            .replace('>', "&#62;");
+        assert_eq!(card.matches(shown.as_str()).count(), 1, "{shown} in {card}");
+    }
+    // A message that does not repeat its details is left as it is.
+    let mut report = sample::report();
+    let f = report.findings.iter_mut().find(|f| f.details.len() == 2).unwrap();
+    f.message = "the arguments break the schema".into();
+    assert_eq!(build::listed_once(f), "the arguments break the schema");
+}

@@ -354,6 +354,12 @@ pub fn thousands(n: usize) -> String {
     out
 }
 
+/// A count as the page shows it, with thousands separators (for the template, which may hand
+/// it a reference).
+pub(super) fn n(count: impl std::borrow::Borrow<usize>) -> String {
+    thousands(*count.borrow())
+}
+
 /// `one` or `many`, by `n`.
 pub(super) fn plural(n: usize, one: &'static str, many: &'static str) -> &'static str {
     if n == 1 { one } else { many }
