@@ -64,6 +64,51 @@ impl ToolRecord {
     }
 }
 
+/// How the built-in schemas in force for a trace were matched to the version of the agent that
+/// wrote it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum VersionBasis {
+    /// The session records its agent's version; the capture is that one or the nearest.
+    Recorded,
+    /// No version recorded: the capture was inferred from the session's calls or start date.
+    Inferred,
+    /// Nothing to go on: the newest capture was assumed.
+    None,
+}
+
+/// Tool names that start another agent's run when no registry says so (`result_is_report`).
+pub const SUB_AGENT_TOOLS: &[&str] = &[
+    "Task",
+    "Agent",
+    "dispatch_agent",
+    "spawn_agent",
+    "run_subagent",
+];
+
+/// What one run (trace) records as a whole.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
+pub struct RunFacts {
+    /// The run's id.
+    pub run_id: String,
+    /// The agent that wrote it, when the input says (`claude-code`, `codex`, an ATIF agent's
+    /// name).
+    pub agent: Option<String>,
+    /// Every tool's counts together.
+    pub record: ToolRecord,
+    /// The run's last tool call has no recorded result: the record may be cut off.
+    pub ends_unanswered: bool,
+    /// Ids of the calls that started a sub-agent (`#N` for a call with no id, N its step).
+    pub launches: Vec<String>,
+    /// The call that started this run, when it is a sub-agent's and the input says which.
+    pub parent_call: Option<String>,
+    /// Runs this one may be a sub-agent of (its run id's prefix: `parent/agent-x`).
+    pub parent_runs: Vec<String>,
+    /// How the built-in schemas in force were matched to the agent's version (`None`: no
+    /// built-in schemas matched to the session).
+    pub schema_version: Option<VersionBasis>,
+}
+
 /// The record of one or more traces.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
 pub struct RecordStats {
@@ -71,11 +116,19 @@ pub struct RecordStats {
     pub tools: BTreeMap<String, ToolRecord>,
     /// Results that answer no recorded call.
     pub orphan_results: usize,
+    /// Each run measured, in order.
+    pub runs: Vec<RunFacts>,
 }
 
 impl RecordStats {
     /// Add another record.
     pub fn add(&mut self, o: &RecordStats) {
+        self.add_counts(o);
+        self.runs.extend(o.runs.iter().cloned());
+    }
+
+    /// Add another record's per-tool counts (not its runs).
+    pub fn add_counts(&mut self, o: &RecordStats) {
         for (name, t) in &o.tools {
             self.tools.entry(name.clone()).or_default().add(t);
         }
@@ -98,8 +151,32 @@ pub fn measure(trace: &Trace, registry: &ToolRegistry) -> RecordStats {
     let pairing = Pairing::new(trace);
     let steps = &trace.steps;
     let mut stats = RecordStats::default();
+    let mut run = RunFacts {
+        run_id: trace.run_id.clone(),
+        agent: trace.attribute(crate::model::ATTR_AGENT).map(str::to_owned),
+        parent_call: trace.attribute(PARENT_CALL).map(str::to_owned),
+        parent_runs: trace
+            .run_id
+            .rsplit_once('/')
+            .map(|(p, _)| p.to_owned())
+            .into_iter()
+            .collect(),
+        ..RunFacts::default()
+    };
     for step in steps {
         if let Some(call) = step.as_call() {
+            let launcher = registry
+                .get(&call.name)
+                .is_some_and(|s| s.metadata.result_is_report)
+                || SUB_AGENT_TOOLS.contains(&call.name.as_str());
+            if launcher {
+                run.launches.push(
+                    call.call_id
+                        .clone()
+                        .unwrap_or_else(|| format!("#{}", step.index)),
+                );
+            }
+            run.ends_unanswered = pairing.result_for(step.index).is_none();
             let t = stats.tools.entry(call.name.clone()).or_default();
             t.calls += 1;
             match call.args {
@@ -137,8 +214,13 @@ pub fn measure(trace: &Trace, registry: &ToolRegistry) -> RecordStats {
             t.content_missing += usize::from(!result.content_recorded);
         }
     }
+    run.record = stats.total();
+    stats.runs.push(run);
     stats
 }
+
+/// `Trace::attributes` key: the id of the call that started a sub-agent's run.
+const PARENT_CALL: &str = "parent_tool_use_id";
 
 /// One rule's coverage in one input, with its per-tool split.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]

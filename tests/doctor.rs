@@ -218,3 +218,157 @@ fn fail_under_results_gates_on_calls_with_a_recorded_result() {
     ]);
     assert!(String::from_utf8_lossy(&out.stderr).contains("results=90"));
 }
+
+/// The JSON output holds to its committed schema (`src/reporters/doctor.schema.json`), on the
+/// real corpus and on Claude Code sessions with a sub-agent, under a failing gate of each kind.
+#[test]
+fn json_output_validates_against_its_schema() {
+    let schema: Value =
+        serde_json::from_str(include_str!("../src/reporters/doctor.schema.json")).unwrap();
+    let validator = jsonschema::validator_for(&schema).unwrap();
+    let (code, corpus) = doctor_json(&["--fail-under", "R2a=99", "--fail-under", "results=99.9"]);
+    assert_eq!(code, Some(1));
+    let sessions = tracelint(&[
+        "doctor",
+        "fixtures/claude/session",
+        "fixtures/real/codex/",
+        "--output-format",
+        "json",
+        "--fail-under",
+        "versions=100",
+        "--no-config",
+    ]);
+    let sessions: Value = serde_json::from_slice(&sessions.stdout).unwrap();
+    for d in [&corpus, &sessions] {
+        let errors: Vec<String> = validator.iter_errors(d).map(|e| e.to_string()).collect();
+        assert!(errors.is_empty(), "{errors:#?}\n{d}");
+    }
+    assert_eq!(
+        corpus["gates"][1]["measure"], "results",
+        "{}",
+        corpus["gates"]
+    );
+}
+
+fn doctor_of(inputs: &[&str]) -> Value {
+    let mut args = vec!["doctor", "--output-format", "json", "--no-config"];
+    args.extend_from_slice(inputs);
+    let out = tracelint(&args);
+    serde_json::from_slice(&out.stdout).unwrap_or_else(|e| {
+        panic!("{e}: {}", String::from_utf8_lossy(&out.stderr));
+    })
+}
+
+fn share(v: &Value) -> (u64, u64) {
+    (v["count"].as_u64().unwrap(), v["of"].as_u64().unwrap())
+}
+
+/// Runs that end on a call with no result are counted per run, not per call: a result missing
+/// mid-run leaves the run's ending answered.
+#[test]
+fn runs_ending_on_an_unanswered_call() {
+    let d = doctor_of(&[
+        "fixtures/rules/r12/fail_no_result_at_end.json",
+        "fixtures/rules/r12/fail_no_result_mid_run.json",
+        "fixtures/rules/r12/pass_read_only_tool.json",
+        "fixtures/rules/r12/pass_later_success_resolves.json",
+    ]);
+    let ends: Vec<(u64, u64)> = d["files"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|f| share(&f["runs"]["ends_answered"]))
+        .collect();
+    // A read-only call left unanswered at the end is an unanswered ending all the same: the
+    // record figure says what the record holds, not whether it matters (R12's question).
+    assert_eq!(ends, [(0, 1), (1, 1), (0, 1), (1, 1)], "{}", d["files"]);
+    assert_eq!(share(&d["runs"]["ends_answered"]), (2, 4));
+    // The mid-run file is missing a result all the same.
+    let mid = &d["files"][1]["record"]["results_recorded"];
+    assert!(share(mid).0 < share(mid).1, "{mid}");
+}
+
+/// A Claude Code session's `Task` call starts a sub-agent: present when its file is among the
+/// inputs (matched by the call id its metadata names, or by run id), missing when it is not.
+#[test]
+fn sub_agent_runs_present_or_missing() {
+    let both = doctor_of(&["fixtures/claude/session"]);
+    assert_eq!(share(&both["runs"]["subagents_present"]), (1, 1), "{both}");
+    let alone = doctor_of(&["fixtures/claude/session/sess-1.jsonl"]);
+    let alone = share(&alone["runs"]["subagents_present"]);
+    assert_eq!(alone.1, 1);
+    let main_only = tempfile::tempdir().unwrap();
+    let copy = main_only.path().join("sess-1.jsonl");
+    // The main session without its sub-agent's file or mirror lines.
+    let text = std::fs::read_to_string(
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("fixtures/claude/session/sess-1.jsonl"),
+    )
+    .unwrap();
+    let kept: Vec<&str> = text
+        .lines()
+        .filter(|l| !l.contains("agent_progress"))
+        .collect();
+    std::fs::write(&copy, kept.join("\n")).unwrap();
+    let missing = doctor_of(&[copy.to_str().unwrap()]);
+    assert_eq!(
+        share(&missing["runs"]["subagents_present"]),
+        (0, 1),
+        "{}",
+        missing["runs"]
+    );
+    // Per agent: the session names Claude Code.
+    let agents: Vec<&Value> = both["agents"].as_array().unwrap().iter().collect();
+    assert_eq!(agents.len(), 1, "{agents:?}");
+    assert_eq!(agents[0]["agent"], "claude-code");
+    assert_eq!(agents[0]["runs"]["runs"], 2);
+}
+
+/// Built-in schema version certainty: a Claude Code or Codex session that records its version
+/// is `recorded`; a Gemini CLI session records none, so its capture is inferred from its calls.
+#[test]
+fn builtin_schema_version_certainty() {
+    let d = doctor_of(&[
+        "fixtures/real/codex/",
+        "fixtures/real/gemini-cli/gemini-cli-0.40.1-tools.jsonl",
+    ]);
+    let by_agent = |name: &str| -> Value {
+        d["agents"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|a| a["agent"] == name)
+            .unwrap_or_else(|| panic!("no {name} in {}", d["agents"]))["runs"]["schema_version"]
+            .clone()
+    };
+    let codex = by_agent("codex");
+    assert!(codex["recorded"].as_u64().unwrap() > 0, "{codex}");
+    assert_eq!(codex["inferred"], 0);
+    let gemini = by_agent("gemini-cli");
+    assert_eq!(
+        (gemini["recorded"].as_u64(), gemini["inferred"].as_u64()),
+        (Some(0), Some(1)),
+        "{gemini}"
+    );
+    // With --tools, no built-in schemas are in force: nothing to be certain about.
+    let given = tracelint(&[
+        "doctor",
+        "fixtures/real/codex/",
+        "--tools",
+        "fixtures/rules/r12/tools.json",
+        "--output-format",
+        "json",
+        "--no-config",
+    ]);
+    let given: Value = serde_json::from_slice(&given.stdout).unwrap();
+    let v = &given["runs"]["schema_version"];
+    assert_eq!(
+        (
+            v["recorded"].as_u64(),
+            v["inferred"].as_u64(),
+            v["none"].as_u64()
+        ),
+        (Some(0), Some(0), Some(0)),
+        "{v}"
+    );
+}

@@ -23,7 +23,7 @@ use clap::{Parser, Subcommand};
 
 pub use check::CheckArgs;
 pub use demo::DemoArgs;
-pub use doctor::{DoctorArgs, GroupBy};
+pub use doctor::{DoctorArgs, DoctorFormat, GroupBy};
 pub use hook::{CodexHookArgs, HookAgent, HookArgs, HookCommand};
 pub use infer::InferArgs;
 pub use init::InitArgs;

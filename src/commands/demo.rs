@@ -159,7 +159,10 @@ pub fn run(args: &DemoArgs) -> anyhow::Result<ExitStatus> {
         out,
         "tracelint demo — the validation suite (no model, no key, no network)\n"
     )?;
-    for o in &outcomes {
+    // The widest verdict sets the column (`R2a hard_event, R2b candidate, R9 hard_defect`).
+    let shown: Vec<String> = outcomes.iter().map(|o| demo::show(&o.got)).collect();
+    let width = shown.iter().map(|s| s.chars().count()).max().unwrap_or(0);
+    for (o, got) in outcomes.iter().zip(&shown) {
         let verdict = if o.pass() {
             paint(color, AnsiColor::Green.on_default().bold(), "PASS")
         } else {
@@ -167,10 +170,9 @@ pub fn run(args: &DemoArgs) -> anyhow::Result<ExitStatus> {
         };
         writeln!(
             out,
-            "{verdict}  {:<10} {:<25} {:<34} {}",
+            "{verdict}  {:<10} {:<25} {got:<width$}  {}",
             o.case.kind.name(),
             o.case.name,
-            demo::show(&o.got),
             o.case.description
         )?;
         if !o.pass() {

@@ -4,7 +4,7 @@
 
 use anyhow::Context;
 
-use crate::cli::{CheckArgs, DisplayArgs, DoctorArgs, GroupBy};
+use crate::cli::{CheckArgs, DisplayArgs, DoctorArgs, DoctorFormat, GroupBy};
 use crate::commands::check;
 use crate::exit::ExitStatus;
 use crate::inputs;
@@ -13,6 +13,7 @@ use crate::lint::ReportBuilder;
 /// `tracelint doctor`.
 #[allow(clippy::print_stderr)]
 pub fn run(args: &DoctorArgs) -> anyhow::Result<ExitStatus> {
+    let json = args.json || args.output_format == DoctorFormat::Json;
     let record_gates = args
         .fail_under
         .iter()
@@ -44,13 +45,13 @@ pub fn run(args: &DoctorArgs) -> anyhow::Result<ExitStatus> {
         no_config: args.no_config,
         jobs: args.jobs,
         display: DisplayArgs {
-            quiet: u8::from(args.json),
+            quiet: u8::from(json),
             ..DisplayArgs::default()
         },
         ..CheckArgs::default()
     };
     let settings = check::resolve(&check_args)?;
-    let mut linter = check::linter(&settings, !args.json)?;
+    let mut linter = check::linter(&settings, !json)?;
     linter.run.tool_coverage = true;
     linter.measure_record = true;
     let (specs, expand_issues) = inputs::expand_with(&settings.inputs, &settings.walk);
@@ -87,7 +88,7 @@ pub fn run(args: &DoctorArgs) -> anyhow::Result<ExitStatus> {
     d.exit_code = exit.code();
     let stdout = std::io::stdout();
     let mut out = std::io::BufWriter::new(super::PipeSafe::new(stdout.lock()));
-    if args.json {
+    if json {
         serde_json::to_writer_pretty(&mut out, &d)?;
         std::io::Write::write_all(&mut out, b"\n")?;
     } else {
@@ -95,6 +96,8 @@ pub fn run(args: &DoctorArgs) -> anyhow::Result<ExitStatus> {
             GroupBy::Rule => crate::doctor::By::Rule,
             GroupBy::Tool => crate::doctor::By::Tool,
             GroupBy::File => crate::doctor::By::File,
+            GroupBy::Format => crate::doctor::By::Format,
+            GroupBy::Agent => crate::doctor::By::Agent,
         };
         crate::doctor::render_text(&d, by, &mut out)?;
     }

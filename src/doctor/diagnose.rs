@@ -8,7 +8,39 @@ use crate::finding::{Coverage, RuleId};
 use crate::record::{RecordStats, ToolRecord};
 use crate::reporters::Report;
 
-use super::{Diagnosis, FileRow, FormatRow, Gate, Reason, RecordMeasures, RuleRow, Share, ToolRow};
+use super::{
+    AgentRow, Diagnosis, FileRow, FormatRow, Gate, Reason, RecordMeasures, RuleRow, RunSums,
+    Share, ToolRow,
+};
+use crate::record::RunFacts;
+
+/// For each run (in `runs`' order), how many of the sub-agent runs it started are absent from
+/// the inputs. A sub-agent run is present when a run names the call that started it
+/// (`parent_tool_use_id`); the rest are matched by run id (`parent/agent-x`,
+/// `parent/subagent-1`), as many as there are.
+pub(super) fn missing_subagents(runs: &[(usize, &RunFacts)]) -> Vec<usize> {
+    let named: std::collections::HashSet<&str> = runs
+        .iter()
+        .filter_map(|(_, r)| r.parent_call.as_deref())
+        .collect();
+    let mut unnamed: std::collections::HashMap<&str, usize> = std::collections::HashMap::new();
+    for (_, r) in runs.iter().filter(|(_, r)| r.parent_call.is_none()) {
+        for p in &r.parent_runs {
+            *unnamed.entry(p.as_str()).or_default() += 1;
+        }
+    }
+    runs.iter()
+        .map(|(_, r)| {
+            let unmatched = r
+                .launches
+                .iter()
+                .filter(|id| !named.contains(id.as_str()))
+                .count();
+            let by_id = unnamed.get(r.run_id.as_str()).copied().unwrap_or(0);
+            unmatched.saturating_sub(by_id)
+        })
+        .collect()
+}
 
 /// `` tool `Bash` declares no input schema `` → `` tool `…` declares no input schema ``: the
 /// tool a reason names is folded, so one reason groups every tool it was given for.
@@ -29,14 +61,36 @@ pub fn diagnose(
     let mut formats: BTreeMap<String, (usize, usize, RecordStats)> = BTreeMap::new();
     let mut tool_cov: BTreeMap<String, BTreeMap<RuleId, Coverage>> = BTreeMap::new();
     let mut files = Vec::new();
+    let runs: Vec<(usize, &RunFacts)> = report
+        .details
+        .iter()
+        .enumerate()
+        .flat_map(|(i, d)| d.record.runs.iter().map(move |r| (i, r)))
+        .collect();
+    let missing = missing_subagents(&runs);
+    let mut run_sums = RunSums::default();
+    let mut by_input: Vec<RunSums> = vec![RunSums::default(); report.inputs.len()];
+    let mut by_agent: BTreeMap<Option<&str>, (ToolRecord, RunSums)> = BTreeMap::new();
+    for ((i, run), m) in runs.iter().zip(&missing) {
+        run_sums.add(run, *m);
+        if let Some(s) = by_input.get_mut(*i) {
+            s.add(run, *m);
+        }
+        let a = by_agent.entry(run.agent.as_deref()).or_default();
+        a.0.add(&run.record);
+        a.1.add(run, *m);
+    }
+    let mut format_runs: BTreeMap<&str, RunSums> = BTreeMap::new();
+    let no_detail = crate::record::InputDetail::default();
     for (i, input) in report.inputs.iter().enumerate() {
-        let detail = report.details.get(i).cloned().unwrap_or_default();
-        all.add(&detail.record);
+        let detail = report.details.get(i).unwrap_or(&no_detail);
+        all.add_counts(&detail.record);
         if let Some(f) = &input.format {
             let e = formats.entry(f.clone()).or_default();
             e.0 += 1;
             e.1 += input.traces;
-            e.2.add(&detail.record);
+            e.2.add_counts(&detail.record);
+            format_runs.entry(f.as_str()).or_default().merge(&by_input[i]);
         }
         for (rule, r) in &detail.rules {
             for (tool, c) in &r.tools {
@@ -53,6 +107,7 @@ pub fn diagnose(
             format: input.format.clone(),
             traces: input.traces,
             record: RecordMeasures::of(&detail.record.total()),
+            runs: by_input[i].measures(),
             coverage: detail.rules.iter().map(|(r, d)| (*r, d.coverage)).collect(),
         });
     }
@@ -135,6 +190,7 @@ pub fn diagnose(
         .chain(record_gates.iter().map(|(text, measure, threshold)| {
             let measured = RecordMeasures::of(&total)
                 .share(measure)
+                .or_else(|| run_sums.measures().share(measure))
                 .and_then(|s| s.percent);
             Gate {
                 gate: text.clone(),
@@ -147,17 +203,31 @@ pub fn diagnose(
         }))
         .collect();
     Diagnosis {
-        version: 1,
+        version: 2,
         inputs: report.inputs.len(),
         traces: report.summary.traces,
         record: RecordMeasures::of(&total),
+        runs: run_sums.measures(),
         formats: formats
             .into_iter()
             .map(|(format, (inputs, traces, stats))| FormatRow {
+                runs: format_runs
+                    .get(format.as_str())
+                    .copied()
+                    .unwrap_or_default()
+                    .measures(),
                 format,
                 inputs,
                 traces,
                 record: RecordMeasures::of(&stats.total()),
+            })
+            .collect(),
+        agents: by_agent
+            .into_iter()
+            .map(|(agent, (record, sums))| AgentRow {
+                agent: agent.map(str::to_owned),
+                record: RecordMeasures::of(&record),
+                runs: sums.measures(),
             })
             .collect(),
         rules,

@@ -72,6 +72,83 @@ impl RecordMeasures {
     }
 }
 
+/// How the built-in schemas in force were matched to the agent's version, in runs.
+#[derive(Debug, Clone, Copy, Default, Serialize)]
+pub struct VersionCertainty {
+    /// The session records its version.
+    pub recorded: usize,
+    /// No version recorded: inferred from the session's calls or start date.
+    pub inferred: usize,
+    /// Nothing to go on: the newest capture was assumed.
+    pub none: usize,
+}
+
+/// What whole runs record, over some runs.
+#[derive(Debug, Clone, Copy, Serialize)]
+pub struct RunMeasures {
+    /// Runs (traces).
+    pub runs: usize,
+    /// Runs whose last tool call has a recorded result, of the runs with a call.
+    pub ends_answered: Share,
+    /// Sub-agent runs present in the inputs, of the sub-agent runs the runs started (calls of
+    /// `Task`, `Agent`, `spawn_agent`, … or a tool whose result is another agent's report).
+    pub subagents_present: Share,
+    /// Runs on their agent's built-in schemas, by how the schemas' version was matched.
+    pub schema_version: VersionCertainty,
+    /// Of those, the runs whose agent version is recorded.
+    pub schema_version_recorded: Share,
+}
+
+/// Per-run sums before they become shares.
+#[derive(Debug, Clone, Copy, Default)]
+pub(crate) struct RunSums {
+    runs: usize,
+    with_calls: usize,
+    ends_unanswered: usize,
+    started: usize,
+    missing: usize,
+    version: VersionCertainty,
+}
+
+impl RunSums {
+    pub(crate) fn add(&mut self, run: &crate::record::RunFacts, missing: usize) {
+        use crate::record::VersionBasis;
+        self.runs += 1;
+        self.with_calls += usize::from(run.record.calls > 0);
+        self.ends_unanswered += usize::from(run.ends_unanswered);
+        self.started += run.launches.len();
+        self.missing += missing;
+        match run.schema_version {
+            Some(VersionBasis::Recorded) => self.version.recorded += 1,
+            Some(VersionBasis::Inferred) => self.version.inferred += 1,
+            Some(VersionBasis::None) => self.version.none += 1,
+            None => {}
+        }
+    }
+
+    pub(crate) fn merge(&mut self, o: &RunSums) {
+        self.runs += o.runs;
+        self.with_calls += o.with_calls;
+        self.ends_unanswered += o.ends_unanswered;
+        self.started += o.started;
+        self.missing += o.missing;
+        self.version.recorded += o.version.recorded;
+        self.version.inferred += o.version.inferred;
+        self.version.none += o.version.none;
+    }
+
+    pub(crate) fn measures(&self) -> RunMeasures {
+        let v = self.version;
+        RunMeasures {
+            runs: self.runs,
+            ends_answered: Share::new(self.with_calls - self.ends_unanswered, self.with_calls),
+            subagents_present: Share::new(self.started - self.missing, self.started),
+            schema_version: v,
+            schema_version_recorded: Share::new(v.recorded, v.recorded + v.inferred + v.none),
+        }
+    }
+}
+
 /// One input format's record.
 #[derive(Debug, Clone, Serialize)]
 pub struct FormatRow {
@@ -83,6 +160,20 @@ pub struct FormatRow {
     pub traces: usize,
     /// The record.
     pub record: RecordMeasures,
+    /// What its runs record as a whole.
+    pub runs: RunMeasures,
+}
+
+/// One agent's record: the runs whose input names the agent that wrote them.
+#[derive(Debug, Clone, Serialize)]
+pub struct AgentRow {
+    /// The agent as the input names it (`claude-code`, `codex`, an ATIF agent's name); `None`
+    /// for runs whose input does not say.
+    pub agent: Option<String>,
+    /// The record of its runs' calls.
+    pub record: RecordMeasures,
+    /// What its runs record as a whole.
+    pub runs: RunMeasures,
 }
 
 /// One reason a rule gave for not deciding, with how often and for which tools.
@@ -139,6 +230,8 @@ pub struct FileRow {
     pub traces: usize,
     /// The record.
     pub record: RecordMeasures,
+    /// What its runs record as a whole.
+    pub runs: RunMeasures,
     /// Per rule: decided / looked at.
     pub coverage: BTreeMap<RuleId, Coverage>,
 }
@@ -162,7 +255,7 @@ pub struct Gate {
     pub passed: bool,
 }
 
-/// The whole diagnosis (`doctor --json`: version 1).
+/// The whole diagnosis (`doctor --output-format json`: version 2, `doctor.schema.json`).
 #[derive(Debug, Clone, Serialize)]
 pub struct Diagnosis {
     /// Output version.
@@ -173,8 +266,12 @@ pub struct Diagnosis {
     pub traces: usize,
     /// The record over every trace.
     pub record: RecordMeasures,
+    /// What the runs record as a whole, over every trace.
+    pub runs: RunMeasures,
     /// The record per input format.
     pub formats: Vec<FormatRow>,
+    /// The record per agent.
+    pub agents: Vec<AgentRow>,
     /// Coverage per rule (as `check` counts it) and why units were not checked.
     pub rules: Vec<RuleRow>,
     /// Every tool called, with its contract gaps.
@@ -191,39 +288,60 @@ pub struct Diagnosis {
     pub exit_code: u8,
 }
 
-/// The record-quality measures a `--fail-under NAME=PERCENT` gate can name, with what each is.
+/// The record-quality figures a `--fail-under NAME=PERCENT` gate can name, with what each is.
 pub const RECORD_GATES: &[(&str, &str)] = &[
     ("results", "calls with a recorded result"),
-    ("status", "results that say whether they succeeded"),
+    ("outcome", "results that say whether they succeeded"),
     ("arguments", "calls whose arguments were recorded"),
     ("schemas", "calls whose tool has an input schema"),
+    ("endings", "runs whose last call has a recorded result"),
+    ("subagents", "sub-agent runs present in the inputs"),
+    ("versions", "runs on built-in schemas whose agent version is recorded"),
 ];
 
-/// A record-quality `--fail-under` value (`results=90`): its measure and threshold; `None` when
-/// the name is not a record measure (a rule gate, `R1=95`, or a plain `80`).
+/// Other spellings of a record figure's name.
+const RECORD_ALIASES: &[(&str, &str)] = &[("status", "outcome")];
+
+/// The names `--fail-under NAME=` takes, for messages.
+fn gate_names() -> String {
+    RECORD_GATES
+        .iter()
+        .map(|(n, _)| format!("`{n}`"))
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+/// A record-quality `--fail-under` value (`results=90`): its figure and threshold; `None` when
+/// the name is not a record figure (a rule gate, `R1=95`, or a plain `80`).
 pub fn parse_record_gate(s: &str) -> Option<Result<(&'static str, f64), String>> {
     let (name, pct) = s.split_once('=')?;
     let name = name.trim().to_ascii_lowercase();
+    let name = RECORD_ALIASES
+        .iter()
+        .find(|(a, _)| *a == name)
+        .map_or(name.as_str(), |(_, n)| n);
     let measure = RECORD_GATES.iter().find(|(n, _)| *n == name)?.0;
-    Some(
-        pct.trim()
-            .trim_end_matches('%')
-            .parse()
-            .ok()
-            .filter(|p: &f64| (0.0..=100.0).contains(p))
-            .map(|p| (measure, p))
-            .ok_or_else(|| {
-                format!("`--fail-under {s}`: give a percentage from 0 to 100, as `{measure}=90`")
-            }),
-    )
+    Some(percent(pct).map(|p| (measure, p)).ok_or_else(|| {
+        format!("`--fail-under {s}`: give a percentage from 0 to 100, as `{measure}=90`")
+    }))
+}
+
+/// `90`, `90%`, `99.5`: a percentage from 0 to 100.
+fn percent(s: &str) -> Option<f64> {
+    s.trim()
+        .trim_end_matches('%')
+        .trim()
+        .parse()
+        .ok()
+        .filter(|p: &f64| (0.0..=100.0).contains(p))
 }
 
 impl RecordMeasures {
-    /// The share a record gate measures.
+    /// The share a call-level record gate measures.
     pub fn share(&self, measure: &str) -> Option<Share> {
         match measure {
             "results" => Some(self.results_recorded),
-            "status" => Some(self.outcome_recorded),
+            "outcome" => Some(self.outcome_recorded),
             "arguments" => Some(self.arguments_recorded),
             "schemas" => Some(self.schema_known),
             _ => None,
@@ -231,23 +349,43 @@ impl RecordMeasures {
     }
 }
 
-/// A `--fail-under` value: `80` or `R1=95`.
+impl RunMeasures {
+    /// The share a run-level record gate measures.
+    pub fn share(&self, measure: &str) -> Option<Share> {
+        match measure {
+            "endings" => Some(self.ends_answered),
+            "subagents" => Some(self.subagents_present),
+            "versions" => Some(self.schema_version_recorded),
+            _ => None,
+        }
+    }
+}
+
+/// A `--fail-under` value: `80` or `R1=95` (a record figure's `results=90` is
+/// `parse_record_gate`'s).
 pub fn parse_gate(s: &str) -> Result<(Option<Vec<RuleId>>, f64), String> {
     let (rule, pct) = match s.split_once('=') {
-        Some((r, p)) => (Some(r.trim()), p.trim()),
-        None => (None, s.trim()),
+        Some((r, p)) => (Some(r.trim()), p),
+        None => (None, s),
     };
-    let pct: f64 = pct
-        .trim_end_matches('%')
-        .parse()
-        .ok()
-        .filter(|p: &f64| (0.0..=100.0).contains(p))
-        .ok_or_else(|| {
-            format!("`--fail-under {s}`: give a percentage from 0 to 100, as `80`, `R1=95` or `results=90`")
-        })?;
     let rules = rule
-        .map(|r| crate::rules::parse_rule_list(&[r.to_owned()]).map_err(|e| e.to_string()))
+        .map(|r| {
+            let parsed = crate::rules::parse_rule_list(&[r.to_owned()])
+                .ok()
+                .filter(|rules| !rules.is_empty());
+            parsed.ok_or_else(|| {
+                format!(
+                    "`--fail-under {s}`: unknown name `{r}`: give a rule (`R1=95`, `tracelint rules` lists them) or a record figure: {}",
+                    gate_names()
+                )
+            })
+        })
         .transpose()?;
+    let pct = percent(pct).ok_or_else(|| {
+        format!(
+            "`--fail-under {s}`: give a percentage from 0 to 100, as `80`, `R1=95` or `results=90`"
+        )
+    })?;
     Ok((rules, pct))
 }
 

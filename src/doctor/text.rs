@@ -8,7 +8,7 @@ use crate::finding::{Coverage, RuleId};
 use crate::reporters::escape::terminal;
 
 use super::diagnose::plural;
-use super::{Diagnosis, RecordMeasures, ToolRow};
+use super::{Diagnosis, RecordMeasures, RunMeasures, ToolRow};
 
 /// Group-by choices for the text.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -19,6 +19,10 @@ pub enum By {
     Tool,
     /// Per input file.
     File,
+    /// Per input format.
+    Format,
+    /// Per agent (as the input names it).
+    Agent,
 }
 
 /// Most reasons, tools or files listed per section (the JSON has them all).
@@ -41,6 +45,58 @@ fn record_line(r: &RecordMeasures) -> String {
     )
 }
 
+/// What whole runs record, in one line.
+fn runs_line(r: &RunMeasures) -> String {
+    let mut parts = vec![plural(r.runs, "run", "runs")];
+    let unanswered = r.ends_answered.of - r.ends_answered.count;
+    parts.push(format!("{unanswered} ending on an unanswered call"));
+    if r.subagents_present.of > 0 {
+        parts.push(format!(
+            "sub-agent runs missing {} of {}",
+            r.subagents_present.of - r.subagents_present.count,
+            r.subagents_present.of
+        ));
+    }
+    let v = r.schema_version;
+    if v.recorded + v.inferred + v.none > 0 {
+        parts.push(format!(
+            "built-in schema version recorded {}, inferred {}, none {}",
+            v.recorded, v.inferred, v.none
+        ));
+    }
+    parts.join(", ")
+}
+
+/// The run figures of the record section.
+fn run_figures(r: &RunMeasures, out: &mut dyn Write) -> io::Result<()> {
+    let unanswered = r.ends_answered.of - r.ends_answered.count;
+    writeln!(
+        out,
+        "  runs answered to the end  {}  ({} on a call with no result: the record may be cut off)",
+        r.ends_answered.text(),
+        plural(unanswered, "ends", "end")
+    )?;
+    if r.subagents_present.of > 0 {
+        writeln!(
+            out,
+            "  sub-agent runs present    {}  ({} started but not in the inputs)",
+            r.subagents_present.text(),
+            r.subagents_present.of - r.subagents_present.count
+        )?;
+    }
+    let v = r.schema_version;
+    if v.recorded + v.inferred + v.none > 0 {
+        writeln!(
+            out,
+            "  schema version recorded   {}  (runs on their agent's built-in schemas: inferred from the calls {}, none to go on {})",
+            r.schema_version_recorded.text(),
+            v.inferred,
+            v.none
+        )?;
+    }
+    Ok(())
+}
+
 /// Render the text diagnosis.
 pub fn render_text(d: &Diagnosis, by: By, out: &mut dyn Write) -> io::Result<()> {
     writeln!(
@@ -60,7 +116,8 @@ pub fn render_text(d: &Diagnosis, by: By, out: &mut dyn Write) -> io::Result<()>
         r.outcome_recorded.text(),
         r.schema_known.text()
     )?;
-    if d.formats.len() > 1 || by == By::File {
+    run_figures(&d.runs, out)?;
+    if (d.formats.len() > 1 || by == By::File) && by != By::Format {
         for f in &d.formats {
             writeln!(
                 out,
@@ -140,6 +197,35 @@ pub fn render_text(d: &Diagnosis, by: By, out: &mut dyn Write) -> io::Result<()>
                 }
             }
         }
+        By::Format => {
+            writeln!(out, "\nby format:")?;
+            for f in &d.formats {
+                writeln!(
+                    out,
+                    "  {} ({}, {})",
+                    f.format,
+                    plural(f.inputs, "input", "inputs"),
+                    plural(f.record.tool_calls, "tool call", "tool calls")
+                )?;
+                writeln!(out, "      record: {}", record_line(&f.record))?;
+                writeln!(out, "      runs: {}", runs_line(&f.runs))?;
+            }
+        }
+        By::Agent => {
+            writeln!(out, "\nby agent (as the input names it):")?;
+            for a in &d.agents {
+                writeln!(
+                    out,
+                    "  {} ({})",
+                    a.agent
+                        .as_deref()
+                        .map_or_else(|| "not named by the input".to_owned(), |a| terminal(a).into_owned()),
+                    plural(a.record.tool_calls, "tool call", "tool calls")
+                )?;
+                writeln!(out, "      record: {}", record_line(&a.record))?;
+                writeln!(out, "      runs: {}", runs_line(&a.runs))?;
+            }
+        }
         By::File => {
             writeln!(out, "\nby file:")?;
             for f in &d.files {
@@ -153,6 +239,7 @@ pub fn render_text(d: &Diagnosis, by: By, out: &mut dyn Write) -> io::Result<()>
                 if f.format.is_some() {
                     writeln!(out, "      coverage: {}", coverage_cells(&f.coverage))?;
                     writeln!(out, "      record: {}", record_line(&f.record))?;
+                    writeln!(out, "      runs: {}", runs_line(&f.runs))?;
                 }
             }
         }

@@ -226,9 +226,13 @@ impl Linter {
                 schemas,
                 notes,
                 outline,
-                record: self
-                    .measure_record
-                    .then(|| Box::new(crate::record::measure(trace, registry))),
+                record: self.measure_record.then(|| {
+                    let mut r = crate::record::measure(trace, registry);
+                    for run in &mut r.runs {
+                        run.schema_version = matched.as_ref().map(|(a, _)| version_basis(*a, trace));
+                    }
+                    Box::new(r)
+                }),
                 ..TraceLint::of(trace)
             }
         })
@@ -406,6 +410,32 @@ impl Linter {
                 .map(|(_, v)| v.clone()),
         );
         f(registry, schemas, notes, own_match)
+    }
+}
+
+/// How `agent`'s built-in schemas were matched to the session `trace` records: by the version it
+/// records, inferred from its calls or start date (Gemini CLI sessions record no version), or
+/// with nothing to go on (the newest capture).
+fn version_basis(agent: Agent, trace: &Trace) -> crate::record::VersionBasis {
+    use crate::record::VersionBasis;
+    let recorded = match agent {
+        Agent::ClaudeCode => trace.attribute(ATTR_CLAUDE_CODE_VERSION),
+        Agent::Codex | Agent::GeminiCli => trace.attribute(crate::model::ATTR_AGENT_VERSION),
+    };
+    if recorded
+        .and_then(crate::sources::builtin::parse_version)
+        .is_some()
+    {
+        VersionBasis::Recorded
+    } else if agent == Agent::GeminiCli
+        && (trace
+            .attribute(crate::adapters::gemini::ATTR_STARTED)
+            .is_some()
+            || trace.steps.iter().any(|s| s.as_result().is_some()))
+    {
+        VersionBasis::Inferred
+    } else {
+        VersionBasis::None
     }
 }
 

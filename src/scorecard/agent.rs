@@ -19,17 +19,24 @@ pub const ORDER_ID: &str = "A-1001";
 /// The reference a successful lookup returns and a correct cancel uses.
 pub const ORDER_REF: &str = "ord_7Hk2Qp";
 
-/// The tools file of the task (schemas + metadata), for linting the runs.
+/// The tools file of the task (input and output schemas, metadata), for linting the runs. The
+/// output schemas are the lookup's and the cancellation's documented results: a result that
+/// breaks them (an HTML page, a cut-off body, renamed fields) is R10's to report.
 pub const TOOLS: &str = r#"{"tools": [
   {"name": "lookup_order",
    "inputSchema": {"type": "object", "properties": {"order_id": {"type": "string", "x-value-origin": "provided"}},
                    "required": ["order_id"], "additionalProperties": false},
+   "outputSchema": {"type": "object", "required": ["order_id", "status"],
+                    "properties": {"order_id": {"type": "string"}, "status": {"type": "string"},
+                                   "order_ref": {"type": "string"}}},
    "metadata": {"side_effecting": false, "idempotent": true,
                 "failure_when": {"pointer": "/status", "in": ["denied", "error"]}}},
   {"name": "cancel_order",
    "inputSchema": {"type": "object", "properties": {"order_ref": {"type": "string", "x-value-origin": "provided"},
                    "reason": {"enum": ["customer_request", "fraud"]}},
                    "required": ["order_ref", "reason"], "additionalProperties": false},
+   "outputSchema": {"type": "object", "required": ["cancelled"],
+                    "properties": {"cancelled": {"type": "boolean"}, "order_ref": {"type": "string"}}},
    "metadata": {"side_effecting": true, "failure_when": {"pointer": "/cancelled", "equals": false}}}
 ]}"#;
 

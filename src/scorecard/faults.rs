@@ -54,32 +54,32 @@ impl Fault {
     }
 
     /// What the fault does to the lookup's result, and why tracelint does or does not flag the
-    /// runs it is injected into (for the scorecard's readers).
+    /// runs it is injected into (for the scorecard's readers), in one line.
     pub fn explain(self) -> &'static str {
         match self {
             Fault::Timeout => {
-                "the lookup times out: an error result, which R2a reports in every run (a hard event, not a CI failure)"
+                "the lookup times out, an error result: R2a reports it in every run (a hard event, not a CI failure); retrying is the recovery"
             }
             Fault::Error => {
-                "an HTTP 500 whose body carries a stale order reference: R2a reports the error; an agent that cancels with that reference is a hard defect (R2b)"
+                "an HTTP 500 whose body carries a stale order reference: R2a reports the error; cancelling with that reference is a hard defect (R2b)"
             }
             Fault::RateLimit => {
-                "an HTTP 429: R2a reports the error in every run; retrying it is the recovery"
+                "an HTTP 429: R2a reports the error in every run; retrying is the recovery"
             }
             Fault::MalformedJson => {
-                "an HTML error page with no status: nothing says it failed, so a run that retries or stops has nothing to flag; one that acts on it anyway is flagged by what it then does"
+                "an HTML error page with no status where the lookup's JSON belongs: R10 reports the broken output schema in every run; an agent that acts anyway cancels a reference the service rejects (R2a)"
             }
             Fault::Empty => {
                 "an empty result with no status: R2a reports an empty result in every run"
             }
             Fault::Truncated => {
-                "a JSON body cut off mid-way, with no status: nothing says it failed, so a run that retries or stops has nothing to flag; one that acts on it anyway is flagged by what it then does"
+                "the lookup's JSON cut off mid-way, with no status: R10 reports the broken output schema in every run; an agent that acts anyway finds no reference in it and cancels one the service rejects (R2a)"
             }
             Fault::WrongSchema => {
-                "a successful result whose fields are renamed (`reference` for `order_ref`): nothing failed and the task's tools declare no result schema, so no rule flags it (R10 would, given one). The buggy agent recovers every time because it takes the first `ord_…` token it sees, which the renamed field still holds; the robust agent reads only `order_ref`, retries or stops"
+                "a success whose fields are renamed (`reference` for `order_ref`): R10 reports the broken output schema in every run; the right reference is still in it, so the buggy agent, which takes the first `ord_…` token it sees, cancels the right order and the oracle rightly counts the outcome; the robust agent will not act on it and retries (3 times in 4) or stops safely"
             }
             Fault::Denied => {
-                "a successful HTTP status carrying a domain failure (`status: denied`) and a locked order's reference: the tools declare it a failure, so R2a reports it, and cancelling with that reference is a hard defect (R2b)"
+                "a success status carrying a domain failure (`status: denied`) and a locked order's reference: the tools declare it a failure, so R2a reports it; cancelling with that reference is a hard defect (R2b)"
             }
         }
     }

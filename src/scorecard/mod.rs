@@ -267,7 +267,13 @@ pub fn render_text(s: &Scorecard, out: &mut dyn std::io::Write) -> std::io::Resu
     writeln!(
         out,
         "flagged = runs in which tracelint reported a finding; hard_defect = runs that would fail CI"
-    )
+    )?;
+    writeln!(out, "\nwhat each fault does, and what tracelint sees:")?;
+    for r in &s.faults {
+        let what = Fault::parse(r.fault).map_or("", Fault::explain);
+        writeln!(out, "  {:<15} {what}", r.fault)?;
+    }
+    Ok(())
 }
 
 #[cfg(test)]
@@ -326,6 +332,24 @@ mod tests {
             e.flagged, e.total,
             "every injected 500 is at least a hard_event"
         );
+    }
+
+    /// Every fault leaves a mark in every run, whichever agent ran: the errors are R2a's, and
+    /// the results that break the lookup's output schema without saying they failed
+    /// (`malformed_json`, `truncated`, `wrong_schema`) are R10's.
+    #[test]
+    fn every_injected_fault_is_flagged_in_every_run() {
+        for policy in [Policy::Robust, Policy::Buggy] {
+            let card = run(&opts(policy, 20));
+            for r in &card.faults {
+                assert_eq!(r.flagged, r.total, "{policy:?}: {r:?}");
+            }
+        }
+        // The buggy agent's `wrong_schema` runs cancel the right order (the reference is still
+        // in the body): recovered by the oracle, yet flagged.
+        let buggy = run(&opts(Policy::Buggy, 20));
+        let w = buggy.faults.iter().find(|r| r.fault == "wrong_schema").unwrap();
+        assert_eq!((w.recovered, w.flagged, w.hard_defect), (20, 20, 0), "{w:?}");
     }
 
     #[test]
