@@ -714,7 +714,7 @@ failure_when = { pointer = "/status", in = ["declined"] }
         assert_eq!(e.expectations[0].declared_at, "tracelint.toml:3:1");
         assert_eq!(
             p("[[expect]]\nwhy = \"x\"\ncalled = \"a\"\nstatus = \"fine\"\n").unwrap_err(),
-            "tracelint.toml:4:10: unknown `status` \"fine\" (expected \"ok\" or \"error\")"
+            "tracelint.toml:4:10: unknown `status` \"fine\" (expected \"ok\", \"error\" or \"retried\")"
         );
         let py = parse(
             "[tool.tracelint]\n[[tool.tracelint.expect]]\nwhy = \"x\"\ncalled = \"a\"\n",

@@ -4,10 +4,11 @@
 
 use serde_json::Value;
 
+use super::status::{Judged, Outcomes, StepStatus, Statuses};
 use super::verdict::{Miss, Verdict, last_step, not_met, show_call, undecidable};
 use super::values::{self};
-use super::{CallFilter, Check, Condition};
-use crate::model::{Args, FailureOutcome, Pairing, ResultStatus, Role, StepKind, Trace};
+use super::{Bounds, CallFilter, Check, Condition};
+use crate::model::{Args, FailureOutcome, Pairing, Role, StepKind, Trace};
 
 // ---------------------------------------------------------------- assertions
 
@@ -22,7 +23,7 @@ fn holds(c: &Condition, v: &Value) -> bool {
     c.predicate.evaluate(v) == FailureOutcome::Match
 }
 
-fn judge(f: &CallFilter, trace: &Trace, pairing: &Pairing, step: usize) -> Tri {
+fn judge(f: &CallFilter, trace: &Trace, cx: &Cx, step: usize) -> Tri {
     let Some(call) = trace.steps.get(step).and_then(|s| s.as_call()) else {
         return Tri::No("not a call".into());
     };
@@ -37,8 +38,18 @@ fn judge(f: &CallFilter, trace: &Trace, pairing: &Pairing, step: usize) -> Tri {
             _ => unknown = Some("its arguments are not recorded".to_owned()),
         }
     }
-    if !f.result.is_empty() || f.status.is_some() {
-        let result = pairing
+    if let (Some(want), Some(outcomes)) = (f.status, cx.outcomes.as_ref()) {
+        match outcomes.judge(want, step) {
+            Judged::Yes => {}
+            Judged::No(why) => return Tri::No(why),
+            Judged::Unknown(why) => {
+                unknown.get_or_insert(why);
+            }
+        }
+    }
+    if !f.result.is_empty() {
+        let result = cx
+            .pairing
             .result_for(step)
             .and_then(|r| trace.steps.get(r)?.as_result());
         match result {
@@ -49,23 +60,12 @@ fn judge(f: &CallFilter, trace: &Trace, pairing: &Pairing, step: usize) -> Tri {
                 });
             }
             Some(r) => {
-                if let Some(want) = f.status {
-                    if r.status == ResultStatus::Unknown {
-                        unknown.get_or_insert_with(|| {
-                            "its result has no structured status".to_owned()
-                        });
-                    } else if r.status != want {
-                        return Tri::No(format!("its result's status is not `{}`", status(want)));
-                    }
-                }
-                if !f.result.is_empty() {
-                    if !r.content_recorded {
-                        unknown.get_or_insert_with(|| {
-                            "its result's content was not recorded".to_owned()
-                        });
-                    } else if let Some(c) = f.result.iter().find(|c| !holds(c, &r.content)) {
-                        return Tri::No(format!("result condition `{}` does not hold", c.text));
-                    }
+                if !r.content_recorded {
+                    unknown.get_or_insert_with(|| {
+                        "its result's content was not recorded".to_owned()
+                    });
+                } else if let Some(c) = f.result.iter().find(|c| !holds(c, &r.content)) {
+                    return Tri::No(format!("result condition `{}` does not hold", c.text));
                 }
             }
         }
@@ -76,30 +76,29 @@ fn judge(f: &CallFilter, trace: &Trace, pairing: &Pairing, step: usize) -> Tri {
     }
 }
 
-fn status(s: ResultStatus) -> &'static str {
-    match s {
-        ResultStatus::Ok => "ok",
-        ResultStatus::Error => "error",
-        ResultStatus::Unknown => "unknown",
-    }
+/// What judging a call reads beyond the trace: its pairing and, when a filter asks for a
+/// status, every call's outcome.
+struct Cx {
+    pairing: Pairing,
+    outcomes: Option<Outcomes>,
 }
 
 /// The calls of one tool judged against a filter.
-struct Judged {
+struct Sorted {
     yes: Vec<usize>,
     no: Vec<(usize, String)>,
     unknown: Vec<(usize, String)>,
 }
 
-fn judge_all(f: &CallFilter, trace: &Trace, pairing: &Pairing) -> Judged {
-    let mut j = Judged {
+fn judge_all(f: &CallFilter, trace: &Trace, cx: &Cx) -> Sorted {
+    let mut j = Sorted {
         yes: Vec::new(),
         no: Vec::new(),
         unknown: Vec::new(),
     };
     for s in &trace.steps {
         if s.as_call().is_some_and(|c| c.name == f.tool) {
-            match judge(f, trace, pairing, s.index) {
+            match judge(f, trace, cx, s.index) {
                 Tri::Yes => j.yes.push(s.index),
                 Tri::No(why) => j.no.push((s.index, why)),
                 Tri::Unknown(why) => j.unknown.push((s.index, why)),
@@ -114,8 +113,10 @@ fn describe(f: &CallFilter) -> String {
     for c in &f.args {
         parts.push(format!("with `{}`", c.text));
     }
-    if let Some(s) = f.status {
-        parts.push(format!("whose result is `{}`", status(s)));
+    match f.status {
+        Some(StepStatus::Retried) => parts.push("that failed and was retried successfully".into()),
+        Some(s) => parts.push(format!("whose result is `{}`", s.as_str())),
+        None => {}
     }
     for c in &f.result {
         parts.push(format!("whose result has `{}`", c.text));
@@ -132,7 +133,7 @@ fn actual_at(trace: &Trace, step: usize) -> Option<String> {
 }
 
 /// "never called" / "no call matched": at the closest call of the tool, or the run's end.
-fn absent(f: &CallFilter, j: &Judged, trace: &Trace) -> Vec<Miss> {
+fn absent(f: &CallFilter, j: &Sorted, trace: &Trace) -> Vec<Miss> {
     match j.no.first() {
         Some((step, why)) => vec![Miss {
             message: format!(
@@ -158,7 +159,7 @@ fn absent(f: &CallFilter, j: &Judged, trace: &Trace) -> Vec<Miss> {
     }
 }
 
-fn first_unknown(j: &Judged) -> Verdict {
+fn first_unknown(j: &Sorted) -> Verdict {
     let (step, why) = &j.unknown[0];
     undecidable(
         format!(
@@ -173,8 +174,19 @@ fn first_unknown(j: &Judged) -> Verdict {
     )
 }
 
-pub(super) fn assertion(check: &Check, trace: &Trace) -> Verdict {
-    let pairing = Pairing::new(trace);
+pub(super) fn assertion(check: &Check, trace: &Trace, statuses: &dyn Statuses) -> Verdict {
+    let filters: Vec<&CallFilter> = match check {
+        Check::Called(f) | Check::NotCalled(f) | Check::Count { filter: f, .. } => vec![f],
+        Check::Before { filter, other } | Check::After { filter, other } => vec![filter, other],
+        _ => Vec::new(),
+    };
+    let pairing = Cx {
+        pairing: Pairing::new(trace),
+        outcomes: filters
+            .iter()
+            .any(|f| f.status.is_some())
+            .then(|| Outcomes::new(trace, statuses)),
+    };
     match check {
         Check::Called(f) => {
             let j = judge_all(f, trace, &pairing);
@@ -322,8 +334,92 @@ pub(super) fn assertion(check: &Check, trace: &Trace) -> Verdict {
                 fields: Vec::new(),
             }])
         }
+        Check::Turns(b) => size(trace, b, "turn", &turn_starts(trace)),
+        Check::Calls(b) => {
+            let calls: Vec<usize> = trace
+                .steps
+                .iter()
+                .filter(|s| s.as_call().is_some())
+                .map(|s| s.index)
+                .collect();
+            size(trace, b, "call", &calls)
+        }
         Check::Trajectory(_) | Check::FinalAnswer(_) => unreachable!("handled by `evaluate`"),
     }
+}
+
+// ---------------------------------------------------------------- turns and calls
+
+/// The step where each of the agent's turns begins: a turn is a run of the agent's own steps
+/// (assistant messages and tool calls) that no user message, tool result or other message
+/// interrupts.
+pub(super) fn turn_starts(trace: &Trace) -> Vec<usize> {
+    let mut starts = Vec::new();
+    let mut in_turn = false;
+    for s in &trace.steps {
+        let agent = match &s.kind {
+            StepKind::Message(m) => m.role == Role::Assistant,
+            StepKind::ToolCall(_) => true,
+            StepKind::ToolResult(_) => false,
+        };
+        if agent && !in_turn {
+            starts.push(s.index);
+        }
+        in_turn = agent;
+    }
+    starts
+}
+
+/// `turns` / `calls`: the number of items (each at its step) within bounds. Part of a trace
+/// that could not be read may hold more, so a partial trace decides only a count already past
+/// `max`.
+fn size(trace: &Trace, b: &Bounds, unit: &str, at: &[usize]) -> Verdict {
+    let n = at.len() as u64;
+    let plural = |n: u64| if n == 1 { "" } else { "s" };
+    let message = format!(
+        "the run made {n} {unit}{}, expected {}",
+        plural(n),
+        b.describe()
+    );
+    if let Some(m) = b.at_most
+        && n > m
+    {
+        let step = at.get(m as usize).copied();
+        return not_met(vec![Miss {
+            message,
+            step,
+            expected: Some(format!("{} {unit}s", b.describe())),
+            actual: None,
+            differences: vec![format!(
+                "{unit} {} of {n} {} at step {}",
+                m + 1,
+                if unit == "turn" { "begins" } else { "is" },
+                step.map_or_else(|| "?".to_owned(), |s| s.to_string())
+            )],
+            related: Vec::new(),
+            fields: Vec::new(),
+        }]);
+    }
+    if trace.partial {
+        return undecidable(
+            format!(
+                "part of the trace could not be read, and it may hold more {unit}s than the {n} counted"
+            ),
+            last_step(trace),
+        );
+    }
+    if b.holds(n) {
+        return Verdict::Met;
+    }
+    not_met(vec![Miss {
+        message,
+        step: last_step(trace),
+        expected: Some(format!("{} {unit}s", b.describe())),
+        actual: None,
+        differences: Vec::new(),
+        related: Vec::new(),
+        fields: Vec::new(),
+    }])
 }
 
 // ---------------------------------------------------------------- final answer

@@ -5,6 +5,7 @@
 //! pass).
 
 use super::Check;
+use super::status::Statuses;
 use super::verdict::Verdict;
 use crate::model::Trace;
 
@@ -12,10 +13,10 @@ use super::assertion::{assertion, final_answer};
 use super::trajectory::trajectory;
 
 /// Evaluate a check on a trace.
-pub(super) fn evaluate(check: &Check, trace: &Trace) -> Verdict {
+pub(super) fn evaluate(check: &Check, trace: &Trace, statuses: &dyn Statuses) -> Verdict {
     match check {
-        Check::Trajectory(t) => trajectory(t, trace),
+        Check::Trajectory(t) => trajectory(t, trace, statuses),
         Check::FinalAnswer(conds) => final_answer(conds, trace),
-        _ => assertion(check, trace),
+        _ => assertion(check, trace, statuses),
     }
 }

@@ -6,11 +6,12 @@ use std::collections::BTreeMap;
 use toml::Spanned;
 
 use super::error::ExpectError;
-use super::fields::{Here, MAX_REF_CALLS, args_mode, conditions, glob_list, other_call};
+use super::fields::{
+    Here, MAX_REF_CALLS, args_mode, bounds, conditions, glob_list, other_call, status_of,
+};
 use super::raw::RawExpect;
 use super::{ArgsMode, CallFilter, Check, Expectation, MatchMode, RefCall, Select, Trajectory};
 use crate::finding::Tier;
-use crate::model::ResultStatus;
 
 pub(super) fn expectation(
     mut raw: RawExpect,
@@ -54,6 +55,8 @@ pub(super) fn expectation(
         ("not_called", raw.not_called.is_some()),
         ("count", raw.count.is_some()),
         ("final_answer", raw.final_answer.is_some()),
+        ("turns", raw.turns.is_some()),
+        ("calls", raw.calls.is_some()),
     ]
     .into_iter()
     .filter_map(|(k, on)| on.then_some(k))
@@ -61,7 +64,7 @@ pub(super) fn expectation(
     let kind = match kinds.as_slice() {
         [k] => *k,
         [] => {
-            return Err(here.err(span, format!("expectation `{id}` checks nothing: give one of `trajectory`, `reference`, `called`, `not_called`, `count`, `final_answer`")));
+            return Err(here.err(span, format!("expectation `{id}` checks nothing: give one of `trajectory`, `reference`, `called`, `not_called`, `count`, `final_answer`, `turns`, `calls`")));
         }
         several => {
             return Err(here.err(
@@ -140,6 +143,8 @@ pub(super) fn expectation(
     let check = match kind {
         "trajectory" | "reference" => Check::Trajectory(trajectory(&raw, here)?),
         "final_answer" => Check::FinalAnswer(conditions(raw.final_answer, "final_answer", here)?),
+        "turns" => Check::Turns(bounds(raw.turns.as_ref().expect("the kind"), "turns", here)?),
+        "calls" => Check::Calls(bounds(raw.calls.as_ref().expect("the kind"), "calls", here)?),
         _ => {
             let tool = raw
                 .called
@@ -152,16 +157,7 @@ pub(super) fn expectation(
             }
             let status = match &raw.status {
                 None => None,
-                Some(s) => Some(match s.get_ref().as_str() {
-                    "ok" => ResultStatus::Ok,
-                    "error" => ResultStatus::Error,
-                    other => {
-                        return Err(here.err(
-                            s.span(),
-                            format!("unknown `status` {other:?} (expected \"ok\" or \"error\")"),
-                        ));
-                    }
-                }),
+                Some(s) => Some(status_of(s.get_ref()).map_err(|m| here.err(s.span(), m))?),
             };
             let filter = CallFilter {
                 tool: tool.get_ref().clone(),
@@ -297,6 +293,7 @@ pub(super) fn trajectory(raw: &RawExpect, here: &Here<'_>) -> Result<Trajectory,
             let calls = list
                 .iter()
                 .map(|c| {
+                    let span = c.span();
                     let c = c.get_ref();
                     let args = match &c.args {
                         None => None,
@@ -305,9 +302,16 @@ pub(super) fn trajectory(raw: &RawExpect, here: &Here<'_>) -> Result<Trajectory,
                             message: format!("`trajectory` arguments of `{}`: {e}", c.tool),
                         })?),
                     };
+                    let status = match &c.status {
+                        None => None,
+                        Some(s) => Some(status_of(s).map_err(|m| {
+                            here.err(span, format!("`trajectory` call of `{}`: {m}", c.tool))
+                        })?),
+                    };
                     Ok(RefCall {
                         tool: c.tool.clone(),
                         args,
+                        status,
                     })
                 })
                 .collect::<Result<Vec<_>, ExpectError>>()?;
@@ -348,6 +352,7 @@ pub(super) fn trajectory(raw: &RawExpect, here: &Here<'_>) -> Result<Trajectory,
                 .map(|c| RefCall {
                     tool: c.name.clone(),
                     args: c.args.known().cloned(),
+                    status: None,
                 })
                 .collect();
             (calls, Some(file.display().to_string()))

@@ -8,8 +8,8 @@ use toml::Spanned;
 
 use super::error::ExpectError;
 use super::raw::*;
-use super::{ArgsMode, CallFilter, Condition};
-use crate::model::{LineIndex, ResultStatus};
+use super::{ArgsMode, Bounds, CallFilter, Condition, StepStatus};
+use crate::model::LineIndex;
 /// Most calls one reference may list.
 pub(super) const MAX_REF_CALLS: usize = 10_000;
 
@@ -111,13 +111,33 @@ pub(super) fn condition(json: serde_json::Value, key: &str) -> Result<Condition,
     })
 }
 
-pub(super) fn status_of(s: &str) -> Result<ResultStatus, String> {
-    match s {
-        "ok" => Ok(ResultStatus::Ok),
-        "error" => Ok(ResultStatus::Error),
-        other => Err(format!(
-            "unknown `status` {other:?} (expected \"ok\" or \"error\")"
-        )),
+pub(super) fn status_of(s: &str) -> Result<StepStatus, String> {
+    StepStatus::parse(s)
+}
+
+/// `turns` / `calls` bounds; errors at the key's span.
+pub(super) fn bounds(
+    raw: &Spanned<RawBounds>,
+    key: &str,
+    here: &Here<'_>,
+) -> Result<Bounds, ExpectError> {
+    let err = |m: String| here.err(raw.span(), format!("`{key}`: {m}"));
+    let r = raw.get_ref();
+    let n = |v: Option<i64>, k: &str| -> Result<Option<u64>, ExpectError> {
+        v.map(|n| u64::try_from(n).map_err(|_| err(format!("`{k}` must be a count (0 or more)"))))
+            .transpose()
+    };
+    let (mut at_least, mut at_most) = (n(r.at_least, "min")?, n(r.at_most, "max")?);
+    if let Some(x) = n(r.exactly, "exactly")? {
+        if at_least.is_some() || at_most.is_some() {
+            return Err(err("`exactly` cannot be combined with `min` or `max`".into()));
+        }
+        (at_least, at_most) = (Some(x), Some(x));
+    }
+    match (at_least, at_most) {
+        (None, None) => Err(err("give `min`, `max` or `exactly`".into())),
+        (Some(l), Some(m)) if l > m => Err(err(format!("`min` ({l}) is more than `max` ({m})"))),
+        _ => Ok(Bounds { at_least, at_most }),
     }
 }
 

@@ -18,6 +18,7 @@ mod parse;
 mod raw;
 mod score;
 mod spec;
+mod status;
 mod trajectory;
 mod values;
 mod verdict;
@@ -29,9 +30,10 @@ pub use verdict::{Miss, Undecided, Verdict};
 pub use error::ExpectError;
 pub use score::{EditKind, Score};
 pub use spec::{
-    ArgsMode, CallFilter, Check, Condition, ExpectFile, Expectation, MatchMode, RefCall, Select,
-    Trajectory,
+    ArgsMode, Bounds, CallFilter, Check, Condition, ExpectFile, Expectation, MatchMode, RefCall,
+    Select, Trajectory,
 };
+pub use status::{Seen, StepStatus, Statuses, Structured};
 
 /// Largest expectations file read, in bytes.
 pub const MAX_EXPECT_FILE: u64 = 16 << 20;
@@ -130,13 +132,20 @@ impl Expectation {
                     .any(|g| g.matches_with(&trace.run_id, opts)))
     }
 
-    /// Check `trace` against this expectation (whether or not it selects it). A trajectory
-    /// with `min_score` is met when it differs but its F1 score reaches the threshold.
+    /// Check `trace` against this expectation (whether or not it selects it), telling a
+    /// call's success by its result's structured status alone. A trajectory with `min_score`
+    /// is met when it differs but its F1 score reaches the threshold.
     pub fn evaluate(&self, trace: &Trace) -> Verdict {
-        let verdict = eval::evaluate(&self.check, trace);
+        self.evaluate_with(trace, &Structured)
+    }
+
+    /// `evaluate`, telling a call's success with `statuses` (rule E1 gives the linter's
+    /// verdict: structured status, the tool's `failure_when`, R2a's structured signals).
+    pub fn evaluate_with(&self, trace: &Trace, statuses: &dyn Statuses) -> Verdict {
+        let verdict = eval::evaluate(&self.check, trace, statuses);
         if let (Verdict::NotMet { .. }, Check::Trajectory(t)) = (&verdict, &self.check)
             && let Some(min) = t.min_score
-            && score::score(t, trace).is_some_and(|s| s.f1 >= min)
+            && score::score(t, trace, statuses).is_some_and(|s| s.f1 >= min)
         {
             return Verdict::Met;
         }
@@ -145,9 +154,15 @@ impl Expectation {
 
     /// The score of `trace` against this expectation's reference trajectory, with the reasons;
     /// `None` for an assertion, or past the matchers' bounds.
+    #[cfg_attr(not(any(test, feature = "__internal")), allow(dead_code))] // used by tests only
     pub fn score(&self, trace: &Trace) -> Option<Score> {
+        self.score_with(trace, &Structured)
+    }
+
+    /// `score`, telling a call's success with `statuses`.
+    pub fn score_with(&self, trace: &Trace, statuses: &dyn Statuses) -> Option<Score> {
         match &self.check {
-            Check::Trajectory(t) => score::score(t, trace),
+            Check::Trajectory(t) => score::score(t, trace, statuses),
             _ => None,
         }
     }

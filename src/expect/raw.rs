@@ -87,6 +87,20 @@ pub(super) struct RawExpect {
     pub(super) status: Option<Spanned<String>>,
     #[serde(alias = "final-answer", alias = "final")]
     pub(super) final_answer: Option<Vec<Spanned<toml::Value>>>,
+    // sizes
+    pub(super) turns: Option<Spanned<RawBounds>>,
+    pub(super) calls: Option<Spanned<RawBounds>>,
+}
+
+/// `turns = { max = 10 }`, `calls = { min = 1, max = 40 }`.
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(super) struct RawBounds {
+    #[serde(alias = "min", alias = "at-least")]
+    pub(super) at_least: Option<i64>,
+    #[serde(alias = "max", alias = "at-most")]
+    pub(super) at_most: Option<i64>,
+    pub(super) exactly: Option<i64>,
 }
 
 /// The other call of `before` / `after`: a tool name, or a table with conditions.
@@ -113,6 +127,7 @@ pub(super) struct RawCall {
     #[serde(alias = "name")]
     pub(super) tool: String,
     pub(super) args: Option<toml::Table>,
+    pub(super) status: Option<String>,
 }
 
 /// The keys of an `[[expect]]` table, for "did you mean".
@@ -140,4 +155,6 @@ pub(super) const KEYS: &[&str] = &[
     "result",
     "status",
     "final_answer",
+    "turns",
+    "calls",
 ];

@@ -12,7 +12,8 @@ use super::assign::{self, Op};
 use super::trajectory::compare;
 #[cfg(test)]
 use super::verdict::Call;
-use super::verdict::calls;
+use super::status::Statuses;
+use super::verdict::trajectory_calls;
 use super::{MatchMode, Trajectory};
 use crate::model::Trace;
 pub use crate::model::score::{Edit, EditKind, Score, StepDiff};
@@ -36,8 +37,8 @@ pub fn ratios(matched: usize, expected: usize, actual: usize) -> (f64, f64, f64)
 }
 
 /// The score of `trace` against `t`; `None` past the matchers' bounds.
-pub fn score(t: &Trajectory, trace: &Trace) -> Option<Score> {
-    let actual = calls(trace);
+pub fn score(t: &Trajectory, trace: &Trace, statuses: &dyn Statuses) -> Option<Score> {
+    let actual = trajectory_calls(t, trace, statuses);
     let ok = |e: usize, a: usize| t.calls[e].tool == actual[a].name && compare(t, e, &actual[a]).ok();
     let (ne, na) = (t.calls.len(), actual.len());
     // pair_of[e] = (actual index, counted as matched)
@@ -125,7 +126,13 @@ pub fn score(t: &Trajectory, trace: &Trace) -> Option<Score> {
         let best = (0..na)
             .filter(|&a| !taken[a] && actual[a].name == exp.tool)
             .map(|a| (compare(t, e, &actual[a]), a))
-            .min_by_key(|(c, a)| (c.unknown, c.diffs.len(), *a));
+            .min_by_key(|(c, a)| {
+                (
+                    c.unknown || c.status_unknown.is_some(),
+                    c.diffs.len() + usize::from(c.status.is_some()),
+                    *a,
+                )
+            });
         let why = match best {
             Some((c, a)) => {
                 taken[a] = true;
@@ -139,19 +146,7 @@ pub fn score(t: &Trajectory, trace: &Trace) -> Option<Score> {
                         tool: exp.tool.clone(),
                     },
                 ));
-                let reason = if c.unknown {
-                    "its arguments are not recorded".to_owned()
-                } else {
-                    format!(
-                        "{} ({} arguments)",
-                        c.diffs
-                            .iter()
-                            .map(ToString::to_string)
-                            .collect::<Vec<_>>()
-                            .join("; "),
-                        t.args_mode(&exp.tool).describe()
-                    )
-                };
+                let reason = c.reasons(t.args_mode(&exp.tool));
                 StepDiff {
                     reference: e + 1,
                     tool: exp.tool.clone(),

@@ -7,7 +7,8 @@ use std::collections::BTreeMap;
 use serde_json::Value;
 
 use crate::finding::Tier;
-use crate::model::{FailureWhen, ResultStatus};
+use super::StepStatus;
+use crate::model::FailureWhen;
 
 /// A loaded expectations file (or the `[[expect]]` tables of a config file).
 #[derive(Debug, Clone, Default)]
@@ -78,6 +79,37 @@ pub enum Check {
     },
     /// Conditions on the final answer (all must hold).
     FinalAnswer(Vec<Condition>),
+    /// The number of the agent's turns is within bounds.
+    Turns(Bounds),
+    /// The number of tool calls (of any tool) is within bounds.
+    Calls(Bounds),
+}
+
+/// Inclusive bounds on a number.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Bounds {
+    /// Least allowed.
+    pub at_least: Option<u64>,
+    /// Most allowed.
+    pub at_most: Option<u64>,
+}
+
+impl Bounds {
+    /// True when `n` is within the bounds.
+    pub fn holds(&self, n: u64) -> bool {
+        self.at_least.is_none_or(|l| n >= l) && self.at_most.is_none_or(|m| n <= m)
+    }
+
+    /// The bounds in words (`at most 10`).
+    pub fn describe(&self) -> String {
+        match (self.at_least, self.at_most) {
+            (Some(l), Some(m)) if l == m => format!("exactly {l}"),
+            (Some(l), Some(m)) => format!("between {l} and {m}"),
+            (Some(l), None) => format!("at least {l}"),
+            (None, Some(m)) => format!("at most {m}"),
+            (None, None) => "any number".into(),
+        }
+    }
 }
 
 /// Which calls an assertion is about: a tool name plus conditions on the call's arguments, its
@@ -90,8 +122,8 @@ pub struct CallFilter {
     pub args: Vec<Condition>,
     /// Conditions on the result's content (all must hold).
     pub result: Vec<Condition>,
-    /// The result's structured status.
-    pub status: Option<ResultStatus>,
+    /// The call's outcome: succeeded, failed, or failed and then retried successfully.
+    pub status: Option<StepStatus>,
 }
 
 /// One condition: the `failure_when` predicate (pointer + in / equals / exists / contains /
@@ -209,4 +241,6 @@ pub struct RefCall {
     pub tool: String,
     /// Its arguments; `None` when the reference does not give them (compared by name only).
     pub args: Option<Value>,
+    /// The outcome the matching call must have (`None`: any).
+    pub status: Option<StepStatus>,
 }

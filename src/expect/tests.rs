@@ -280,7 +280,8 @@ fn the_documented_example_parses() {
     let start = section.find("```toml\n").unwrap() + "```toml\n".len();
     let block = &section[start..start + section[start..].find("```").unwrap()];
     let f = ExpectFile::from_str(block, "docs/expectations.md").unwrap_or_else(|e| panic!("{e}"));
-    assert_eq!(f.expectations.len(), 3);
+    assert_eq!(f.expectations.len(), 5);
+    assert!(matches!(&f.expectations[4].check, Check::Turns(b) if b.at_most == Some(10)));
 }
 
 #[test]
@@ -530,4 +531,191 @@ fn the_score_counts_as_many_matches_as_a_brute_force_alignment_finds() {
         checked += 1;
     }
     assert_eq!(checked, 400);
+}
+
+// ---------------------------------------------------------------- step status and sizes
+
+/// A trace of calls with their results' structured status (`None`: no result), each call
+/// after a user message when `turns` says so.
+fn statused(calls: &[(&str, Option<crate::model::ResultStatus>)]) -> Trace {
+    let mut t = Trace::new(
+        "run-s",
+        InputRef {
+            path: "runs/s.jsonl".into(),
+            format: "native".into(),
+        },
+    );
+    let at = |i: usize| Location::new(i as u32 + 1, 1, format!("/steps/{i}"));
+    for (n, (tool, status)) in calls.iter().enumerate() {
+        let id = format!("c{n}");
+        let i = t.steps.len();
+        t.push(
+            StepKind::ToolCall(ToolCall {
+                call_id: Some(id.clone()),
+                name: (*tool).into(),
+                args: Args::Known(json!({"n": 1})),
+                raw_args: None,
+                origin: Default::default(),
+            }),
+            at(i),
+            StepMeta::default(),
+        );
+        if let Some(s) = status {
+            let i = t.steps.len();
+            t.push(
+                StepKind::ToolResult(ToolResult::new(Some(id), json!("r"), *s)),
+                at(i),
+                StepMeta::default(),
+            );
+        }
+    }
+    t
+}
+
+fn undecided(v: &Verdict) -> &str {
+    match v {
+        Verdict::Undecidable(u) => &u.reason,
+        other => panic!("expected undecidable, got {other:?}"),
+    }
+}
+
+#[test]
+fn a_step_status_names_what_was_wanted_and_what_was_seen() {
+    use crate::model::ResultStatus::{Error, Ok as Fine, Unknown};
+    let failed_then_retried = statused(&[("f", Some(Error)), ("f", Some(Error)), ("f", Some(Fine)), ("g", Some(Fine))]);
+    for met in [
+        "called = \"f\"\nstatus = \"retried\"",
+        "called = \"f\"\nstatus = \"ok\"",
+        "called = \"f\"\nstatus = \"error\"",
+        // The chain's first failure is the retried call; its retries are not counted again.
+        "count = \"f\"\nstatus = \"retried\"\nexactly = 1",
+        // A failed call and its retries stand as one call of a `retried` step.
+        "trajectory = [{ tool = \"f\", status = \"retried\" }, { tool = \"g\", status = \"ok\" }]",
+    ] {
+        assert!(one(met).evaluate(&failed_then_retried).is_met(), "{met}");
+    }
+    // Without a `retried` step the three calls of `f` are three calls.
+    let v = one("trajectory = [{ tool = \"f\", status = \"ok\" }, { tool = \"g\" }]\nmatch = \"superset\"")
+        .evaluate(&failed_then_retried);
+    assert!(v.is_met(), "{v:?}");
+    let v = one("trajectory = [{ tool = \"f\", status = \"error\" }, { tool = \"f\", status = \"error\" }, { tool = \"f\", status = \"error\" }, { tool = \"g\" }]")
+        .evaluate(&failed_then_retried);
+    let m = misses(&v);
+    assert_eq!(m.len(), 1, "{m:?}");
+    assert!(m[0].message.contains("expected call #3 `f`: the closest call's status differs"), "{m:?}");
+    assert!(m[0].differences[0].contains("status wanted `error`, seen `ok`"), "{m:?}");
+
+    let gave_up = statused(&[("f", Some(Error)), ("g", Some(Fine)), ("f", Some(Fine))]);
+    let v = one("called = \"f\"\nstatus = \"retried\"").evaluate(&gave_up);
+    assert!(
+        misses(&v)[0].differences[0].contains("seen `error` with no retry of the tool right after it"),
+        "{v:?}"
+    );
+    let v = one("trajectory = [{ tool = \"f\", status = \"ok\" }, { tool = \"g\" }, { tool = \"f\" }]")
+        .evaluate(&gave_up);
+    assert!(misses(&v)[0].differences[0].contains("status wanted `ok`, seen `error`"), "{v:?}");
+    // The score counts the step as unmatched, and says why.
+    let s = score_of(
+        &one("trajectory = [{ tool = \"f\", status = \"ok\" }, { tool = \"g\" }, { tool = \"f\" }]"),
+        &gave_up,
+    );
+    assert_eq!(s.matched, 2);
+    assert!(s.steps.iter().any(|d| d.why.contains("status wanted `ok`")), "{s:?}");
+
+    // A format that marks only failures cannot tell a success: undecided, never passed.
+    let quiet = statused(&[("f", Some(Unknown)), ("g", None)]);
+    let v = one("called = \"f\"\nstatus = \"ok\"").evaluate(&quiet);
+    assert!(undecided(&v).contains("status wanted `ok`, and its result carries no status"), "{v:?}");
+    let v = one("trajectory = [{ tool = \"f\", status = \"ok\" }, { tool = \"g\" }]").evaluate(&quiet);
+    assert!(undecided(&v).contains("its result carries no status"), "{v:?}");
+    let v = one("called = \"g\"\nstatus = \"error\"").evaluate(&quiet);
+    assert!(undecided(&v).contains("it has no result"), "{v:?}");
+    // A step with no status ignores it, as agentevals does.
+    assert!(one("trajectory = [{ tool = \"f\" }, { tool = \"g\" }]").evaluate(&quiet).is_met());
+}
+
+#[test]
+fn turns_and_calls_are_bounded() {
+    // user, [assistant, call f], result, [call g, call h], result, result, [assistant]: 3 turns.
+    let mut t = statused(&[]);
+    let at = |i: usize| Location::new(i as u32 + 1, 1, format!("/steps/{i}"));
+    let msg = |role, text: &str| {
+        StepKind::Message(Message {
+            role,
+            content: text.into(),
+        })
+    };
+    let call = |id: &str, name: &str| {
+        StepKind::ToolCall(ToolCall {
+            call_id: Some(id.into()),
+            name: name.into(),
+            args: Args::Known(json!({})),
+            raw_args: None,
+            origin: Default::default(),
+        })
+    };
+    let result = |id: &str| {
+        StepKind::ToolResult(ToolResult::new(
+            Some(id.into()),
+            json!("ok"),
+            crate::model::ResultStatus::Ok,
+        ))
+    };
+    for k in [
+        msg(Role::User, "go"),
+        msg(Role::Assistant, "on it"),
+        call("1", "f"),
+        result("1"),
+        call("2", "g"),
+        call("3", "h"),
+        result("2"),
+        result("3"),
+        msg(Role::Assistant, "done"),
+    ] {
+        let i = t.steps.len();
+        t.push(k, at(i), StepMeta::default());
+    }
+    for met in [
+        "turns = { max = 3 }",
+        "turns = { exactly = 3 }",
+        "turns = { min = 1, max = 5 }",
+        "calls = { at_most = 3 }",
+        "calls = { min = 3 }",
+    ] {
+        assert!(one(met).evaluate(&t).is_met(), "{met}");
+    }
+    let v = one("turns = { max = 2 }").evaluate(&t);
+    let m = &misses(&v)[0];
+    assert_eq!(m.message, "the run made 3 turns, expected at most 2");
+    assert_eq!(m.step, Some(8), "the third turn begins at the last message");
+    let v = one("calls = { min = 4 }").evaluate(&t);
+    assert_eq!(misses(&v)[0].message, "the run made 3 calls, expected at least 4");
+    // Part of a partial trace may hold more: only a count already past `max` is decided.
+    t.partial = true;
+    assert!(undecided(&one("turns = { max = 3 }").evaluate(&t)).contains("could not be read"));
+    assert!(!misses(&one("turns = { max = 1 }").evaluate(&t)).is_empty());
+}
+
+#[test]
+fn status_and_bounds_are_checked_when_read() {
+    let err = |toml: &str| {
+        ExpectFile::from_str(&format!("[[expect]]\nwhy = \"test\"\n{toml}"), "e.toml")
+            .unwrap_err()
+            .to_string()
+    };
+    assert_eq!(
+        err("trajectory = [{ tool = \"f\", status = \"fine\" }]"),
+        "e.toml:3:15: `trajectory` call of `f`: unknown `status` \"fine\" (expected \"ok\", \"error\" or \"retried\")"
+    );
+    assert_eq!(err("turns = {}"), "e.toml:3:9: `turns`: give `min`, `max` or `exactly`");
+    assert_eq!(
+        err("calls = { min = 3, max = 2 }"),
+        "e.toml:3:9: `calls`: `min` (3) is more than `max` (2)"
+    );
+    assert_eq!(
+        err("turns = { max = -1 }"),
+        "e.toml:3:9: `turns`: `max` must be a count (0 or more)"
+    );
+    assert!(err("turns = { max = 2 }\nwhere = [{ pointer = \"/a\", exists = true }]").contains("`where` does not apply to a `turns` expectation"));
+    assert!(err("turns = { most = 2 }").contains("unknown field `most`"));
 }

@@ -5,7 +5,10 @@
 use std::collections::BTreeMap;
 
 use super::assign::{self, HUNGARIAN_MAX, Op};
-use super::verdict::{Call, Miss, Verdict, calls, last_step, show_actual, show_call, undecidable};
+use super::status::{Judged, Statuses};
+use super::verdict::{
+    Call, Miss, Verdict, last_step, show_actual, show_call, trajectory_calls, undecidable,
+};
 use super::values::{self, ArgDiff};
 use super::{ArgsMode, MatchMode, Trajectory};
 use crate::model::Trace;
@@ -25,42 +28,78 @@ pub(super) struct PairCmp {
     pub(super) diffs: Vec<ArgDiff>,
     /// The actual call's arguments are not recorded (and the mode compares them).
     pub(super) unknown: bool,
+    /// The step wants a status the call does not have: wanted and seen.
+    pub(super) status: Option<String>,
+    /// The step wants a status and the trace cannot tell the call's: why.
+    pub(super) status_unknown: Option<String>,
 }
 
 impl PairCmp {
     pub(super) fn ok(&self) -> bool {
-        self.diffs.is_empty() && !self.unknown
+        self.diffs.is_empty()
+            && !self.unknown
+            && self.status.is_none()
+            && self.status_unknown.is_none()
     }
 
     fn cost(&self) -> i64 {
         if self.ok() {
             0
-        } else if self.unknown {
+        } else if self.unknown || self.status_unknown.is_some() {
             PROBLEM + ARG_CAP
         } else {
-            PROBLEM + (self.diffs.len() as i64).min(ARG_CAP)
+            PROBLEM + (self.diffs.len() as i64 + i64::from(self.status.is_some())).min(ARG_CAP)
         }
+    }
+
+    /// Why the pair does not match, in words (every differing argument, then the status).
+    pub(super) fn reasons(&self, mode: &ArgsMode) -> String {
+        let mut parts = Vec::new();
+        if self.unknown {
+            parts.push("its arguments are not recorded".to_owned());
+        } else if !self.diffs.is_empty() {
+            parts.push(format!(
+                "{} ({} arguments)",
+                self.diffs
+                    .iter()
+                    .map(ToString::to_string)
+                    .collect::<Vec<_>>()
+                    .join("; "),
+                mode.describe()
+            ));
+        }
+        parts.extend(self.status.iter().cloned());
+        parts.extend(self.status_unknown.iter().cloned());
+        parts.join("; ")
     }
 }
 
 pub(super) fn compare(t: &Trajectory, e: usize, a: &Call<'_>) -> PairCmp {
     let exp = &t.calls[e];
     let mode = t.args_mode(&exp.tool);
-    if *mode == ArgsMode::Ignore || exp.args.is_none() {
-        return PairCmp {
-            diffs: Vec::new(),
-            unknown: false,
-        };
-    }
-    match a.args {
-        Ok(v) => PairCmp {
-            diffs: values::diff(mode, exp.args.as_ref(), v),
-            unknown: false,
-        },
-        Err(_) => PairCmp {
-            diffs: Vec::new(),
-            unknown: true,
-        },
+    let (status, status_unknown) = match exp.status.map(|w| (w, a.judged(w))) {
+        None => (None, None),
+        Some((_, Some(Judged::Yes))) => (None, None),
+        Some((_, Some(Judged::No(why)))) => (Some(why.clone()), None),
+        Some((_, Some(Judged::Unknown(why)))) => (None, Some(why.clone())),
+        Some((w, None)) => (
+            None,
+            Some(format!("its status was not judged (wanted `{}`)", w.as_str())),
+        ),
+    };
+    let (diffs, unknown) = if *mode == ArgsMode::Ignore || exp.args.is_none() {
+        (Vec::new(), false)
+    } else {
+        match a.args {
+            Ok(v) => (values::diff(mode, exp.args.as_ref(), v), false),
+            Err(_) => (Vec::new(), true),
+        }
+    };
+    PairCmp {
+        diffs,
+        unknown,
+        status,
+        status_unknown,
     }
 }
 
@@ -70,6 +109,12 @@ fn mismatch(t: &Trajectory, e: usize, a: &Call<'_>, cmp: &PairCmp) -> Miss {
         message: if cmp.unknown {
             format!(
                 "expected call #{} `{}`: the closest call's arguments are not recorded",
+                e + 1,
+                exp.tool
+            )
+        } else if cmp.diffs.is_empty() {
+            format!(
+                "expected call #{} `{}`: the closest call's status differs",
                 e + 1,
                 exp.tool
             )
@@ -87,9 +132,14 @@ fn mismatch(t: &Trajectory, e: usize, a: &Call<'_>, cmp: &PairCmp) -> Miss {
             )
         },
         step: Some(a.step),
-        expected: Some(show_call(&exp.tool, exp.args.as_ref())),
+        expected: Some(show_ref(exp)),
         actual: Some(show_actual(a)),
-        differences: cmp.diffs.iter().map(ToString::to_string).collect(),
+        differences: cmp
+            .diffs
+            .iter()
+            .map(ToString::to_string)
+            .chain(cmp.status.iter().cloned())
+            .collect(),
         related: Vec::new(),
         fields: cmp
             .diffs
@@ -99,13 +149,23 @@ fn mismatch(t: &Trajectory, e: usize, a: &Call<'_>, cmp: &PairCmp) -> Miss {
     }
 }
 
-pub(super) fn trajectory(t: &Trajectory, trace: &Trace) -> Verdict {
-    let actual = calls(trace);
+/// A reference call as shown in a diff, with the status it wants.
+fn show_ref(exp: &super::RefCall) -> String {
+    let call = show_call(&exp.tool, exp.args.as_ref());
+    match exp.status {
+        Some(s) => format!("{call} (status {})", s.as_str()),
+        None => call,
+    }
+}
+
+pub(super) fn trajectory(t: &Trajectory, trace: &Trace, statuses: &dyn Statuses) -> Verdict {
+    let actual = trajectory_calls(t, trace, statuses);
     let counts_missing = t.mode != MatchMode::Subset;
     let counts_extra = t.mode != MatchMode::Superset;
     let mut misses = Vec::new();
     let mut note = None;
     let mut unknown_involved = false;
+    let mut status_unknown: Option<(String, usize)> = None;
     let missing = |e: usize, at: Option<usize>, ordered: bool| {
         let exp = &t.calls[e];
         Miss {
@@ -119,7 +179,7 @@ pub(super) fn trajectory(t: &Trajectory, trace: &Trace) -> Verdict {
                 format!("expected call #{} `{}` was never made", e + 1, exp.tool)
             },
             step: at,
-            expected: Some(show_call(&exp.tool, exp.args.as_ref())),
+            expected: Some(show_ref(exp)),
             actual: None,
             differences: Vec::new(),
             related: Vec::new(),
@@ -163,6 +223,9 @@ pub(super) fn trajectory(t: &Trajectory, trace: &Trace) -> Verdict {
                     let c = compare(t, e, &actual[a]);
                     if !c.ok() {
                         unknown_involved |= c.unknown;
+                        if let Some(why) = &c.status_unknown {
+                            status_unknown.get_or_insert((why.clone(), actual[a].step));
+                        }
                         misses.push(mismatch(t, e, &actual[a], &c));
                     }
                 }
@@ -263,6 +326,9 @@ pub(super) fn trajectory(t: &Trajectory, trace: &Trace) -> Verdict {
                 let c = compare(t, e, &actual[a]);
                 if !c.ok() {
                     unknown_involved |= c.unknown;
+                    if let Some(why) = &c.status_unknown {
+                        status_unknown.get_or_insert((why.clone(), actual[a].step));
+                    }
                     found.push((actual[a].step, mismatch(t, e, &actual[a], &c)));
                 }
             }
@@ -294,6 +360,12 @@ pub(super) fn trajectory(t: &Trajectory, trace: &Trace) -> Verdict {
         return undecidable(
             "a call the reference could match has arguments the trace did not record",
             step,
+        );
+    }
+    if let Some((why, step)) = status_unknown {
+        return undecidable(
+            format!("the call at step {step} the reference could match: {why}"),
+            Some(step),
         );
     }
     Verdict::NotMet { misses, note }

@@ -4,6 +4,8 @@
 
 use serde_json::Value;
 
+use super::Trajectory;
+use super::status::{Judged, Outcomes, StepStatus, Statuses};
 use super::values;
 use crate::model::{Args, Trace};
 
@@ -75,6 +77,64 @@ pub(super) struct Call<'t> {
     pub(super) step: usize,
     pub(super) name: &'t str,
     pub(super) args: Result<&'t Value, &'t str>,
+    /// How it stands against each status a step may want (`ok`, `error`, `retried`), when a
+    /// step wants one.
+    pub(super) status: Option<Box<[Judged; 3]>>,
+}
+
+impl Call<'_> {
+    /// How the call stands against a wanted status (`None`: no status was judged).
+    pub(super) fn judged(&self, want: StepStatus) -> Option<&Judged> {
+        let i = match want {
+            StepStatus::Ok => 0,
+            StepStatus::Error => 1,
+            StepStatus::Retried => 2,
+        };
+        self.status.as_ref().map(|j| &j[i])
+    }
+}
+
+/// The actual calls a trajectory is matched against. When a reference step wants a status,
+/// each call is judged for it; for a tool with a `retried` step, a failed call and the retries
+/// of the same tool right after it stand as one call (the last attempt's arguments, judged as
+/// a retry from the first attempt).
+pub(super) fn trajectory_calls<'t>(
+    t: &Trajectory,
+    trace: &'t Trace,
+    statuses: &dyn Statuses,
+) -> Vec<Call<'t>> {
+    let all = calls(trace);
+    if t.calls.iter().all(|c| c.status.is_none()) {
+        return all;
+    }
+    let o = Outcomes::new(trace, statuses);
+    let retried: Vec<&str> = t
+        .calls
+        .iter()
+        .filter(|c| c.status == Some(StepStatus::Retried))
+        .map(|c| c.tool.as_str())
+        .collect();
+    let mut out = Vec::with_capacity(all.len());
+    let mut it = all.into_iter().peekable();
+    while let Some(mut c) = it.next() {
+        let head = c.step;
+        if retried.contains(&c.name) && !o.is_retry(head) {
+            let end = o.chain_end(head);
+            while c.step < end {
+                match it.next_if(|n| n.step <= end) {
+                    Some(n) => c = n,
+                    None => break,
+                }
+            }
+        }
+        c.status = Some(Box::new([
+            o.judge(StepStatus::Ok, head),
+            o.judge(StepStatus::Error, head),
+            o.judge(StepStatus::Retried, head),
+        ]));
+        out.push(c);
+    }
+    out
 }
 
 pub(super) fn calls(trace: &Trace) -> Vec<Call<'_>> {
@@ -90,6 +150,7 @@ pub(super) fn calls(trace: &Trace) -> Vec<Call<'_>> {
                     Args::Known(v) => Ok(v),
                     Args::Malformed(why) | Args::Unknown(why) => Err(why.as_str()),
                 },
+                status: None,
             })
         })
         .collect()

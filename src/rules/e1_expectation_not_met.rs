@@ -4,8 +4,10 @@
 //! found; "undecidable" is a suppression with the reason, never a pass. The evaluation itself
 //! lives in `crate::expect`; this file only turns verdicts into findings.
 
-use crate::expect::{Check, Expectation, Miss, Verdict};
+use crate::analysis::outcome::Outcome;
+use crate::expect::{Check, Expectation, Miss, Seen, Statuses, Verdict};
 use crate::finding::{FindingType, RuleId, RuleMeta, Tier};
+use crate::model::{Pairing, Trace};
 
 use super::{Rule, Sink, TraceCx, evidence};
 
@@ -31,6 +33,58 @@ fn signal(e: &Expectation) -> &'static str {
         Check::Before { .. } => "before",
         Check::After { .. } => "after",
         Check::FinalAnswer(_) => "final_answer",
+        Check::Turns(_) => "turns",
+        Check::Calls(_) => "calls",
+    }
+}
+
+/// Longest part of a result's error message quoted in a status judgement (characters).
+const MAX_DETAIL: usize = 120;
+
+/// A call's success as the linter reads it: the result's structured status, the tool's
+/// `failure_when`, a shell's exit code and its conventions (what R2a reports as events). A
+/// result none of these decide (Claude Code marks only failures) is "cannot tell".
+struct Linted<'c, 't>(&'c TraceCx<'t>);
+
+impl Statuses for Linted<'_, '_> {
+    fn seen(&self, _trace: &Trace, _pairing: &Pairing, call: usize) -> Seen {
+        let cx = self.0;
+        let Some(result) = cx.pairing.result_for(call) else {
+            return Seen::CannotTell(
+                "it has no result (the run ended or the result was not captured)".into(),
+            );
+        };
+        match cx.outcome(result) {
+            Some(Outcome::Error(detail)) if detail.is_empty() => {
+                Seen::Error(format!("the result at step {result} is an error"))
+            }
+            Some(Outcome::Error(detail)) => {
+                let mut d: String = detail
+                    .chars()
+                    .take(MAX_DETAIL)
+                    .map(|c| if c.is_control() { ' ' } else { c })
+                    .collect();
+                if detail.chars().count() > MAX_DETAIL {
+                    d.push('…');
+                }
+                Seen::Error(format!("the result at step {result} is an error: {d}"))
+            }
+            Some(Outcome::DeclaredFailure(what)) => {
+                Seen::Error(format!("the result at step {result}: {what}"))
+            }
+            Some(Outcome::Fine(why)) => Seen::Ok(format!("the result at step {result}: {why}")),
+            Some(Outcome::Unknown {
+                declared_absent: Some(pointer),
+            }) => Seen::CannotTell(format!(
+                "the result at step {result} has no `{pointer}`, which the tool's `failure_when` reads"
+            )),
+            Some(Outcome::Unknown { .. }) => Seen::CannotTell(format!(
+                "nothing in the result at step {result} says whether it succeeded (its format marks only failures, and the tool declares no `failure_when`)"
+            )),
+            Some(Outcome::NotRecorded) | None => {
+                Seen::CannotTell(format!("the result at step {result} was not recorded"))
+            }
+        }
     }
 }
 
@@ -56,7 +110,7 @@ impl Rule for ExpectationNotMet {
             if let Some(flag) = used.get(i) {
                 flag.store(true, std::sync::atomic::Ordering::Relaxed);
             }
-            let verdict = e.evaluate(trace);
+            let verdict = e.evaluate_with(trace, &Linted(cx));
             let name = format!("expectation `{}` ({})", e.id, e.declared_at);
             match verdict {
                 Verdict::Met => out.count(true),
@@ -124,7 +178,7 @@ impl Rule for ExpectationNotMet {
                     f.fields = first.fields.clone();
                     f.help = Some(format!("see {}: {}", e.declared_at, e.why));
                     f.details = details(&misses, note.as_deref());
-                    if let Some(score) = e.score(trace) {
+                    if let Some(score) = e.score_with(trace, &Linted(cx)) {
                         f.details.extend(score_lines(&score));
                         f.score = Some(Box::new(score));
                     }
