@@ -85,6 +85,7 @@ impl Rule for HallucinatedArg {
             .iter()
             .filter(|c| c.kind == ContextKind::WorkingDirectory)
             .map(|c| c.value.clone())
+            .take(MAX_CWDS)
             .collect();
         let gemini = agent_is(cx, "gemini-cli");
         // What the agent was told about its environment is observed from the start.
@@ -387,6 +388,10 @@ fn near_the_top(value: &Value, cwds: &[String]) -> bool {
     let comps: Vec<&str> = rest.split('/').filter(|c| !c.is_empty() && *c != ".").collect();
     !comps.is_empty() && comps.len() <= TOP_LEVELS + 1 && !comps.contains(&"..")
 }
+
+/// Most working directories a value is compared with (a session that changes directory keeps
+/// every one: the cost per value stays bounded).
+const MAX_CWDS: usize = 16;
 
 /// Bytes of a result's text read for a "not found" answer.
 const NOT_FOUND_HEAD: usize = 400;
