@@ -114,6 +114,18 @@ pub(crate) fn output_field(field: &str) -> bool {
         .is_some_and(|w| OUTPUT_FIELDS.contains(&w.as_str()))
 }
 
+/// Words of a field's name that say it holds a path (`file_path`, `filename`, `dir`).
+const PATH_WORDS: &[&str] = &[
+    "path", "file", "filename", "filepath", "dir", "directory", "folder",
+];
+
+/// Does the field's name say it holds a path, so a bare name in it (`hello.txt`) is a file?
+pub(crate) fn path_field(field: &str) -> bool {
+    name_words(field)
+        .iter()
+        .any(|w| PATH_WORDS.contains(&w.as_str()))
+}
+
 /// Words of a field's name that say it names a shell session (`shellId`, `session_id`,
 /// `terminal`).
 const SESSION_WORDS: &[&str] = &["shell", "session", "terminal", "tty", "pty"];
@@ -233,6 +245,12 @@ mod tests {
         }
         for f in ["path", "file_path", "input_dir", "url"] {
             assert!(!output_field(f), "{f}");
+        }
+        for f in ["path", "filePath", "file_name", "output_dir", "folder"] {
+            assert!(path_field(f), "{f}");
+        }
+        for f in ["url", "content", "title", "profile"] {
+            assert!(!path_field(f), "{f}");
         }
         let shell = serde_json::json!({"command": "go test ./...", "shellId": "unit-tests"});
         let Value::Object(shell) = shell else {

@@ -115,10 +115,63 @@ impl PathForm {
         })
     }
 
-    /// Every piece, each once per position (the caller dedupes across values).
+    /// A relative path that stays below the working directory (not `..`, `~` or a Windows
+    /// drive first).
+    pub(crate) fn under_working_directory(&self) -> bool {
+        !self.absolute
+            && self
+                .comps
+                .first()
+                .is_some_and(|c| c != ".." && c != "~" && !is_drive(c))
+    }
+
+    /// A Windows drive alone (`c:`): a root, as `/` is.
+    pub(crate) fn is_root(&self) -> bool {
+        matches!(self.comps.as_slice(), [c] if !self.absolute && is_drive(c))
+    }
+
+    /// Every piece, each once per position (the caller dedupes across values), and the pieces
+    /// ending in another name an import gives the file (`import_names`).
     pub(crate) fn pieces(&self) -> impl Iterator<Item = String> + '_ {
         let n = self.comps.len();
-        (0..n).flat_map(move |from| (from + 1..=n).map(move |to| self.piece(from, to)))
+        let alternates = self.import_names();
+        (0..n)
+            .flat_map(move |from| (from + 1..=n).map(move |to| self.piece(from, to)))
+            .chain((0..n).flat_map(move |from| {
+                alternates
+                    .clone()
+                    .into_iter()
+                    .map(move |last| self.piece_ending(from, &last))
+            }))
+    }
+
+    /// Other names an import gives the path's file: a TypeScript module by the `.js` name it
+    /// compiles to (`import … from './create.js'` for `create.ts`). Not the name without an
+    /// extension (`./footer`): that is as often a component's or a symbol's name.
+    pub(crate) fn import_names(&self) -> Vec<String> {
+        let Some((stem, ext)) = self.comps.last().and_then(|last| last.rsplit_once('.')) else {
+            return Vec::new();
+        };
+        match ext {
+            "ts" | "tsx" | "mts" | "cts" | "jsx" if !stem.is_empty() => vec![format!("{stem}.js")],
+            _ => Vec::new(),
+        }
+    }
+
+    /// Components `from..` with the last one named `last` instead.
+    fn piece_ending(&self, from: usize, last: &str) -> String {
+        let n = self.comps.len();
+        let mut s = if from + 1 < n {
+            let mut dir = self.piece(from, n - 1);
+            dir.push(self.sep);
+            dir
+        } else if from == 0 && self.absolute {
+            self.sep.to_string()
+        } else {
+            String::new()
+        };
+        s.push_str(last);
+        s
     }
 
     /// The dotted module name of components `from..` when the path is a source file of a
@@ -174,16 +227,27 @@ impl PathForm {
         mut observed_module: impl FnMut(&str) -> bool,
     ) -> bool {
         let n = self.comps.len();
+        let alternates = self.import_names();
         let mut reach = vec![false; n + 1];
         for to in 1..=n {
             reach[to] = (0..to).any(|from| {
                 (from == 0 || reach[from])
                     && (observed(&self.piece(from, to))
-                        || (to == n && self.module(from).is_some_and(|m| observed_module(&m))))
+                        || (to == n
+                            && (self.module(from).is_some_and(|m| observed_module(&m))
+                                || alternates
+                                    .iter()
+                                    .any(|last| observed(&self.piece_ending(from, last))))))
             });
         }
         reach[n]
     }
+}
+
+/// A Windows drive (`c:`).
+fn is_drive(c: &str) -> bool {
+    let b = c.as_bytes();
+    b.len() == 2 && b[0].is_ascii_alphabetic() && b[1] == b':'
 }
 
 /// Shortest file-name stem read as an identifier (`identifier_stem`).
@@ -304,6 +368,12 @@ mod tests {
         // Pieces that do not chain from the start do not make a path.
         assert!(!p.derivable(obs(&["src/pkg/mod.py"]), none));
         assert!(!p.derivable(obs(&["/repo", "pkg/mod.py"]), none));
+        // An import's name for a TypeScript file ends a chain (`./workspace/create.js`).
+        let ts = form("/repo/src/workspace/create.ts");
+        assert!(ts.derivable(obs(&["/repo/src", "workspace/create.js"]), none));
+        assert!(!ts.derivable(obs(&["/repo/src/workspace", "create"]), none));
+        assert!(!ts.derivable(obs(&["/repo/src/workspace", "created.js"]), none));
+        assert!(!p.derivable(obs(&["/repo/src/pkg", "mod"]), none));
         // A module name ends a chain: `/repo/src` and then `pkg.mod`.
         assert!(p.derivable(obs(&["/repo", "src"]), obs(&["pkg.mod"])));
         assert!(!p.derivable(obs(&["/repo"]), obs(&["pkg.mod"])));

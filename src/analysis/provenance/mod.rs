@@ -220,9 +220,49 @@ impl Provenance {
         }
     }
 
-    /// `check` for a path the call creates: derivable as a whole, or its directory derivable
-    /// as a path (the file name is the agent's to choose).
+    /// `check` for a path the call creates: derivable as a whole, or judged by the directory
+    /// it goes in, which the call may make (a `Write` makes missing directories): created in a
+    /// directory the agent saw (its nearest existing directory may be any observed ancestor)
+    /// or relative to the working directory, the path is the agent's to choose; a bare file
+    /// name goes in the working directory.
     pub(crate) fn check_created(&mut self, value: &Value) -> Derivation {
+        let whole = self.check(value);
+        if whole == Derivation::Derivable {
+            return whole;
+        }
+        let Value::String(s) = value else {
+            return whole;
+        };
+        let norm = normalize_text(s);
+        let Some(form) = paths::path_form(&norm, self.home.as_deref()) else {
+            let bare = !norm.is_empty()
+                && !norm.contains(char::is_whitespace)
+                && !norm.contains(['/', '\\', ':']);
+            return if bare { Derivation::Derivable } else { whole };
+        };
+        if form.under_working_directory() {
+            return Derivation::Derivable;
+        }
+        let Substrings::Planned(plan) = &self.substrings else {
+            return whole;
+        };
+        let mut dir = form.parent();
+        // A file at a root (`/x`, `c:/x`): its directory is always known.
+        if dir.as_ref().is_none_or(paths::PathForm::is_root) {
+            return Derivation::Derivable;
+        }
+        while let Some(d) = dir {
+            if !d.is_root() && d.derivable(|p| plan.aligned(p), |_| false) {
+                return Derivation::Derivable;
+            }
+            dir = d.parent();
+        }
+        whole
+    }
+
+    /// `check` for a path named in a directory the agent observed (a conventional file read
+    /// there): derivable as a whole, or its directory derivable as a path.
+    pub(crate) fn check_in_observed_directory(&mut self, value: &Value) -> Derivation {
         let whole = self.check(value);
         if whole == Derivation::Derivable {
             return whole;

@@ -68,6 +68,7 @@ impl Rule for HallucinatedArg {
                     asked.push(value.clone());
                     asked.extend(parts(value).into_iter().flatten());
                     asked.extend(web_form(value));
+                    asked.extend(version_base(value));
                 }
             }
         }
@@ -78,6 +79,15 @@ impl Rule for HallucinatedArg {
             .find(|c| c.kind == ContextKind::HomeDirectory)
             .map(|c| normalize_text(&c.value));
         let mut seen = Provenance::planned_at(&asked, home.clone());
+        let cwds: Vec<String> = cx
+            .trace
+            .context
+            .iter()
+            .filter(|c| c.kind == ContextKind::WorkingDirectory)
+            .map(|c| c.value.clone())
+            .take(MAX_CWDS)
+            .collect();
+        let gemini = agent_is(cx, "gemini-cli");
         // What the agent was told about its environment is observed from the start.
         for c in &cx.trace.context {
             seen.add_text(&c.value);
@@ -142,7 +152,7 @@ impl Rule for HallucinatedArg {
                 if derivation != Derivation::Derivable
                     && conventional_file(value)
                     && (value.as_str().is_some_and(|s| !s.contains(['/', '\\']))
-                        || seen.check_created(value) == Derivation::Derivable)
+                        || seen.check_in_observed_directory(value) == Derivation::Derivable)
                 {
                     derivation = Derivation::Derivable;
                 }
@@ -157,9 +167,18 @@ impl Rule for HallucinatedArg {
                 // Made of observed parts (a URL's host and path, a path's scratch directory,
                 // package or identifier), unless the tool said it is not there: a composite
                 // that does not exist was made up all the same.
+                // So is a new version of an observed name (`report-v2` after `report`), a file
+                // of Claude Code's memory directory for the session's project (its index is
+                // in the agent's system prompt), and in a Gemini CLI session a file near the
+                // top of the working directory (Gemini CLI shows the agent the folder
+                // structure in its first message, which its logs do not record).
                 if derivation != Derivation::Derivable
                     && (web_form(value).is_some_and(|w| seen.check(&w) == Derivation::Derivable)
-                        || seen.composite_path(value))
+                        || version_base(value)
+                            .is_some_and(|b| seen.check(&b) == Derivation::Derivable)
+                        || seen.composite_path(value)
+                        || in_memory_directory(value, &cwds)
+                        || (gemini && near_the_top(value, &cwds)))
                     && !not_found(cx, step.index)
                 {
                     derivation = Derivation::Derivable;
@@ -290,6 +309,90 @@ fn web_form(value: &Value) -> Option<Value> {
         .map(Value::String)
 }
 
+/// The name a versioned value is a new version of (`report` of `report-v2`, `a_b` of
+/// `a_b_v10`): a `-`, `_` or `.` and `v` with 1 to 3 digits at its end, after at least 4
+/// characters.
+fn version_base(value: &Value) -> Option<Value> {
+    let s = value.as_str()?.trim();
+    let (base, digits) = s.rsplit_once(['v', 'V'])?;
+    let base = base.strip_suffix(['-', '_', '.'])?;
+    let versioned = (1..=3).contains(&digits.len())
+        && digits.bytes().all(|b| b.is_ascii_digit())
+        && base.chars().count() >= 4;
+    versioned.then(|| Value::String(base.to_owned()))
+}
+
+/// Are the trace's built-in tools those of this agent (`gemini-cli`, `claude-code`), in force
+/// or recognised?
+fn agent_is(cx: &TraceCx<'_>, agent: &str) -> bool {
+    let prefix = format!("builtin:{agent}");
+    cx.registry
+        .sources
+        .iter()
+        .chain(cx.recognised.iter().flat_map(|r| r.sources.iter()))
+        .any(|s| s.starts_with(&prefix))
+}
+
+/// Is the value a path in Claude Code's memory directory of a working directory
+/// (`~/.claude/projects/<the directory, every other character than a letter or digit a
+/// `-`>/memory/…`)?
+fn in_memory_directory(value: &Value, cwds: &[String]) -> bool {
+    let Some(s) = value.as_str() else {
+        return false;
+    };
+    let path = s.replace('\\', "/").to_lowercase();
+    cwds.iter().any(|cwd| {
+        let project: String = cwd
+            .trim_end_matches(['/', '\\'])
+            .chars()
+            .map(|c| {
+                if c.is_ascii_alphanumeric() {
+                    c.to_ascii_lowercase()
+                } else {
+                    '-'
+                }
+            })
+            .collect();
+        path.contains(&format!("/.claude/projects/{project}/memory/"))
+    })
+}
+
+/// Levels of the folder structure Gemini CLI shows at the start of a session that are taken
+/// as seen: a file at most this many directories below the working directory.
+const TOP_LEVELS: usize = 3;
+
+/// Is the value a file name or path at most `TOP_LEVELS` directories below the working
+/// directory (relative, or under a recorded working directory), not climbing out of it?
+fn near_the_top(value: &Value, cwds: &[String]) -> bool {
+    let Some(s) = value.as_str() else {
+        return false;
+    };
+    let path = s.trim().replace('\\', "/");
+    if path.is_empty() || path.contains(char::is_whitespace) || path.contains("://") {
+        return false;
+    }
+    let rest = if path.starts_with('/') || path.starts_with('~') || path.get(1..2) == Some(":") {
+        let Some(rest) = cwds.iter().find_map(|cwd| {
+            let cwd = cwd.replace('\\', "/");
+            let cwd = cwd.trim_end_matches('/');
+            path.strip_prefix(cwd)
+                .and_then(|r| r.strip_prefix('/'))
+                .map(str::to_owned)
+        }) else {
+            return false;
+        };
+        rest
+    } else {
+        path
+    };
+    let comps: Vec<&str> = rest.split('/').filter(|c| !c.is_empty() && *c != ".").collect();
+    !comps.is_empty() && comps.len() <= TOP_LEVELS + 1 && !comps.contains(&"..")
+}
+
+/// Most working directories a value is compared with (a session that changes directory keeps
+/// every one: the cost per value stays bounded).
+const MAX_CWDS: usize = 16;
+
 /// Bytes of a result's text read for a "not found" answer.
 const NOT_FOUND_HEAD: usize = 400;
 
@@ -386,7 +489,9 @@ fn judged<'a>(
     let creating =
         crate::analysis::effects::creates(args) || crate::analysis::effects::creates_by_name(tool);
     args.iter().filter_map(move |(field, value)| {
-        let pathlike = value.as_str().is_some_and(|v| v.contains(['/', '\\']));
+        // A path, or a bare name in a field that holds one (`write {"filePath": "hello.txt"}`).
+        let pathlike = value.as_str().is_some_and(|v| v.contains(['/', '\\']))
+            || (value.is_string() && crate::analysis::effects::path_field(field));
         let origin = spec
             .and_then(|s| s.value_origins.get(field))
             .copied()
@@ -459,7 +564,11 @@ const CONVENTIONAL_FILES: &[&str] = &[
     ".editorconfig", ".envrc", ".env", ".env.example", ".nvmrc", ".tool-versions",
     "package.json", "tsconfig.json", "cargo.toml", "pyproject.toml", "setup.py", "setup.cfg",
     "requirements.txt", "go.mod", "gemfile", "makefile", "dockerfile", "docker-compose.yml",
-    "mix.exs", "pom.xml", "build.gradle",
+    "mix.exs", "pom.xml", "build.gradle", "go.sum", "cargo.lock", "package-lock.json",
+    "yarn.lock", "pnpm-lock.yaml", "tsconfig.base.json", "vite.config.ts", "vite.config.js",
+    "eslint.config.js", "eslint.config.mjs", ".eslintrc.json", ".prettierrc", "biome.json",
+    ".golangci.yml", ".golangci.yaml", "ruff.toml", "tox.ini", "pytest.ini",
+    ".pre-commit-config.yaml", "justfile", "deno.json", "index.html",
 ];
 
 /// A path whose file name is a conventional one (`CONVENTIONAL_FILES`), or such a name alone.

@@ -201,12 +201,12 @@ fn origins_numbers_and_created_paths() {
     let t = trace(&[
         call(1, "Bash", r#"{"command": "ls -a"}"#),
         result(1, "src"),
-        // A new file in an observed directory; a new file in a directory nobody saw.
+        // A new file in an observed directory; a new file under a directory nobody saw.
         call(2, "Write", r#"{"file_path": "/repo/src/new_module.py"}"#),
         call(
             3,
             "Write",
-            r#"{"file_path": "/repo/nowhere/new_module.py"}"#,
+            r#"{"file_path": "/opt/nowhere/new_module.py"}"#,
         ),
         // A choice the definition offers is never judged against observed text.
         call(4, "Task", r#"{"subagent_type": "Explore"}"#),
@@ -293,11 +293,17 @@ fn a_call_that_says_it_creates_makes_its_path_new() {
             "str_replace_editor",
             r#"{"command": "view", "path": "/repo/src/guessed.py"}"#,
         ),
-        // Created in a directory nobody saw.
+        // Created in a new directory of the working directory: the call makes it.
         call(
             4,
             "str_replace_editor",
-            r#"{"command": "create", "path": "/repo/nowhere/x.py", "file_text": "x"}"#,
+            r#"{"command": "create", "path": "/repo/new_dir/deeper/x.py", "file_text": "x"}"#,
+        ),
+        // Created under a directory nobody saw.
+        call(
+            5,
+            "str_replace_editor",
+            r#"{"command": "create", "path": "/srv/nowhere/x.py", "file_text": "x"}"#,
         ),
     ]);
     let tools = r#"[{"name": "str_replace_editor", "inputSchema": {"type": "object", "properties": {
@@ -313,7 +319,7 @@ fn a_call_that_says_it_creates_makes_its_path_new() {
     .collect();
     assert_eq!(
         paths,
-        ["\"/repo/src/guessed.py\"", "\"/repo/nowhere/x.py\""]
+        ["\"/repo/src/guessed.py\"", "\"/srv/nowhere/x.py\""]
     );
 }
 
@@ -413,8 +419,8 @@ fn the_agents_own_writes_are_observed() {
         call(3, "Bash", r#"{"command": "mkdir -p /repo/gen/reports"}"#),
         result(3, ""),
         call(4, "Write", r#"{"file_path": "/repo/gen/reports/q3.md", "content": "x"}"#),
-        // A directory nobody made or showed.
-        call(5, "Write", r#"{"file_path": "/repo/made_up/q4.md", "content": "x"}"#),
+        // Below a directory nobody made or showed.
+        call(5, "Write", r#"{"file_path": "/srv/made_up/q4.md", "content": "x"}"#),
         // Text no call wrote.
         call(
             6,
@@ -433,7 +439,7 @@ fn the_agents_own_writes_are_observed() {
     .collect::<Vec<_>>();
     assert_eq!(
         got,
-        ["\"/repo/made_up/q4.md\"", "\"compute_grand_totalz\""]
+        ["\"/srv/made_up/q4.md\"", "\"compute_grand_totalz\""]
     );
 }
 
@@ -523,6 +529,8 @@ fn without_a_schema_only_identifiers_are_judged() {
             "bash",
             r#"{"command": "go test ./...", "shellId": "unit-tests"}"#,
         ),
+        // A file a writing tool creates in the working directory, named alone.
+        call(6, "write", r#"{"filePath": "hello.txt", "content": "x"}"#),
     ]);
     let got = r3_signals(&t, None, "/repo");
     let fields: Vec<&str> = got.iter().map(|(_, f, _)| f.as_str()).collect();
@@ -657,4 +665,63 @@ fn the_sessions_plan_file_is_context() {
     let got: Vec<&str> = r3(&out);
     assert_eq!(got.len(), 1, "{out}");
     assert!(got[0].contains("sad-sleeping-bear"), "{out}");
+}
+
+/// Issue 41: what the agent saw that its log does not record, and names it built from observed
+/// ones: Claude Code's memory directory of the project, a new version of an observed id, a
+/// TypeScript file named by its module's import (`./create.js`).
+#[test]
+fn unrecorded_context_and_names_built_from_observed_ones() {
+    let t = trace(&[
+        call(
+            1,
+            "Read",
+            r#"{"file_path": "/home/u/.claude/projects/-home-u-my-app/memory/design-notes.md"}"#,
+        ),
+        result(1, "notes"),
+        // Another project's memory is not this one's.
+        call(
+            2,
+            "Read",
+            r#"{"file_path": "/home/u/.claude/projects/-home-u-x/memory/a.md"}"#,
+        ),
+        result(2, "notes"),
+        call(3, "Read", r#"{"file_path": "/home/u/my-app/src/cli.ts"}"#),
+        result(
+            3,
+            "import { create } from './commands/workspace/create.js';\nimport Footer from './footer.js';",
+        ),
+        call(4, "Read", r#"{"file_path": "/home/u/my-app/src/commands/workspace/create.ts"}"#),
+        call(5, "Read", r#"{"file_path": "/home/u/my-app/src/footer.tsx"}"#),
+        call(6, "Read", r#"{"file_path": "/home/u/my-app/src/header.tsx"}"#),
+        result(6, "ok"),
+        call(7, "get_task", r#"{"task_id": "T-88213-import"}"#),
+        result(7, "{\"id\": \"rpt-20240112\"}"),
+        call(8, "get_task", r#"{"task_id": "rpt-20240112-v2"}"#),
+        call(9, "get_task", r#"{"task_id": "rpt-20249999-v2"}"#),
+    ]);
+    let got: Vec<String> = r3_signals(&t, None, "/home/u/my-app")
+        .into_iter()
+        .map(|(tool, field, _)| format!("{tool}.{field}"))
+        .collect();
+    let values: Vec<String> = r3(&lint_in(
+        &t,
+        None,
+        Default::default(),
+        &[(ContextKind::WorkingDirectory, "/home/u/my-app")],
+    ))
+    .iter()
+    .map(|l| l.split('`').nth(3).unwrap_or_default().to_owned())
+    .collect();
+    assert_eq!(
+        values,
+        [
+            "\"/home/u/.claude/projects/-home-u-x/memory/a.md\"",
+            "\"/home/u/my-app/src/cli.ts\"",
+            "\"/home/u/my-app/src/header.tsx\"",
+            "\"T-88213-import\"",
+            "\"rpt-20249999-v2\"",
+        ],
+        "{got:?}"
+    );
 }
