@@ -134,6 +134,7 @@ pub(crate) fn linter(
                     .map(|_| std::sync::atomic::AtomicBool::new(false))
                     .collect(),
             ),
+            flows: std::sync::Arc::new(settings.config.flows.clone()),
         }
     });
     linter.follow = follow_builtin;
