@@ -101,7 +101,20 @@ pub struct Config {
     /// (the config file's).
     pub exclude: Vec<(String, PathBuf)>,
     /// `[flows]`: private sources, untrusted sources, outbound sinks and private paths (R14).
-    pub flows: crate::rules::FlowConfig,
+    pub flows: Flows,
+}
+
+/// `[flows]` of a config: globs on tool names and file paths (R14).
+#[derive(Debug, Clone, Default)]
+pub struct Flows {
+    /// Tools whose results hold private data.
+    pub private: Vec<glob::Pattern>,
+    /// Tools whose results carry content from outside.
+    pub untrusted: Vec<glob::Pattern>,
+    /// Tools that send data out.
+    pub sinks: Vec<glob::Pattern>,
+    /// Files whose reading is a private source.
+    pub private_paths: Vec<glob::Pattern>,
 }
 
 #[derive(Deserialize)]
@@ -398,7 +411,7 @@ pub fn parse(text: &str, path: &Path) -> Result<Config, ConfigError> {
                 })
                 .collect()
         };
-        cfg.flows = crate::rules::FlowConfig {
+        cfg.flows = Flows {
             private: globs(flows.private, "private")?,
             untrusted: globs(flows.untrusted, "untrusted")?,
             sinks: globs(flows.sinks, "sinks")?,
