@@ -249,6 +249,21 @@ pub struct Config {
     /// `exclude`: globs a directory walk leaves out, each with the folder it is relative to
     /// (the config file's).
     pub exclude: Vec<(String, PathBuf)>,
+    /// `[flows]`: private sources, untrusted sources, outbound sinks and private paths (R14).
+    pub flows: Flows,
+}
+
+/// `[flows]` of a config: globs on tool names and file paths (R14).
+#[derive(Debug, Clone, Default)]
+pub struct Flows {
+    /// Tools whose results hold private data.
+    pub private: Vec<glob::Pattern>,
+    /// Tools whose results carry content from outside.
+    pub untrusted: Vec<glob::Pattern>,
+    /// Tools that send data out.
+    pub sinks: Vec<glob::Pattern>,
+    /// Files whose reading is a private source.
+    pub private_paths: Vec<glob::Pattern>,
 }
 
 #[derive(Deserialize)]
@@ -279,6 +294,22 @@ struct RawConfig {
     expect: Option<toml::Value>,
     #[serde(default)]
     exclude: Option<Spanned<toml::Value>>,
+    #[serde(default)]
+    flows: Option<Spanned<RawFlows>>,
+}
+
+/// `[flows]`: which tools and files take part in a toxic flow (R14), as globs.
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawFlows {
+    #[serde(default)]
+    private: Option<Spanned<toml::Value>>,
+    #[serde(default)]
+    untrusted: Option<Spanned<toml::Value>>,
+    #[serde(default, alias = "sink")]
+    sinks: Option<Spanned<toml::Value>>,
+    #[serde(default, alias = "private-paths")]
+    private_paths: Option<Spanned<toml::Value>>,
 }
 
 #[derive(Deserialize)]
@@ -502,6 +533,40 @@ pub fn parse(text: &str, path: &Path) -> Result<Config, ConfigError> {
         cfg.exclude = globs.into_iter().map(|g| (g, base.to_path_buf())).collect();
         crate::inputs::Exclude::new(&cfg.exclude).map_err(|m| err(span, m))?;
     }
+    if let Some(flows) = raw.flows {
+        let flows = flows.into_inner();
+        let globs = |v: Option<Spanned<toml::Value>>,
+                     key: &str|
+         -> Result<Vec<glob::Pattern>, ConfigError> {
+            let Some(v) = v else {
+                return Ok(Vec::new());
+            };
+            let span = v.span();
+            let bad = |m: String| err(span.clone(), format!("`flows.{key}`: {m}"));
+            let list = match v.into_inner() {
+                toml::Value::String(s) => vec![s],
+                toml::Value::Array(items) => items
+                    .into_iter()
+                    .map(|i| match i {
+                        toml::Value::String(s) => Ok(s),
+                        _ => Err(bad("must be a glob or a list of globs".into())),
+                    })
+                    .collect::<Result<_, _>>()?,
+                _ => return Err(bad("must be a glob or a list of globs".into())),
+            };
+            list.iter()
+                .map(|g| {
+                    glob::Pattern::new(g).map_err(|e| bad(format!("{g:?} is not a valid glob: {e}")))
+                })
+                .collect()
+        };
+        cfg.flows = Flows {
+            private: globs(flows.private, "private")?,
+            untrusted: globs(flows.untrusted, "untrusted")?,
+            sinks: globs(flows.sinks, "sinks")?,
+            private_paths: globs(flows.private_paths, "private_paths")?,
+        };
+    }
     for (tool, value) in raw.metadata.unwrap_or_default() {
         let span = value.span();
         let json = serde_json::to_value(value.into_inner())
@@ -516,6 +581,7 @@ pub fn parse(text: &str, path: &Path) -> Result<Config, ConfigError> {
 /// Keys a `tracelint.toml` accepts, for "did you mean" on a misspelled one.
 const KEYS: &[&str] = &[
     "tools",
+    "flows",
     "input-format",
     "select",
     "ignore",
@@ -628,7 +694,7 @@ failure_when = { pointer = "/status", in = ["declined"] }
                 .lines()
                 .next()
                 .unwrap(),
-            "tracelint.toml:2:1: unknown field `fail-onn`, expected one of `tools`, `format`, `input-format`, `input_format`, `rules`, `select`, `ignore`, `fail-on`, `fail_on`, `closed-toolset`, `closed_toolset`, `include-candidates`, `include_candidates`, `metadata`, `baseline`, `ratchet`, `expect`, `exclude` (did you mean `fail-on`?)"
+            "tracelint.toml:2:1: unknown field `fail-onn`, expected one of `tools`, `format`, `input-format`, `input_format`, `rules`, `select`, `ignore`, `fail-on`, `fail_on`, `closed-toolset`, `closed_toolset`, `include-candidates`, `include_candidates`, `metadata`, `baseline`, `ratchet`, `expect`, `exclude`, `flows` (did you mean `fail-on`?)"
         );
         assert_eq!(
             p("fail-on = \"hard_defekt\"\n").unwrap_err(),
@@ -742,6 +808,20 @@ failure_when = { pointer = "/status", in = ["declined"] }
         assert!(bad.starts_with("tracelint.toml:1:11: `exclude` must be a glob"), "{bad}");
         let bad = p("exclude = \"a[b\"\n").unwrap_err();
         assert!(bad.contains("invalid glob"), "{bad}");
+    }
+
+    #[test]
+    fn flows_classify_tools_and_paths_by_glob() {
+        let c = p("[flows]\nprivate = \"mcp__crm__*\"\nuntrusted = [\"read_inbox\"]\nsinks = [\"send_*\"]\nprivate_paths = [\"**/customers/*.csv\"]\n").unwrap();
+        assert!(c.flows.private[0].matches("mcp__crm__get_customer"));
+        assert!(c.flows.sinks[0].matches("send_email"));
+        assert_eq!(c.flows.untrusted.len(), 1);
+        assert_eq!(c.flows.private_paths.len(), 1);
+        assert_eq!(
+            p("[flows]\nsinks = [1]\n").unwrap_err(),
+            "tracelint.toml:2:9: `flows.sinks`: must be a glob or a list of globs"
+        );
+        assert!(p("[flows]\nsink_tools = []\n").unwrap_err().contains("unknown field `sink_tools`"));
     }
 
     #[test]

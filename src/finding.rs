@@ -51,6 +51,8 @@ pub enum RuleId {
     R12,
     /// Off-limits source.
     R13,
+    /// Toxic flow.
+    R14,
     /// Expectation not met.
     E1,
     /// Tools: invalid JSON Schema.
@@ -98,6 +100,7 @@ impl RuleId {
         RuleId::R11,
         RuleId::R12,
         RuleId::R13,
+        RuleId::R14,
         RuleId::E1,
         RuleId::T1,
         RuleId::T2,
@@ -131,6 +134,7 @@ impl RuleId {
             RuleId::R11 => "R11",
             RuleId::R12 => "R12",
             RuleId::R13 => "R13",
+            RuleId::R14 => "R14",
             RuleId::E1 => "E1",
             RuleId::T1 => "T1",
             RuleId::T2 => "T2",
@@ -201,6 +205,8 @@ pub enum FindingType {
     UnresolvedSideEffect,
     /// R13.
     OffLimitsSource,
+    /// R14.
+    ToxicFlow,
     /// E1.
     ExpectationNotMet,
     /// T1.
@@ -249,6 +255,7 @@ impl FindingType {
             FindingType::ContractDrift => "contract_drift",
             FindingType::UnresolvedSideEffect => "unresolved_side_effect",
             FindingType::OffLimitsSource => "off_limits_source",
+            FindingType::ToxicFlow => "toxic_flow",
             FindingType::ExpectationNotMet => "expectation_not_met",
             FindingType::InvalidToolSchema => "invalid_tool_schema",
             FindingType::UnresolvableRef => "unresolvable_ref",

@@ -19,6 +19,8 @@ pub struct RuleSettings {
     /// One flag per expectation, set when it selected a trace (an expectation that selected
     /// none checked nothing, and `check` says so).
     pub expectations_used: Arc<Vec<std::sync::atomic::AtomicBool>>,
+    /// The config's `[flows]` classification of tools and files (R14).
+    pub flows: Arc<super::flows::FlowConfig>,
 }
 
 /// Per-run context, shared across traces and threads.

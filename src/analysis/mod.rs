@@ -18,6 +18,7 @@ pub(crate) mod effects;
 pub(crate) mod excerpt;
 pub(crate) mod heads;
 pub(crate) mod normalize;
+pub(crate) mod flows;
 pub(crate) mod outcome;
 pub(crate) mod parameters;
 pub(crate) mod paths;

@@ -61,6 +61,10 @@ pub struct ToolMetadata {
     /// Repeating it has no further effect. `None` = not declared.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub idempotent: Option<bool>,
+    /// Reaches outside the user's own systems (the web, other people's services): MCP's
+    /// `openWorldHint`, or `open_world`. `None` = not declared.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub open_world: Option<bool>,
     /// Repeats by design (R4 never calls it a loop).
     #[serde(skip_serializing_if = "std::ops::Not::not")]
     pub polling: bool,
@@ -128,6 +132,9 @@ impl ToolMetadata {
         }
         if other.idempotent.is_some() {
             self.idempotent = other.idempotent;
+        }
+        if other.open_world.is_some() {
+            self.open_world = other.open_world;
         }
         self.polling |= other.polling;
         self.paginated |= other.paginated;

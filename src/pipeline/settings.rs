@@ -134,6 +134,12 @@ pub(crate) fn linter(
                     .map(|_| std::sync::atomic::AtomicBool::new(false))
                     .collect(),
             ),
+            flows: std::sync::Arc::new(crate::rules::FlowConfig {
+                private: settings.config.flows.private.clone(),
+                untrusted: settings.config.flows.untrusted.clone(),
+                sinks: settings.config.flows.sinks.clone(),
+                private_paths: settings.config.flows.private_paths.clone(),
+            }),
         }
     });
     linter.follow = follow_builtin;

@@ -7,6 +7,7 @@ mod r10_result_contract;
 mod r11_contract_drift;
 mod r12_unresolved_side_effect;
 mod r13_off_limits_source;
+mod r14_toxic_flow;
 mod r1_schema_violation;
 mod r2a_tool_error_event;
 mod r2b_error_mishandled;
@@ -28,6 +29,7 @@ pub use rule::{Drift, Rule, Sink, evidence};
 pub(crate) use r2b_error_mishandled::speaks_of_failure;
 #[cfg_attr(not(any(test, feature = "__internal")), allow(unused_imports))] // used by tests only
 pub use crate::analysis::context::{RuleSettings, RunCx, TraceCx};
+pub use crate::analysis::flows::FlowConfig;
 #[cfg_attr(not(any(test, feature = "__internal")), allow(unused_imports))] // used by tests only
 pub use crate::model::schema::SchemaCache;
 
@@ -47,6 +49,7 @@ pub static RULES: &[&dyn Rule] = &[
     &r11_contract_drift::ContractDrift,
     &r12_unresolved_side_effect::UnresolvedSideEffect,
     &r13_off_limits_source::OffLimitsSource,
+    &r14_toxic_flow::ToxicFlow,
     &e1_expectation_not_met::ExpectationNotMet,
 ];
 
@@ -76,7 +79,7 @@ impl Default for Selection {
 /// A rule id on the command line or in a config that names no rule.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[error(
-    "unknown rule `{0}`: run `tracelint rules` for the list (R1, R2a, R2b, R3, R4, R5, R6, R7, R8, R9, R10, R11, R12, R13, E1; T1…T13 for `tools lint`)"
+    "unknown rule `{0}`: run `tracelint rules` for the list (R1, R2a, R2b, R3, R4, R5, R6, R7, R8, R9, R10, R11, R12, R13, R14, E1; T1…T13 for `tools lint`)"
 )]
 pub struct UnknownRule(pub String);
 

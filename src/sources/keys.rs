@@ -105,6 +105,7 @@ pub(crate) const TOOL: &[&str] = &[
 pub(crate) const METADATA: &[&str] = &[
     "side_effecting",
     "idempotent",
+    "open_world",
     "polling",
     "paginated",
     "retryable_errors",
@@ -116,7 +117,6 @@ pub(crate) const METADATA: &[&str] = &[
 /// Metadata keys other tools' contracts carry that tracelint accepts without reading.
 pub(crate) const METADATA_TOLERATED: &[&str] = &[
     "destructive",
-    "open_world",
     "confirmed_by",
     "description",
     "$comment",

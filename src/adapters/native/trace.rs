@@ -165,5 +165,6 @@ fn mcp_tool(t: &Value) -> Option<crate::model::ToolSpec> {
     if hint("idempotentHint") == Some(true) {
         spec.metadata.idempotent = Some(true);
     }
+    spec.metadata.open_world = hint("openWorldHint");
     Some(spec)
 }

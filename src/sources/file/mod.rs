@@ -375,6 +375,7 @@ pub fn metadata_from_annotations(ann: &Map<String, Value>) -> ToolMetadata {
     if hint("idempotentHint") == Some(true) {
         m.idempotent = Some(true);
     }
+    m.open_world = hint("openWorldHint");
     m
 }
 
@@ -430,6 +431,7 @@ fn metadata_at(v: &Value, at: &[Seg]) -> Result<ToolMetadata, Bad> {
     Ok(ToolMetadata {
         side_effecting: flag("side_effecting")?,
         idempotent: flag("idempotent")?,
+        open_world: flag("open_world")?,
         polling: flag("polling")?.unwrap_or(false),
         paginated: flag("paginated")?.unwrap_or(false),
         retryable_errors,
