@@ -38,7 +38,7 @@ use common::json_pos::{self, Line};
 
 pub use common::body::Body;
 pub use common::emit::{Emit, Parsed};
-pub use input::detect::{Container, Head, detect};
+pub use input::detect::{Container, Head, are_tool_definitions, detect};
 pub use input::file::{parse_bytes, parse_file};
 pub(crate) use input::file::{load_whole, read_path};
 pub use input::format::InputFormat;

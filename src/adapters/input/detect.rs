@@ -208,6 +208,12 @@ fn describe(head: &Head) -> String {
 /// Does the head look like a tools file (`{"tools": …}`, a `tools/list` reply, an array of tool
 /// definitions)?
 pub(super) fn looks_like_tools(head: &Head) -> bool {
+    are_tool_definitions(&head.records)
+}
+
+/// Are these records (a document's top-level object, an array's elements, the first lines) a
+/// tools file's: `{"tools": …}`, a `tools/list` reply, tool definitions, named lists of them?
+pub fn are_tool_definitions(records: &[Value]) -> bool {
     let tool_def = |v: &Value| {
         v.get("name").is_some_and(Value::is_string)
             && ["inputSchema", "input_schema", "parameters"]
@@ -227,8 +233,8 @@ pub(super) fn looks_like_tools(head: &Head) -> bool {
                 })
         })
     };
-    !head.records.is_empty()
-        && head.records.iter().all(|r| {
+    !records.is_empty()
+        && records.iter().all(|r| {
             tool_def(r)
                 || named_lists(r)
                 || r.get("tools")

@@ -10,7 +10,7 @@ use std::fmt;
 use serde::de::{DeserializeSeed, Deserializer, IgnoredAny, MapAccess, SeqAccess, Visitor};
 use serde_json::{Map, Value};
 
-use crate::adapters::{Container, Head, detect};
+use crate::adapters::{Container, Head, are_tool_definitions, detect};
 
 /// Bytes looked at to decide what a file is.
 pub(super) const HEAD: usize = 1 << 20;
@@ -184,7 +184,7 @@ fn describe_other(probe: &Probe, first: &Value) -> String {
             "this is a trace ({}), not a shard: lint it with `tracelint check`; {WANT}",
             format.name()
         ),
-        Err(_) if tools_file(&probe.records) => {
+        Err(_) if are_tool_definitions(&probe.records) => {
             format!("this is a tools file, not a shard: give it to `tracelint check --tools`; {WANT}")
         }
         Err(_) if package_json(first) => {
@@ -195,25 +195,6 @@ fn describe_other(probe: &Probe, first: &Value) -> String {
             keys(probe)
         ),
     }
-}
-
-/// A tools file: `{"tools": …}`, a `tools/list` reply, or tool definitions.
-fn tools_file(records: &[Value]) -> bool {
-    let definition = |v: &Value| {
-        v.get("name").is_some_and(Value::is_string)
-            && ["inputSchema", "input_schema", "parameters"]
-                .iter()
-                .any(|k| v.get(*k).is_some())
-            || v.get("type").and_then(Value::as_str) == Some("function")
-                && v.get("function").is_some()
-    };
-    records.iter().all(|r| {
-        definition(r)
-            || r.get("tools").is_some_and(|t| t.is_array() || t.is_object())
-                && r.get("messages").is_none()
-                && r.get("steps").is_none()
-            || r.get("result").and_then(|x| x.get("tools")).is_some()
-    })
 }
 
 /// A SARIF log: `Some(" written by NAME VERSION")` (or `Some("")` when the driver is not seen).
