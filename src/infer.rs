@@ -251,6 +251,12 @@ impl Inferrer {
         self.skipped.failed += 1;
     }
 
+    /// Count a call checked against a real schema elsewhere (a coding agent's built-in one):
+    /// nothing is learned from it, so another agent's same-named tool is not shaped by it.
+    pub fn count_call(&mut self) {
+        self.calls += 1;
+    }
+
     /// Learn from one call; its string values count toward enums only when `enums`.
     pub fn add_call(&mut self, call: &crate::model::ToolCall, enums: bool) {
         self.calls += 1;

@@ -23,11 +23,18 @@ struct File<'a> {
     #[serde(rename = "_comment")]
     comment: String,
     tools: Vec<Entry<'a>>,
+    /// Who wrote it, from what: `tools lint` reads a file so marked as one for checking traces.
+    #[serde(rename = "_meta")]
+    meta: Value,
 }
 
 #[derive(serde::Serialize)]
 struct Entry<'a> {
     name: &'a str,
+    /// The coding agents whose own sessions are checked against their built-in schema of the
+    /// tool, matched to each session's version at check time.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    builtin: Vec<String>,
     #[serde(rename = "inputSchema", skip_serializing_if = "Option::is_none")]
     input_schema: Option<Value>,
     #[serde(rename = "outputSchema", skip_serializing_if = "Option::is_none")]
@@ -69,6 +76,10 @@ struct Seen {
     /// The agents whose traces called the tool (`OTHER_AGENTS` for a format that names none),
     /// with the real schemas their calls were checked against.
     families: BTreeMap<String, Family>,
+    /// The coding agents (`builtin:claude-code`) whose sessions called it under their built-in
+    /// schema: the file defers to that schema, matched per session, instead of copying one
+    /// version of it.
+    builtin_of: BTreeSet<String>,
 }
 
 /// What one agent's calls of a tool were checked against.
@@ -80,6 +91,8 @@ struct Family {
     /// (`None`: no such call).
     used: BTreeSet<String>,
     always: Option<BTreeSet<String>>,
+    /// Its calls were checked against its agent's built-in schema (deferred to, not copied).
+    builtin: bool,
 }
 
 impl Family {
@@ -190,12 +203,17 @@ impl<'l> Starter<'l> {
                     .and_then(|i| trace.steps.get(i))
                     .and_then(|s| s.as_result());
                 let failed = result.is_some_and(not_accepted);
-                if failed && matches!(call.args, Args::Known(_)) {
+                let spec = registry.get(&call.name);
+                let builtin = spec
+                    .filter(|s| s.schema.is_some() && origin_of(s) == Origin::Builtin)
+                    .and_then(|_| crate::sources::builtin::Agent::of(Some(&family)));
+                if builtin.is_some() {
+                    self.inferrer.count_call();
+                } else if failed && matches!(call.args, Args::Known(_)) {
                     self.inferrer.skip_call(call);
                 } else {
                     self.inferrer.add_call(call, true);
                 }
-                let spec = registry.get(&call.name);
                 if let Some(spec) = spec {
                     let origin = origin_of(spec);
                     if origin != Origin::Given {
@@ -203,14 +221,14 @@ impl<'l> Starter<'l> {
                     }
                 }
                 // Which family of agent called it, with which real schema (none: inferred).
-                let family = self
-                    .tools
-                    .entry(call.name.clone())
-                    .or_default()
-                    .families
-                    .entry(family.clone())
-                    .or_default();
-                if let Some(schema) = spec.and_then(|s| s.schema.as_ref()) {
+                let seen = self.tools.entry(call.name.clone()).or_default();
+                if let Some(agent) = builtin {
+                    seen.builtin_of.insert(agent.source().to_owned());
+                }
+                let family = seen.families.entry(family.clone()).or_default();
+                if builtin.is_some() {
+                    family.builtin = true;
+                } else if let Some(schema) = spec.and_then(|s| s.schema.as_ref()) {
                     family.schemas.insert(schema.to_string());
                 } else {
                     let keys: BTreeSet<String> = match &call.args {
@@ -273,7 +291,21 @@ impl<'l> Starter<'l> {
         let mut tools = Vec::new();
         for (name, seen) in &self.tools {
             let conflict = conflict(seen);
-            let (origin, schema, about) = match (&seen.schema, conflict) {
+            // A built-in schema is deferred to (`builtin`), never copied: each session is checked
+            // against its own version's, as without a tools file. The schema written is for the
+            // other agents' calls, if any.
+            let builtin: Vec<String> = seen.builtin_of.iter().cloned().collect();
+            let others = seen.families.values().any(|f| !f.builtin);
+            let real_schema = seen.schema.as_ref().filter(|(o, _)| *o != Origin::Builtin);
+            let (origin, schema, about) = match (real_schema, conflict) {
+                (None, _) if !builtin.is_empty() && !others => (
+                    Origin::Builtin,
+                    None,
+                    format!(
+                        "input schema: the built-in schema of {} matched to each session's version when it is checked (`builtin`); calls of this name in other agents' runs get none",
+                        builtin.join(", ")
+                    ),
+                ),
                 (Some((o, _)), Some(about)) if *o != Origin::Given => {
                     (Origin::Conflict, None, about)
                 }
@@ -332,6 +364,14 @@ impl<'l> Starter<'l> {
                 },
             };
             *counts.entry(origin).or_default() += 1;
+            let about = if builtin.is_empty() || origin == Origin::Builtin {
+                about
+            } else {
+                format!(
+                    "{about}; sessions of {} are checked against their built-in schema instead (`builtin`)",
+                    builtin.join(", ")
+                )
+            };
             let real = seen.real.as_ref().map(|(_, s)| s);
             let with_schema = seen.schema.as_ref().map(|(_, s)| s);
             let declared = real.map(|s| s.metadata.clone()).unwrap_or_default();
@@ -343,6 +383,7 @@ impl<'l> Starter<'l> {
             }
             tools.push(Entry {
                 name,
+                builtin,
                 input_schema: schema,
                 output_schema: with_schema.or(real).and_then(|s| s.output_schema.clone()),
                 value_origins: with_schema
@@ -358,6 +399,7 @@ impl<'l> Starter<'l> {
                 inputs.join(", ")
             ),
             tools,
+            meta: json!({"written_by": "tracelint init", "inferred_from": inputs}),
         };
         let mut text = serde_json::to_string_pretty(&file).expect("plain data serialises");
         text.push('\n');
@@ -460,18 +502,21 @@ impl<'l> Starter<'l> {
 /// name with different schemas (or one with a real schema and one with none): a Gemini CLI
 /// `read_file` and another agent's are different tools, never silently merged.
 fn conflict(seen: &Seen) -> Option<String> {
-    if seen.families.len() < 2 {
+    // Agents checked against their own built-in schema are kept apart already (`builtin`).
+    let families: BTreeMap<&String, &Family> =
+        seen.families.iter().filter(|(_, f)| !f.builtin).collect();
+    if families.len() < 2 {
         return None;
     }
-    let with: Vec<&Family> = seen
-        .families
+    let with: Vec<&Family> = families
         .values()
+        .copied()
         .filter(|f| !f.schemas.is_empty())
         .collect();
     // Families that were given schemas must have been given the same ones; a family whose
     // calls had none must fit every one of them by shape.
     let same = with.windows(2).all(|w| w[0].schemas == w[1].schemas);
-    let fit = seen.families.values().all(|f| {
+    let fit = families.values().all(|f| {
         with.iter().all(|g| {
             g.schemas
                 .iter()
@@ -482,8 +527,7 @@ fn conflict(seen: &Seen) -> Option<String> {
     if same && fit {
         return None;
     }
-    let who: Vec<String> = seen
-        .families
+    let who: Vec<String> = families
         .iter()
         .take(6)
         .map(|(family, f)| {

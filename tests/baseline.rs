@@ -221,7 +221,7 @@ fn adoption_baseline_ratchet_and_rerecording() {
     );
     std::fs::write(p.path(&file), original).unwrap();
 
-    // 5. A schema deleted from the tools file: the ratchet fails the run and says what was lost.
+    // 5. A schema taken from the tools file: the ratchet fails the run and says what was lost.
     let tools = p.read("tools.json");
     let mut doc: Value = serde_json::from_str(&tools).unwrap();
     let read = doc["tools"]
@@ -230,7 +230,11 @@ fn adoption_baseline_ratchet_and_rerecording() {
         .iter_mut()
         .find(|t| t["name"] == "Read")
         .expect("Read in the starter file");
-    read.as_object_mut().unwrap().remove("inputSchema");
+    // Init defers `Read` to Claude Code's built-in schema: dropping that leaves it none.
+    assert!(
+        read.as_object_mut().unwrap().remove("builtin").is_some(),
+        "{read}"
+    );
     std::fs::write(p.path("tools.json"), doc.to_string()).unwrap();
     let (code, out) = p.run(&["check", "traces/"]);
     assert_eq!(code, Some(1), "{out}");

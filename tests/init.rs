@@ -135,39 +135,6 @@ fn without_an_embedded_schema_no_enum_is_learned_from_the_failed_call() {
 }
 
 /// The hard defects of `check` over inputs (with extra arguments): (file, line, rule) each.
-/// Whether the OpenAI-style call whose `tool_calls` entry starts at `line` of `file` got a result
-/// in which the runtime refused it (Claude Code's `InputValidationError`). Other formats: false.
-fn refused_by_runtime(file: &str, line: u64) -> bool {
-    let Ok(text) = std::fs::read_to_string(file) else {
-        return false;
-    };
-    // The call's id is the first `"id"` at or after the call's line.
-    let Some(id) = text
-        .lines()
-        .skip(
-            usize::try_from(line)
-                .unwrap_or(usize::MAX)
-                .saturating_sub(1),
-        )
-        .take(3)
-        .find_map(|l| l.trim().strip_prefix("\"id\": \""))
-        .and_then(|rest| rest.split('"').next())
-    else {
-        return false;
-    };
-    let Ok(doc) = serde_json::from_str::<Value>(&text) else {
-        return false;
-    };
-    let messages = doc["messages"].as_array().cloned().unwrap_or_default();
-    messages.iter().any(|m| {
-        m["role"] == "tool"
-            && m["tool_call_id"] == id
-            && m["content"]
-                .as_str()
-                .is_some_and(|c| c.starts_with("<tool_use_error>InputValidationError"))
-    })
-}
-
 fn hard_defects(args: &[&str]) -> Vec<(String, u64, String)> {
     let run = tracelint(
         &[
@@ -211,17 +178,27 @@ fn init_on_the_real_fixtures_adds_no_hard_defect_and_lints_clean() {
     assert!(stderr.contains("left without a schema"), "{stderr}");
     let alone = hard_defects(&["fixtures/real/"]);
     let with = hard_defects(&["fixtures/real/", "--tools", out]);
-    // A hard defect the file itself proves is no guess: a call the agent's runtime refused (its
-    // result says so) breaks the real schema init keeps for a recognised built-in tool.
-    let added: Vec<&(String, u64, String)> = with
-        .iter()
-        .filter(|d| !alone.contains(d) && !refused_by_runtime(&d.0, d.1))
-        .collect();
+    // The same hard defects, none added and none lost: a coding agent's built-in tools are
+    // deferred to (each session checked against its own version's schema, as without the file),
+    // and a guess never fails a build.
+    let added: Vec<&(String, u64, String)> = with.iter().filter(|d| !alone.contains(d)).collect();
+    let lost: Vec<&(String, u64, String)> = alone.iter().filter(|d| !with.contains(d)).collect();
     assert!(
-        added.is_empty(),
-        "hard defects added by init's file: {added:?}"
+        added.is_empty() && lost.is_empty(),
+        "hard defects added by init's file: {added:?}; lost: {lost:?}"
     );
     assert!(!alone.is_empty(), "the real fixtures hold hard defects");
+    let file: Value = serde_json::from_str(&std::fs::read_to_string(out).unwrap()).unwrap();
+    let read_file = file["tools"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|t| t["name"] == "read_file")
+        .unwrap();
+    assert_eq!(
+        read_file["builtin"],
+        serde_json::json!(["builtin:gemini-cli"])
+    );
 
     let lint = tracelint(&[
         "tools",
@@ -236,7 +213,7 @@ fn init_on_the_real_fixtures_adds_no_hard_defect_and_lints_clean() {
         .as_array()
         .unwrap()
         .iter()
-        .filter(|f| f["tier"] == "hard_defect")
+        .filter(|f| f["tier"] != "candidate")
         .collect();
     assert!(hard.is_empty(), "{hard:?}");
 }

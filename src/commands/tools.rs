@@ -219,6 +219,7 @@ fn kind_name(kind: SetKind) -> &'static str {
         SetKind::Server => "mcp-server",
         SetKind::Builtin => "builtin",
         SetKind::Trace => "trace-tools",
+        SetKind::Starter => "starter-tools-file",
     }
 }
 

@@ -339,7 +339,15 @@ impl Linter {
                 }
                 merged.closed |= given.closed;
                 for spec in given.iter() {
-                    merged.replace(spec.clone());
+                    match merged.get(&spec.name) {
+                        // Deferring to a built-in schema the followed agents have.
+                        Some(b) if !spec.builtin_of.is_empty() => {
+                            let mut b = b.clone();
+                            b.metadata.overlay(&spec.metadata);
+                            merged.replace(b);
+                        }
+                        _ => merged.replace(spec.clone()),
+                    }
                 }
                 for s in &given.sources {
                     merged.sources.push(s.clone());
@@ -347,7 +355,30 @@ impl Linter {
                 owned = Arc::new(merged);
                 &owned
             }
-            (Some(given), _) => given,
+            (Some(given), _) => match own_agent.filter(|a| defers_to(given, *a)) {
+                // The file defers some tools to this session's agent's built-in schemas: those
+                // matched to the session, with what the file states about behaviour on top.
+                Some(agent) => {
+                    let (builtin, note, matched) = self.builtin_for(agent, trace);
+                    notes.push(note);
+                    own_match = Some((agent, matched));
+                    let mut merged = given.clone();
+                    for spec in given
+                        .iter()
+                        .filter(|s| s.builtin_of.iter().any(|b| b == agent.source()))
+                    {
+                        if let Some(b) = builtin.get(&spec.name) {
+                            let mut b = b.clone();
+                            b.metadata.overlay(&spec.metadata);
+                            merged.replace(b);
+                        }
+                    }
+                    merged.sources.extend(builtin.sources.iter().cloned());
+                    owned = Arc::new(merged);
+                    &owned
+                }
+                None => given,
+            },
             (None, Some(agent)) => {
                 let (builtin, note, matched) = self.builtin_for(agent, trace);
                 notes.push(format!("no `--tools` given: using {note}"));
@@ -411,6 +442,14 @@ impl Linter {
         );
         f(registry, schemas, notes, own_match)
     }
+}
+
+/// Does a given registry defer any tool to `agent`'s built-in schemas (`"builtin"` in a tools
+/// file)?
+fn defers_to(given: &ToolRegistry, agent: Agent) -> bool {
+    given
+        .iter()
+        .any(|s| s.builtin_of.iter().any(|b| b == agent.source()))
 }
 
 /// How `agent`'s built-in schemas were matched to the session `trace` records: by the version it

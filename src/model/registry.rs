@@ -308,6 +308,11 @@ pub struct ToolSpec {
     pub value_origins: BTreeMap<String, ValueOrigin>,
     /// Where this spec came from.
     pub source: SchemaSource,
+    /// The coding agents whose built-in schema of this tool applies, chosen per session at
+    /// check time (`builtin:claude-code`): a tools file that names no schema of its own but
+    /// defers to the one matched to each session's version, as `tracelint init` writes.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub builtin_of: Vec<String>,
 }
 
 impl ToolSpec {
@@ -321,6 +326,7 @@ impl ToolSpec {
             metadata: ToolMetadata::default(),
             value_origins: BTreeMap::new(),
             source,
+            builtin_of: Vec::new(),
         };
         spec.absorb_schema_origins();
         spec

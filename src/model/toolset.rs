@@ -18,6 +18,9 @@ pub enum SetKind {
     Builtin,
     /// The schemas a trace file embeds (a logged request's `tools`), kept without descriptions.
     Trace,
+    /// A tools file `tracelint init` or `tracelint infer` wrote from traces, to check them
+    /// against: no model is sent it, and it keeps no descriptions.
+    Starter,
 }
 
 /// The tools of one source.

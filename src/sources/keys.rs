@@ -97,6 +97,8 @@ pub(crate) const TOOL: &[&str] = &[
     "strict",
     "cache_control",
     "$comment",
+    // Defers to a coding agent's built-in schema of the tool (`builtin:claude-code`).
+    "builtin",
     // A `tracelint mcp pin` lock's digest of the tool's definition.
     "digest",
 ];

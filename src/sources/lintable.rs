@@ -173,12 +173,30 @@ pub fn read_file(path: &str) -> Result<Read, SourceError> {
     Ok(Read {
         set: ToolSet {
             label: path.to_owned(),
-            kind: SetKind::File,
+            kind: if written_by_init(body) {
+                SetKind::Starter
+            } else {
+                SetKind::File
+            },
             tools,
             notes: Vec::new(),
         },
         text: Some(body.to_owned()),
     })
+}
+
+/// Did `tracelint init` or `tracelint infer` write this tools file (its `_meta` says so)?
+fn written_by_init(body: &str) -> bool {
+    if !body.contains("\"_meta\"") {
+        return false;
+    }
+    serde_json::from_str::<Value>(body)
+        .ok()
+        .and_then(|v| v.get("_meta").cloned())
+        .is_some_and(|m| {
+            m.get("inferred_from").is_some_and(Value::is_array)
+                || m.get("written_by").and_then(Value::as_str) == Some("tracelint init")
+        })
 }
 
 /// `{"pages": [result, …]}`: several saved `tools/list` results in one file.

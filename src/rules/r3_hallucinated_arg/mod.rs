@@ -59,6 +59,20 @@ impl Rule for HallucinatedArg {
             }
             return;
         }
+        // Part of the record could not be read: what the agent observed is not all there.
+        if cx.trace.partial {
+            let mut calls = 0usize;
+            for call in cx.trace.steps.iter().filter_map(|s| s.as_call()) {
+                out.count_tool(Some(&call.name), false);
+                calls += 1;
+            }
+            if calls > 0 {
+                out.suppress_trace(format!(
+                    "part of the record could not be read, so what the agent observed is not all in it: {calls} call(s) are not judged"
+                ));
+            }
+            return;
+        }
         // Every value this walk will ask about (and the parts of a composite one), so the index
         // searches for them only.
         let mut asked: Vec<Value> = Vec::new();
@@ -66,7 +80,10 @@ impl Rule for HallucinatedArg {
             if let Args::Known(Value::Object(m)) = &call.args {
                 for (_, value, _) in judged(cx, &call.name, m) {
                     asked.push(value.clone());
-                    asked.extend(parts(value).into_iter().flatten());
+                    for part in parts(value).into_iter().flatten() {
+                        asked.extend(web_form(&part));
+                        asked.push(part);
+                    }
                     asked.extend(web_form(value));
                     asked.extend(version_base(value));
                 }
@@ -156,10 +173,14 @@ impl Rule for HallucinatedArg {
                 {
                     derivation = Derivation::Derivable;
                 }
-                // Observed values joined (`0:11258,0:11040`, `a.ts b.ts`).
+                // Observed values joined (`0:11258,0:11040`, `a.ts b.ts`), or listed in JSON text.
                 if derivation != Derivation::Derivable
                     && parts(value).is_some_and(|ps| {
-                        ps.iter().all(|p| seen.check(p) == Derivation::Derivable)
+                        ps.iter().all(|p| {
+                            seen.check(p) == Derivation::Derivable
+                                || web_form(p)
+                                    .is_some_and(|w| seen.check(&w) == Derivation::Derivable)
+                        })
                     })
                 {
                     derivation = Derivation::Derivable;
@@ -485,7 +506,13 @@ fn judged<'a>(
     args: &'a serde_json::Map<String, Value>,
 ) -> impl Iterator<Item = (&'a String, &'a Value, Option<ValueOrigin>)> {
     let spec = cx.origin_spec(tool);
-    let bare = spec.is_none_or(|s| s.schema.is_none() && s.value_origins.is_empty());
+    // A schema `init` or `infer` guessed from calls says nothing of where values come from.
+    let bare = spec.is_none_or(|s| {
+        s.value_origins.is_empty()
+            && s.schema.as_ref().is_none_or(|schema| {
+                schema.get(crate::analysis::schema_errors::INFERRED) == Some(&Value::Bool(true))
+            })
+    });
     let creating =
         crate::analysis::effects::creates(args) || crate::analysis::effects::creates_by_name(tool);
     args.iter().filter_map(move |(field, value)| {
@@ -580,12 +607,19 @@ fn conventional_file(value: &Value) -> bool {
 }
 
 /// Most parts a composite value is split into.
-const MAX_PARTS: usize = 16;
+const MAX_PARTS: usize = 64;
+
+/// Longest string read as JSON text for its parts.
+const MAX_JSON_PART_BYTES: usize = 64 * 1024;
 
 /// The parts of a string joining several values with `,`, `;` or whitespace (`0:11258,0:11040`),
-/// when it has 2 to `MAX_PARTS` of them.
+/// when it has 2 to `MAX_PARTS` of them; or of a string that is JSON text (`"[\"https://…\"]"`,
+/// a list some tools take encoded in a string), its 1 to `MAX_PARTS` strings and numbers.
 fn parts(value: &Value) -> Option<Vec<Value>> {
     let s = value.as_str()?;
+    if let Some(leaves) = json_leaves(s) {
+        return Some(leaves);
+    }
     if !s.contains([',', ';']) && !s.trim().contains(char::is_whitespace) {
         return None;
     }
@@ -599,6 +633,50 @@ fn parts(value: &Value) -> Option<Vec<Value>> {
     (2..=MAX_PARTS).contains(&ps.len()).then_some(ps)
 }
 
+/// The strings and numbers of a string that is a JSON array or object, when it has 1 to
+/// `MAX_PARTS` of them.
+fn json_leaves(s: &str) -> Option<Vec<Value>> {
+    let t = s.trim();
+    if !(t.starts_with('[') || t.starts_with('{')) || t.len() > MAX_JSON_PART_BYTES {
+        return None;
+    }
+    let doc: Value = serde_json::from_str(t).ok()?;
+    let mut out = Vec::new();
+    let mut stack = vec![&doc];
+    while let Some(v) = stack.pop() {
+        match v {
+            Value::Array(a) => stack.extend(a.iter().rev()),
+            Value::Object(m) => stack.extend(m.values().rev()),
+            Value::String(x) if !x.trim().is_empty() => out.push(v.clone()),
+            Value::Number(_) => out.push(v.clone()),
+            _ => {}
+        }
+        if out.len() > MAX_PARTS {
+            return None;
+        }
+    }
+    (!out.is_empty()).then_some(out)
+}
+
+/// A value someone redacted before publishing the record (`/Users/[USER]/.zshrc`,
+/// `REDACTED.md`): what the agent really wrote is not in the file, so it cannot be judged.
+fn redacted(value: &Value) -> bool {
+    let Some(s) = value.as_str() else {
+        return false;
+    };
+    if s.contains("REDACTED") || s.contains("<redacted") || s.contains("[redacted") {
+        return true;
+    }
+    // A bracketed upper-case placeholder: `[USER]`, `[EMAIL]`, `[HOME_DIR]`.
+    s.match_indices('[').any(|(i, _)| {
+        let rest = &s[i + 1..];
+        let len = rest
+            .find(|c: char| !(c.is_ascii_uppercase() || c == '_'))
+            .unwrap_or(rest.len());
+        len >= 3 && rest[len..].starts_with(']')
+    })
+}
+
 /// Values R3 does not judge: booleans and nulls (and containers: only top-level scalars are
 /// checked), enum/const fields, `generated` fields, parameters, what a call does (`command`,
 /// `action`, `mode`, `cmd`…), and free-form text, each unless `provided`.
@@ -608,7 +686,7 @@ fn skipped(
     value: &Value,
     origin: Option<ValueOrigin>,
 ) -> bool {
-    if !matches!(value, Value::String(_) | Value::Number(_)) {
+    if !matches!(value, Value::String(_) | Value::Number(_)) || redacted(value) {
         return true;
     }
     if matches!(origin, Some(ValueOrigin::Generated | ValueOrigin::Choice)) {

@@ -497,6 +497,62 @@ fn a_composite_of_observed_values_is_observed() {
     assert_eq!(got, ["\"fk1\"", "\"0:11258,0:99931\""]);
 }
 
+/// A list some tools take as JSON text in a string (`urls: "[\"https://…\"]"`) is observed when
+/// every value in it is; a value someone redacted before publishing is not judged.
+#[test]
+fn json_text_lists_and_redacted_values() {
+    let t = trace(&[
+        call(1, "search", r#"{"query": "vitest browser mode"}"#),
+        result(1, "Results: https://vitest.dev/guide/browser and https://vitest.dev/api/browser/context"),
+        call(2, "fetch", r#"{"urls": "[\"https://vitest.dev/guide/browser\"]"}"#),
+        call(3, "fetch", r#"{"urls": "[\"https://vitest.dev/guide/browser\", \"https://vitest.dev/api/browser/context\"]"}"#),
+        call(4, "fetch", r#"{"urls": "[\"https://made-up.example.net/guide\"]"}"#),
+        call(5, "Read", r#"{"file_path": "/Users/[USER]/.zshrc"}"#),
+        call(6, "Read", r#"{"file_path": "/repo/REDACTED.md"}"#),
+        call(7, "Read", r#"{"file_path": "/nowhere/notes.md"}"#),
+    ]);
+    let got: Vec<String> = r3(&lint(&t, None, Default::default()))
+        .iter()
+        .map(|l| l.split('`').nth(3).unwrap_or_default().to_owned())
+        .collect();
+    assert_eq!(
+        got,
+        [
+            r#""[\"https://made-up.example.net/guide\"]""#,
+            r#""/nowhere/notes.md""#
+        ]
+    );
+}
+
+/// A record part of which could not be read does not say all the agent observed: R3 judges
+/// none of its calls, and says so.
+#[test]
+fn a_partly_unreadable_record_is_not_judged() {
+    let text = trace(&[call(1, "Read", r#"{"file_path": "/nowhere/notes.md"}"#)]);
+    let mut parsed = crate::adapters::native::parse_str(&text, "trace.json");
+    let registry = crate::model::ToolRegistry::new();
+    let run = crate::rules::RunCx::default();
+    let r3_of = |t: &crate::model::Trace| {
+        let o = crate::rules::run(
+            &crate::rules::TraceCx::new(t, &registry, &run),
+            &crate::rules::Selection::default(),
+        );
+        let found = o.findings.iter().filter(|f| f.rule == crate::finding::RuleId::R3).count();
+        let why: Vec<String> = o
+            .suppressions
+            .iter()
+            .filter(|s| s.rule == crate::finding::RuleId::R3)
+            .map(|s| s.reason.clone())
+            .collect();
+        (found, why)
+    };
+    assert_eq!(r3_of(&parsed.traces[0]).0, 1);
+    parsed.traces[0].partial = true;
+    let (found, why) = r3_of(&parsed.traces[0]);
+    assert_eq!(found, 0);
+    assert!(why.iter().any(|w| w.contains("could not be read")), "{why:?}");
+}
+
 /// Issue 41: with no schema and no known origins, only values that identify something are
 /// judged (ids, keys, paths, URLs); free text, patterns, modes and new content are not, and a
 /// path the call creates (by its tool's name) is judged by its directory only.
@@ -538,6 +594,37 @@ fn without_a_schema_only_identifiers_are_judged() {
     // nobody showed.
     assert_eq!(fields, ["task_id", "target", "to", "path"], "{got:?}");
     assert_eq!(got[3].0, "create_or_update_file");
+}
+
+/// A schema `init` or `infer` guessed from calls (marked `x-tracelint-inferred`) says nothing of
+/// where values come from: its tools are judged as if they had none (identifiers only).
+#[test]
+fn an_inferred_schema_is_judged_like_none() {
+    let t = trace(&[call(
+        1,
+        "update_task",
+        r#"{"pattern": "fn\\s+load", "new_string": "renamed_thing", "task_id": "T-88213"}"#,
+    )]);
+    let schema = |marked: bool| {
+        let mark = if marked {
+            r#", "x-tracelint-inferred": true"#
+        } else {
+            ""
+        };
+        format!(
+            r#"[{{"name": "update_task", "inputSchema": {{"type": "object"{mark}, "properties": {{
+            "pattern": {{"type": "string"}}, "new_string": {{"type": "string"}}, "task_id": {{"type": "string"}}}}}}}}]"#
+        )
+    };
+    let fields = |tools: &str| -> Vec<String> {
+        r3_signals(&t, Some(tools), "/repo")
+            .into_iter()
+            .map(|(_, f, _)| f)
+            .collect()
+    };
+    assert_eq!(fields(&schema(true)), ["task_id"]);
+    // A schema someone stated: every field is judged.
+    assert_eq!(fields(&schema(false)), ["new_string", "pattern", "task_id"]);
 }
 
 /// Issue 41: a constant the tool offers through `anyOf` branches (Claude Code's

@@ -18,6 +18,9 @@ pub(super) fn no_descriptions(set: &ToolSet) -> Option<&'static str> {
         SetKind::Trace => Some(
             "tool schemas embedded in a trace are kept without their descriptions: lint the tools file or the server instead",
         ),
+        SetKind::Starter => Some(
+            "a tools file written by `tracelint init` or `tracelint infer` is for checking traces, not sent to a model, and keeps no descriptions: lint the definitions your agent sends",
+        ),
         SetKind::File | SetKind::Server => None,
     }
 }

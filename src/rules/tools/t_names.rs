@@ -332,6 +332,19 @@ impl ToolRule for TooManyTools {
         if cx.sets.is_empty() {
             return;
         }
+        if cx
+            .sets
+            .iter()
+            .all(|s| s.kind == crate::model::toolset::SetKind::Starter)
+        {
+            out.count(0, false);
+            out.suppress(
+                0,
+                None,
+                "a tools file written by `tracelint init` or `tracelint infer` is for checking traces, not sent to a model in one request",
+            );
+            return;
+        }
         out.count(0, true);
         let mut names: Vec<&str> = all_tools(cx).iter().map(|(_, t)| t.name.as_str()).collect();
         names.sort_unstable();

@@ -172,6 +172,15 @@ impl ToolRule for Unconstrained {
                         // without its schema: nothing the definition's author could add.
                         continue;
                     }
+                    if set.kind == SetKind::Starter {
+                        // Left out on purpose, with the reason in its `metadata.$comment`.
+                        out.suppress(
+                            si,
+                            name,
+                            "written by `tracelint init` or `infer` without an input schema (deferred to a coding agent's built-in schema, or left out, as its `metadata.$comment` says)",
+                        );
+                        continue;
+                    }
                     let f = out.finding(
                         si,
                         Tier::HardEvent,

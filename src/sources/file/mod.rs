@@ -307,6 +307,9 @@ fn parse_tool(
         .filter(|v| !v.is_null())
         .cloned();
     let mut spec = ToolSpec::new(name.clone(), schema, source.clone());
+    if let Some(v) = body.get("builtin") {
+        spec.builtin_of = builtin_of(v, &keys::key(&body_at, "builtin"), &name)?;
+    }
     let prefix = |b: Bad| Bad {
         message: format!("tool `{name}`: {}", b.message),
         ..b
@@ -361,6 +364,40 @@ fn parse_tool(
         }
     }
     Ok(spec)
+}
+
+/// A tool's `builtin`: the coding agents (`"builtin:claude-code"`, or a list) whose built-in
+/// schema of the tool applies to their own sessions, matched to each session's version.
+fn builtin_of(v: &Value, at: &[Seg], name: &str) -> Result<Vec<String>, Bad> {
+    let bad = || {
+        let names: Vec<String> = crate::sources::builtin::Agent::ALL
+            .iter()
+            .map(|a| format!("\"{}\"", a.source()))
+            .collect();
+        Bad::new(
+            at.to_vec(),
+            format!(
+                "tool `{name}`: `builtin` names the coding agents whose built-in schema of the tool applies to their sessions: one of {}, or a list of them (no version: each session's own is used)",
+                names.join(", ")
+            ),
+        )
+    };
+    let items: Vec<&Value> = match v {
+        Value::Array(a) if !a.is_empty() => a.iter().collect(),
+        Value::String(_) => vec![v],
+        _ => return Err(bad()),
+    };
+    let mut out = Vec::new();
+    for item in items {
+        let agent = item
+            .as_str()
+            .and_then(|s| crate::sources::builtin::Agent::ALL.iter().find(|a| a.source() == s))
+            .ok_or_else(bad)?;
+        if !out.iter().any(|s: &String| s == agent.source()) {
+            out.push(agent.source().to_owned());
+        }
+    }
+    Ok(out)
 }
 
 /// MCP tool annotations → metadata, only where the server states them (SPEC §3).

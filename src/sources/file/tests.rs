@@ -319,3 +319,26 @@ fn duplicate_tool_across_groups_must_agree() {
         "{e}"
     );
 }
+
+/// `builtin` defers a tool to coding agents' built-in schemas; anything else is an error at its
+/// line naming the agents.
+#[test]
+fn builtin_names_coding_agents_only() {
+    let ok = parse_tools_str(
+        r#"{"tools": [{"name": "Read", "builtin": "builtin:claude-code"},
+            {"name": "read_file", "builtin": ["builtin:gemini-cli", "builtin:codex", "builtin:codex"]}]}"#,
+        "tools.json",
+    )
+    .unwrap();
+    assert_eq!(ok.get("Read").unwrap().builtin_of, ["builtin:claude-code"]);
+    assert_eq!(
+        ok.get("read_file").unwrap().builtin_of,
+        ["builtin:gemini-cli", "builtin:codex"]
+    );
+    let bad = error("{\"tools\": [\n {\"name\": \"Read\", \"builtin\": \"builtin:claude-code@2.1.0\"}]}");
+    assert!(
+        bad.starts_with("tools.json:2:19: tools[0]: tool `Read`: `builtin` names the coding agents"),
+        "{bad}"
+    );
+    assert!(error(r#"{"tools": [{"name": "R", "builtin": []}]}"#).contains("one of \"builtin:claude-code\""));
+}
