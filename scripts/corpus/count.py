@@ -21,10 +21,17 @@ A call is one request by the model to run one tool:
 - Gemini CLI session (`chats/session-*.json`, `{sessionId, messages}`): the entries of
   `toolCalls` of `type: gemini` messages; a checkpoint or `logs.json` style list of
   `{role, parts}`: the `functionCall` parts of `model` turns.
+- Gemini CLI session as JSON Lines (newer releases: a `{sessionId, projectHash, startTime,
+  kind}` header, then one message a line, a message written again when it changes, and
+  `{"$set": {...}}` records that replace fields such as `messages`): each distinct `id` in
+  the `toolCalls` of `type: gemini` messages, wherever they appear.
 - Gemini CLI stream-json: `tool_use` records.
 - pi coding agent session: `toolCall` items in the content of `message` records whose
   message role is `assistant`.
 - Qwen Code session (`.qwen/.../chats/*.jsonl`): `functionCall` parts of `type: assistant`.
+- Converted sessions of one content block a line (`{timestamp, role, content: {type, ...}}`,
+  such as the `transcript.jsonl` that the Engram session recorder commits): each distinct
+  `tool_id` (or `id`) of `content.type: tool_use` blocks of `assistant` lines.
 - OpenAI-style messages (a list, or `{messages: [...]}`): the `tool_calls` entries of every
   message whatever its role (sub-agent roles such as `assistant-subagent-<id>` included).
 - Claude managed-agent session events (`{role, kind, raw}` lines): `kind: tool_use` records.
@@ -35,7 +42,12 @@ A call is one request by the model to run one tool:
 - Factory droid session (`session_start` then `message` records): `tool_use` items of
   assistant messages.
 - Cline task (`api_conversation_history.json`): `tool_use` items of assistant messages,
-  or, for XML tool use, none (reported as format `cline-xml`, calls 0).
+  or, for XML tool use, none (reported as format `cline-xml`, calls 0). A plain list of
+  Anthropic-style messages has the same shape and is reported under the same name.
+- Google Antigravity transcript (`brain/<id>/.system_generated/logs/transcript*.jsonl`: one
+  step a line, `{step_index, source, type, status, created_at, ...}` with types such as
+  `USER_INPUT`, `PLANNER_RESPONSE`, `RUN_COMMAND`): the entries of `tool_calls` (`{name,
+  args}`) of `PLANNER_RESPONSE` steps.
 
 A file it cannot place prints format `unknown` and calls 0.
 """
@@ -219,8 +231,53 @@ def droid(lines):
     return len(ids), None
 
 
+def gemini_session_lines(lines):
+    ids, n = set(), 0
+    for r in lines:
+        msgs = [r]
+        upd = r.get("$set")
+        if isinstance(upd, dict) and isinstance(upd.get("messages"), list):
+            msgs = upd["messages"]
+        for m in msgs:
+            if not (isinstance(m, dict) and m.get("type") == "gemini" and isinstance(m.get("toolCalls"), list)):
+                continue
+            for tc in m["toolCalls"]:
+                key = tc.get("id") if isinstance(tc, dict) else None
+                if key is None:
+                    n += 1
+                else:
+                    ids.add(key)
+    return len(ids) + n, None
+
+
+def block_lines(lines):
+    ids, n = set(), 0
+    for r in lines:
+        c = r.get("content")
+        if r.get("role") == "assistant" and isinstance(c, dict) and c.get("type") == "tool_use":
+            key = c.get("tool_id") or c.get("id")
+            if key is None:
+                n += 1
+            else:
+                ids.add(key)
+    return len(ids) + n, None
+
+
+def antigravity_transcript(lines):
+    n = 0
+    for r in lines:
+        if r.get("type") == "PLANNER_RESPONSE" and isinstance(r.get("tool_calls"), list):
+            n += len(r["tool_calls"])
+    return n, None
+
+
 def sniff_lines(lines):
     types = {r.get("type") for r in lines}
+    if any("sessionId" in r and "projectHash" in r for r in lines[:1]) or (
+            "gemini" in types and any("$set" in r for r in lines)):
+        return "gemini-session-lines", gemini_session_lines
+    if "PLANNER_RESPONSE" in types and any("step_index" in r for r in lines):
+        return "antigravity-transcript", antigravity_transcript
     if "session.start" in types or "tool.execution_start" in types:
         return "copilot-cli", copilot_cli
     if "session_start" in types and "message" in types:
@@ -249,6 +306,9 @@ def sniff_lines(lines):
     if any(r.get("role") in ("user", "assistant") and isinstance(r.get("content"), list) for r in lines):
         if any(isinstance(it, dict) and it.get("type") == "toolRequest" for r in lines for it in content_items(r)):
             return "goose", goose
+    if any(r.get("role") in ("user", "assistant", "tool") and isinstance(r.get("content"), dict)
+           and "type" in r["content"] for r in lines):
+        return "block-lines", block_lines
     if any("role" in r and ("tool_calls" in r or "content" in r) for r in lines):
         return "openai-messages-lines", lambda ls: openai_messages(ls)
     return "unknown", lambda ls: (0, None)
