@@ -37,7 +37,7 @@ pub(crate) fn prepare(
     if phoenix.is_empty() {
         if let Some((flag, _)) = flags.iter().find(|(_, on)| *on) {
             bail!(
-                "`{flag}` applies to `phoenix:` inputs only, e.g. `tracelint check phoenix:http://localhost:6006 {flag}…`"
+                "`{flag}` applies to `phoenix:` inputs only (`tracelint check phoenix:http://HOST:PORT {flag} …`)"
             );
         }
         return Ok((
