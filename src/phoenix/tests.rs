@@ -184,6 +184,10 @@ fn server_errors_and_unbounded_replies_are_said() {
         @"phoenix:URL: the project `default` holds no span"
     );
     insta::assert_snapshot!(
+        fails(vec![(200, format!("{}{}", "[".repeat(200), "]".repeat(200)))], b),
+        @"phoenix:URL: the reply to GET URL/v1/projects/default/spans?limit=… is not JSON (recursion limit exceeded at line 1 column 128); is this a Phoenix server?"
+    );
+    insta::assert_snapshot!(
         fails(vec![(200, r#"{"data": [1]}"#.into())], b),
         @"phoenix:URL: span 1 of the reply is not an object"
     );
@@ -196,4 +200,52 @@ fn server_errors_and_unbounded_replies_are_said() {
     let target = Target::parse(&format!("phoenix:{url}")).unwrap();
     let e = download(&target, &Options::default()).err().unwrap().0;
     assert!(e.contains("cannot reach") && e.contains("is Phoenix running there?"), "{e}");
+}
+
+/// The sample report's findings as annotations, every line of input 0 a span (`s1`, `s2`, …)
+/// except line 2, which has no span id; plus a second R1 on the first R1's span.
+fn sample_annotations(include_candidates: bool) -> (Vec<serde_json::Value>, usize) {
+    let mut report = crate::reporters::sample::report();
+    let mut again = report.findings[0].clone();
+    again.message = "/reason: \"not_shipped\" is not one of [\"damaged\",\"late\"]".into();
+    report.findings.insert(1, again);
+    let (file, _) = download::TempFile::create().unwrap();
+    let d = download::Download {
+        file,
+        span_ids: (1..=40)
+            .map(|l| (l != 2).then(|| format!("s{l}")))
+            .collect(),
+        pages: 1,
+    };
+    let (mut all, unplaced) = annotate::annotations(&report, 0, &d, include_candidates);
+    for a in &mut all {
+        // The version changes with each release; the rest is the wire contract.
+        a["metadata"]
+            .as_object_mut()
+            .unwrap()
+            .remove("tracelint_version");
+    }
+    (all, unplaced)
+}
+
+#[test]
+fn findings_become_annotations_on_their_spans() {
+    let (all, unplaced) = sample_annotations(false);
+    insta::assert_json_snapshot!(all);
+    assert_eq!(unplaced, 0);
+    // Candidates only when asked for; the one on line 2 cites no span with an id.
+    let (with, unplaced) = sample_annotations(true);
+    assert_eq!((with.len(), unplaced), (all.len(), 1));
+    // The identifier is the rule and the finding's place among that rule's on its span: stable
+    // across runs, distinct within a span.
+    let keys: std::collections::HashSet<(String, String)> = all
+        .iter()
+        .map(|a| {
+            (
+                a["span_id"].as_str().unwrap().to_owned(),
+                a["identifier"].as_str().unwrap().to_owned(),
+            )
+        })
+        .collect();
+    assert_eq!(keys.len(), all.len());
 }
