@@ -107,6 +107,7 @@ pub fn download(target: &Target, opts: &Options) -> Result<Download, PhoenixErro
     let mut cursors: HashSet<String> = HashSet::new();
     let mut cursor: Option<String> = None;
     let mut pages = 0;
+    let mut written: u64 = 0;
     loop {
         let url = match &cursor {
             Some(c) => format!("{base}&cursor={}", percent_encode(c)),
@@ -141,6 +142,13 @@ pub fn download(target: &Target, opts: &Options) -> Result<Download, PhoenixErro
                     super::size(bounds.max_span_bytes as u64)
                 )));
             }
+            written += line.len() as u64 + 1;
+            if written > bounds.max_total_bytes {
+                return Err(fail(format!(
+                    "the spans are larger than {} in all; narrow the window with --since/--until",
+                    super::size(bounds.max_total_bytes)
+                )));
+            }
             let id = span
                 .pointer("/context/span_id")
                 .and_then(Value::as_str)
@@ -153,6 +161,12 @@ pub fn download(target: &Target, opts: &Options) -> Result<Download, PhoenixErro
         }
         match page.get("next_cursor") {
             Some(Value::String(next)) if !next.is_empty() => {
+                if data.is_empty() {
+                    return Err(fail(
+                        "the server sent an empty page with a cursor to another; stopped instead of reading forever"
+                            .into(),
+                    ));
+                }
                 if next.len() > 1024 || !cursors.insert(next.clone()) {
                     return Err(fail(
                         "the server repeated a page cursor; stopped instead of reading forever"

@@ -144,6 +144,8 @@ pub struct Bounds {
     pub max_spans: usize,
     /// Bytes of one span, as written to the download (the reader's `--max-record-size` applies too).
     pub max_span_bytes: usize,
+    /// Bytes of all spans, as written to the download.
+    pub max_total_bytes: u64,
 }
 
 impl Default for Bounds {
@@ -152,7 +154,8 @@ impl Default for Bounds {
             page_size: 500,
             max_page_bytes: 256 << 20,
             max_spans: 2_000_000,
-            max_span_bytes: 64 << 20,
+            max_span_bytes: 256 << 20,
+            max_total_bytes: 8 << 30,
         }
     }
 }

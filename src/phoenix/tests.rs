@@ -168,6 +168,14 @@ fn server_errors_and_unbounded_replies_are_said() {
         @"phoenix:URL: the server repeated a page cursor; stopped instead of reading forever"
     );
     insta::assert_snapshot!(
+        fails(vec![page(&[], Some("x"))], b),
+        @"phoenix:URL: the server sent an empty page with a cursor to another; stopped instead of reading forever"
+    );
+    insta::assert_snapshot!(
+        fails(vec![page(&["a", "b"], None)], Bounds { max_total_bytes: 300, ..b }),
+        @"phoenix:URL: the spans are larger than 300 bytes in all; narrow the window with --since/--until"
+    );
+    insta::assert_snapshot!(
         fails(vec![page(&["a", "b", "c"], None)], Bounds { max_spans: 2, ..b }),
         @"phoenix:URL: more than 2 spans; narrow the window with --since/--until"
     );
