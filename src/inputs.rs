@@ -274,6 +274,11 @@ pub fn expand_with(args: &[String], how: &Walk) -> (Vec<InputSpec>, Vec<InputIss
                 }
                 Err(e) => issues.push(InputIssue::file(arg, format!("invalid glob pattern: {e}"))),
             }
+        } else if arg.starts_with("phoenix:") {
+            issues.push(InputIssue::file(
+                arg,
+                "a Phoenix server is read by `tracelint check` only: save its spans to a file for this command",
+            ));
         } else {
             issues.push(InputIssue::file(arg, "no such file or directory"));
         }

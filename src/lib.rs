@@ -58,8 +58,8 @@ mod api;
 // Internal modules: `pub(crate)`, public to this crate's own tests under `__internal` alone.
 internal_modules!(
     adapters, analysis, baseline, chain, cli, commands, config, demo, doctor, exit, expect,
-    finding, hook, infer, init, inputs, lint, model, pipeline, proxy, record, reporters, rules,
-    scorecard, sources, suggest
+    finding, hook, infer, init, inputs, lint, model, phoenix, pipeline, proxy, record, reporters,
+    rules, scorecard, sources, suggest
 );
 
 /// The fuzz targets' driver (`fuzz/`): not part of the API.

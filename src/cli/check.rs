@@ -16,6 +16,7 @@ Examples:
   tracelint check session.jsonl --tools tools.json --json report.json --include-candidates
   tracelint check traces/ --tools tools.json --sarif tracelint.sarif --html report.html
   cat trace.json | tracelint check - --tools tools.json
+  tracelint check phoenix:http://localhost:6006/projects/default --since 24h --write-back
 
 Adopting tracelint on traces that already have findings (record once, commit the file; then CI
 fails only on new findings):
@@ -36,7 +37,7 @@ Exit codes (highest wins):
 /// The help of `check`'s INPUT: what a directory walk picks up, from the list the walk uses.
 fn inputs_help() -> String {
     format!(
-        "Traces to lint: files, directories (walked for {} files), globs, or `-` for stdin",
+        "Traces to lint: files, directories (walked for {} files), globs, `-` for stdin, or `phoenix:http://HOST:PORT[/projects/NAME]` for the spans of a running Arize Phoenix (project `default` unless named)",
         crate::inputs::walked_extensions()
     )
 }
@@ -68,6 +69,18 @@ pub struct CheckArgs {
     /// Seconds an MCP server may take to start, answer the handshake and list its tools (`2.5`, `30s`, `500ms`) [default: 30].
     #[arg(long, value_name = "SECONDS", value_parser = parse_seconds, help_heading = "Schemas")]
     pub mcp_timeout: Option<std::time::Duration>,
+
+    /// With a `phoenix:` input: only spans that started at or after this instant: a date-time (`2026-07-01T12:00:00Z`), a date (`2026-07-01`, UTC) or an age (`90m`, `24h`, `7d` ago).
+    #[arg(long, value_name = "WHEN", help_heading = "Phoenix")]
+    pub since: Option<String>,
+
+    /// With a `phoenix:` input: only spans that started before this instant (same forms as --since).
+    #[arg(long, value_name = "WHEN", help_heading = "Phoenix")]
+    pub until: Option<String>,
+
+    /// With a `phoenix:` input: record each finding the report lists as a `tracelint` span annotation on the span of the step it cites (label: the tier; explanation: rule and message). A rerun updates these annotations instead of adding more. The API key, if the server wants one, is read from PHOENIX_API_KEY.
+    #[arg(long, help_heading = "Phoenix")]
+    pub write_back: bool,
 
     /// Input format; `auto` decides from content, never from the file name.
     #[arg(long, value_enum, value_name = "FORMAT", help_heading = "Input")]

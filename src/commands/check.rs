@@ -304,7 +304,13 @@ pub fn run(args: &CheckArgs) -> anyhow::Result<ExitStatus> {
         settings.output,
         OutputFormat::Html | OutputFormat::JsonLines
     ) || args.files.html.is_some();
-    let (specs, expand_issues) = inputs::expand_with(&settings.inputs, &settings.walk);
+    let (plain, phoenix) = super::phoenix::prepare(args, &settings.inputs, &settings)?;
+    let (mut specs, expand_issues) = if plain.is_empty() {
+        (Vec::new(), Vec::new())
+    } else {
+        inputs::expand_with(&plain, &settings.walk)
+    };
+    specs.extend(phoenix.specs());
     let outputs: Vec<(&str, &Path)> = [
         ("--json", &args.files.json),
         ("--sarif", &args.files.sarif),
@@ -365,6 +371,11 @@ pub fn run(args: &CheckArgs) -> anyhow::Result<ExitStatus> {
         reporters::text::render(&report, settings.text, &mut out)?;
         out.flush()?;
     }
+    phoenix.write_back(
+        &report,
+        settings.text.include_candidates,
+        settings.text.hide_notes,
+    )?;
     Ok(report.exit)
 }
 

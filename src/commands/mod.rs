@@ -11,6 +11,7 @@ pub mod init;
 pub mod mcp;
 mod pipe;
 pub(crate) mod output;
+pub(crate) mod phoenix;
 pub mod report;
 pub mod rules;
 pub mod scorecard;

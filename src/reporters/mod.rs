@@ -12,7 +12,7 @@ pub mod json;
 pub mod paths;
 mod report;
 #[cfg(test)]
-mod sample;
+pub(crate) mod sample;
 pub mod sarif;
 pub mod text;
 
