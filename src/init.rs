@@ -359,7 +359,9 @@ impl<'l> Starter<'l> {
             ),
             tools,
         };
-        let mut text = serde_json::to_string_pretty(&file).expect("plain data serialises");
+        let mut text = crate::reporters::escape::json_text(
+            serde_json::to_string_pretty(&file).expect("plain data serialises"),
+        );
         text.push('\n');
         (text, counts)
     }

@@ -207,7 +207,9 @@ pub fn render(baseline: &Baseline) -> String {
         gate: baseline.gate.map(|t| t.as_str().to_owned()),
         files,
     };
-    let mut text = serde_json::to_string_pretty(&wire).expect("plain data serialises");
+    let mut text = crate::reporters::escape::json_text(
+        serde_json::to_string_pretty(&wire).expect("plain data serialises"),
+    );
     text.push('\n');
     text
 }

@@ -267,6 +267,39 @@ fn separators(dir: &Path) {
     std::fs::write(dir.join("separators.json"), trace.to_string()).unwrap();
 }
 
+/// `runs/r.jsonl`: a recorded run, and `o\u{2028}.toml`: expectations that judge it, named with
+/// a line separator.
+fn recorded_with_oracle(dir: &Path) {
+    partly_unreadable(dir);
+    std::fs::create_dir_all(dir.join("runs")).unwrap();
+    let text = std::fs::read_to_string(dir.join("mixed.jsonl")).unwrap();
+    std::fs::write(dir.join("runs/r.jsonl"), text.lines().next().unwrap()).unwrap();
+    expectations(dir);
+    std::fs::rename(dir.join("e.toml"), dir.join("o\u{2028}.toml")).unwrap();
+}
+
+/// `event.json`: a Claude Code hook event whose transcript is `transcript`.
+fn hook_event(dir: &Path, transcript: &str) {
+    let event = serde_json::json!({
+        "session_id": "s1",
+        "transcript_path": transcript,
+        "hook_event_name": "PostToolUse",
+        "tool_name": "Bash",
+    });
+    std::fs::write(dir.join("event.json"), event.to_string()).unwrap();
+}
+
+/// A hook event naming a named pipe nobody writes to as the session's transcript.
+fn hook_event_fifo(dir: &Path) {
+    make::fifos(dir);
+    hook_event(dir, "pipe.jsonl");
+}
+
+/// A hook event naming a device that never ends as the session's transcript.
+fn hook_event_device(dir: &Path) {
+    hook_event(dir, "/dev/zero");
+}
+
 /// The lines that say how many input errors are not listed, and the totals.
 const COUNTS: &[&str] = &["not listed", "input error"];
 
@@ -347,6 +380,12 @@ cases! {
     // cut by a reader splitting lines the Unicode way).
     separators_json_lines => Case::new("separators-json-lines", &["check", "separators.json", "--tools", "tools.json", "--output-format", "json-lines", "--include-candidates"]).setup(separators).grep(&["zq"]);
     separators_sarif => Case::new("separators-sarif", &["check", "separators.json", "--tools", "tools.json", "--output-format", "sarif", "--include-candidates"]).setup(separators).grep(&["zq"]);
+    separators_doctor_json => Case::new("separators-doctor-json", &["doctor", "separators.json", "--tools", "tools.json", "--output-format", "json"]).setup(separators).grep(&["zq"]);
+    separators_scorecard_json => Case::new("separators-scorecard-json", &["scorecard", "--recorded", "runs", "--oracle", "o\u{2028}.toml", "--output-format", "json"]).setup(recorded_with_oracle).grep(&["oracle"]);
     separators_text => Case::new("separators-text", &["check", "separators.json", "--tools", "tools.json", "--include-candidates"]).setup(separators).grep(&["zq"]);
+    // A hook's transcript is opened like every other file: a named pipe or a device is refused
+    // at once (said once on stderr, the agent not held up; `--strict`: the command's error).
+    hook_transcript_fifo => Case::new("hook-transcript-fifo", &["hook", "claude-code", "--state-dir", "state"]).setup(hook_event_fifo).stdin(Stdin::File("event.json"));
+    hook_transcript_device => Case::new("hook-transcript-device", &["hook", "claude-code", "--strict", "--state-dir", "state"]).setup(hook_event_device).stdin(Stdin::File("event.json")).max_rss(BOUNDED_RSS);
     own_report_in_walked_directory => Case::new("own-report-in-walked-directory", &["check", "runs", "--tools", "tools.json", "--json", "runs/report.json"]).setup(runs_with_own_report);
 }
