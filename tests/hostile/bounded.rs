@@ -103,6 +103,12 @@ fn shard(dir: &Path) {
     std::fs::write(dir.join("shard.jsonl"), out.stdout).unwrap();
 }
 
+/// `shard.jsonl`, and `link.jsonl`: a hard link to it.
+fn shard_and_link(dir: &Path) {
+    shard(dir);
+    std::fs::hard_link(dir.join("shard.jsonl"), dir.join("link.jsonl")).unwrap();
+}
+
 /// `e.toml`: an expectations file.
 fn expectations(dir: &Path) {
     std::fs::write(
@@ -350,6 +356,8 @@ cases! {
     output_over_found_config => Case::new("output-over-found-config", &["check", "calls.json", "--tools", "tools.json", "--text", "tracelint.toml"]).setup(config).outputs(&["tracelint.toml"]);
     output_over_expectations => Case::new("output-over-expectations", &["check", "calls.json", "--tools", "tools.json", "--expect", "e.toml", "--json", "e.toml"]).setup(expectations).outputs(&["e.toml"]);
     output_over_shard => Case::new("output-over-shard", &["report", "shard.jsonl", "--json", "shard.jsonl"]).setup(shard).grep(&["error", "\"run\""]).outputs(&["shard.jsonl"]);
+    output_over_shard_sarif => Case::new("output-over-shard-sarif", &["report", "shard.jsonl", "--sarif", "./shard.jsonl"]).setup(shard).grep(&["error", "\"run\""]).outputs(&["shard.jsonl"]);
+    output_over_shard_html => Case::new("output-over-shard-html", &["report", "shard.jsonl", "--html", "link.jsonl"]).setup(shard_and_link).grep(&["error", "\"run\""]).outputs(&["shard.jsonl"]);
     // Linting a directory again with the report written inside it: the old report is not an
     // input, and the run succeeds.
     // What an error echoes back is escaped and cut: a config value, an argument.
