@@ -284,6 +284,26 @@ fn recorded_with_oracle(dir: &Path) {
     std::fs::rename(dir.join("e.toml"), dir.join("o\u{2028}.toml")).unwrap();
 }
 
+/// `many-traces.otlp.json`: one OTLP JSON export of 50,000 traces of one tool span each
+/// (15 MB): traces held until their file is read keep only what is still to be written.
+fn many_otel_traces(dir: &Path) {
+    let mut text = String::from(
+        r#"{"resourceSpans":[{"resource":{"attributes":[]},"scopeSpans":[{"scope":{"name":"s"},"spans":["#,
+    );
+    for i in 1..=50_000u64 {
+        if i > 1 {
+            text.push(',');
+        }
+        text.push_str(&format!(
+            r#"{{"traceId":"{i:032x}","spanId":"{i:016x}","name":"search","startTimeUnixNano":"{}","endTimeUnixNano":"{}","attributes":[{{"key":"openinference.span.kind","value":{{"stringValue":"TOOL"}}}},{{"key":"tool.name","value":{{"stringValue":"search"}}}}]}}"#,
+            1_700_000_000_000_000_000u64 + i,
+            1_700_000_000_000_000_001u64 + i
+        ));
+    }
+    text.push_str("]}]}]}\n");
+    std::fs::write(dir.join("many-traces.otlp.json"), text).unwrap();
+}
+
 /// `event.json`: a Claude Code hook event whose transcript is `transcript`.
 fn hook_event(dir: &Path, transcript: &str) {
     let event = serde_json::json!({
@@ -395,5 +415,7 @@ cases! {
     // at once (said once on stderr, the agent not held up; `--strict`: the command's error).
     hook_transcript_fifo => Case::new("hook-transcript-fifo", &["hook", "claude-code", "--state-dir", "state"]).setup(hook_event_fifo).stdin(Stdin::File("event.json"));
     hook_transcript_device => Case::new("hook-transcript-device", &["hook", "claude-code", "--strict", "--state-dir", "state"]).setup(hook_event_device).stdin(Stdin::File("event.json")).max_rss(BOUNDED_RSS);
+    // Memory follows what is still to be written, not the number of traces in a file.
+    many_otel_traces_in_one_file => Case::new("many-otel-traces-in-one-file", &["check", "many-traces.otlp.json", "--tools", "tools.json"]).setup(many_otel_traces).max_rss(96 << 20);
     own_report_in_walked_directory => Case::new("own-report-in-walked-directory", &["check", "runs", "--tools", "tools.json", "--json", "runs/report.json"]).setup(runs_with_own_report);
 }
