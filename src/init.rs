@@ -401,7 +401,9 @@ impl<'l> Starter<'l> {
             tools,
             meta: json!({"written_by": "tracelint init", "inferred_from": inputs}),
         };
-        let mut text = serde_json::to_string_pretty(&file).expect("plain data serialises");
+        let mut text = crate::reporters::escape::json_text(
+            serde_json::to_string_pretty(&file).expect("plain data serialises"),
+        );
         text.push('\n');
         (text, counts)
     }

@@ -86,6 +86,28 @@ fn json_lines_after_a_banner_are_read_and_the_banner_said_once() {
     );
 }
 
+/// A first line that opens a record and breaks within it (a raw control character, a stray
+/// character after the object) is said like any broken record, at its line and column, and the
+/// records after it are read.
+#[test]
+fn a_broken_first_record_is_said_at_its_column() {
+    let records = "{\"run_id\":\"b\",\"steps\":[]}\n";
+    for (first, column, why) in [
+        ("{\"run_id\": \"a\u{0}\"}", 13, "control character (\\u0000-\\u001F) found while parsing a string"),
+        ("{\"run_id\": \"a\"} x", 17, "trailing characters"),
+    ] {
+        let text = format!("{first}\n{records}");
+        let (f, p) = parse_bytes(text.as_bytes(), "b.jsonl", None);
+        assert_eq!(f, Some(InputFormat::Native));
+        assert_eq!(p.traces.len(), 1);
+        let issues: Vec<String> = p.issues.iter().map(ToString::to_string).collect();
+        assert_eq!(
+            issues,
+            [format!("b.jsonl:1:{column}: invalid JSON: {why}; the JSON Lines records from line 2 on are read")]
+        );
+    }
+}
+
 /// Text with no record after it stays what it was: not JSON, at its first character; a
 /// pretty-printed document is not mistaken for text before records.
 #[test]

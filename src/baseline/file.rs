@@ -93,9 +93,11 @@ pub fn parse(text: &str, shown: &str) -> Result<Baseline, BaselineError> {
     };
     // The version first, so a file from a newer tracelint says so rather than failing on a key
     // this one does not know.
-    let version = serde_json::from_str::<serde_json::Value>(text)
+    // Only the top-level keys are read here, their values left as text: parsing the whole file
+    // into a `Value` cost ten times its size.
+    let version = serde_json::from_str::<std::collections::HashMap<String, &serde_json::value::RawValue>>(text)
         .ok()
-        .and_then(|v| v.get("version").and_then(serde_json::Value::as_u64));
+        .and_then(|top| top.get("version").and_then(|v| serde_json::from_str::<u64>(v.get()).ok()));
     if let Some(v) = version.filter(|v| *v != u64::from(VERSION)) {
         return Err(err(format!(
             "baseline version {v} is not supported (this tracelint reads version {VERSION}): re-record it with `--update-baseline`"
@@ -207,7 +209,9 @@ pub fn render(baseline: &Baseline) -> String {
         gate: baseline.gate.map(|t| t.as_str().to_owned()),
         files,
     };
-    let mut text = serde_json::to_string_pretty(&wire).expect("plain data serialises");
+    let mut text = crate::reporters::escape::json_text(
+        serde_json::to_string_pretty(&wire).expect("plain data serialises"),
+    );
     text.push('\n');
     text
 }

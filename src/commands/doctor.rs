@@ -89,8 +89,7 @@ pub fn run(args: &DoctorArgs) -> anyhow::Result<ExitStatus> {
     let stdout = std::io::stdout();
     let mut out = std::io::BufWriter::new(super::PipeSafe::new(stdout.lock()));
     if json {
-        serde_json::to_writer_pretty(&mut out, &d)?;
-        std::io::Write::write_all(&mut out, b"\n")?;
+        crate::reporters::escape::write_json(&mut out, &d)?;
     } else {
         let by = match args.group_by {
             GroupBy::Rule => crate::doctor::By::Rule,

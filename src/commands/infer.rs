@@ -191,11 +191,11 @@ pub fn run(args: &InferArgs) -> anyhow::Result<ExitStatus> {
     }
     let inferred_from: Vec<String> = read.iter().map(|s| s.display.clone()).collect();
     let value = inferrer.tools_file(&inferred_from);
-    let mut text = if args.pretty {
+    let mut text = crate::reporters::escape::json_text(if args.pretty {
         serde_json::to_string_pretty(&value)?
     } else {
         serde_json::to_string(&value)?
-    };
+    });
     text.push('\n');
     let to_stdout = args.output.as_os_str() == "-";
     if to_stdout {

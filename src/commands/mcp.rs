@@ -47,7 +47,7 @@ fn pin_run(args: &McpPinArgs) -> anyhow::Result<ExitStatus> {
         _ => args.source.clone(),
     };
     let lock = pin::lock(&tools, server.as_deref(), &shown);
-    let mut text = serde_json::to_string_pretty(&lock)?;
+    let mut text = crate::reporters::escape::json_text(serde_json::to_string_pretty(&lock)?);
     text.push('\n');
     std::fs::write(&args.output, text)
         .map_err(|e| anyhow!("cannot write {}: {e}", args.output.display()))?;

@@ -68,8 +68,7 @@ pub fn list(args: &RulesArgs) -> anyhow::Result<ExitStatus> {
                 })
             })
             .collect();
-        serde_json::to_writer_pretty(&mut out, &rows)?;
-        writeln!(out)?;
+        crate::reporters::escape::write_json(&mut out, &rows)?;
     } else {
         // Columns as wide as their longest entry.
         let width = all_metas()

@@ -105,8 +105,7 @@ pub fn run(args: &ScorecardArgs) -> anyhow::Result<ExitStatus> {
     match args.output_format {
         ScorecardFormat::Text => scorecard::render_text(&card, &mut out)?,
         ScorecardFormat::Json => {
-            serde_json::to_writer_pretty(&mut out, &card)?;
-            writeln!(out)?;
+            crate::reporters::escape::write_json(&mut out, &card)?;
         }
     }
     out.flush()?;
@@ -154,8 +153,7 @@ fn recorded(args: &ScorecardArgs, dir: &std::path::Path) -> anyhow::Result<ExitS
     match args.output_format {
         ScorecardFormat::Text => recorded::render_text(&card, &mut out)?,
         ScorecardFormat::Json => {
-            serde_json::to_writer_pretty(&mut out, &card)?;
-            writeln!(out)?;
+            crate::reporters::escape::write_json(&mut out, &card)?;
         }
     }
     out.flush()?;

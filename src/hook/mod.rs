@@ -119,7 +119,9 @@ impl Engine<'_> {
         call_id: Option<&str>,
     ) -> anyhow::Result<Outcome> {
         let display = transcript.to_string_lossy().into_owned();
-        let mut file = match File::open(transcript) {
+        // Opened like every file tracelint reads: a named pipe or a device is refused at once
+        // (a pipe nobody writes to would block the agent); each call reads at most a window.
+        let mut file = match crate::inputs::open(transcript, crate::inputs::Pipes::Refuse) {
             Ok(f) => f,
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
                 return Ok(Outcome {

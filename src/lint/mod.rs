@@ -68,10 +68,16 @@ pub struct TraceLint {
     /// The trace's adapter emits traces one after another, each past the last one's lines
     /// (native traces): its findings can be written as soon as it is linted.
     pub ordered: bool,
+    /// A Claude Code session: the one format whose sub-agents may also come as mirrors in
+    /// another file (`mirror`), so the one whose run ids a run remembers.
+    pub mirrored_elsewhere: bool,
     /// The trace's record quality (when `Linter::measure_record`).
     pub record: Option<Box<crate::record::RecordStats>>,
     /// The trace's outline, when asked for and it has findings.
     pub outline: Option<Outline>,
+    /// Its counts are in the report already (`ReportBuilder::tally`): what is left is written
+    /// in order.
+    pub tallied: bool,
 }
 
 /// Each call of `trace` with `runtime`'s verdict on it, read from its result: the evidence a
@@ -108,6 +114,7 @@ impl TraceLint {
             run_id: trace.run_id.clone(),
             mirror: trace.attribute(crate::model::ATTR_MIRROR).is_some(),
             ordered: trace.source.format == "native",
+            mirrored_elsewhere: trace.source.format == crate::adapters::InputFormat::Claude.name(),
             ..Self::default()
         }
     }

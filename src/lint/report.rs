@@ -102,19 +102,48 @@ impl ReportBuilder {
 
     /// Add one linted trace of input `input` and hand its findings back (in rule order, with
     /// their input set) instead of keeping them: the caller settles and writes them.
-    pub fn trace_streamed(&mut self, input: usize, lint: TraceLint) -> Vec<Finding> {
+    pub fn trace_streamed(&mut self, input: usize, mut lint: TraceLint) -> Vec<Finding> {
+        if !lint.tallied {
+            self.tally(input, &mut lint);
+        }
+        let summary = &mut self.report.inputs[input];
+        for n in lint.notes {
+            if !summary.notes.contains(&n) {
+                summary.notes.push(n);
+            }
+        }
+        // Kept (listed) suppressions, in the order they came, each with its input.
+        for mut s in lint.outcome.suppressions {
+            s.input = input;
+            self.report.suppressions.push(s);
+        }
+        if let Some(mut o) = lint.outline {
+            o.input = input;
+            self.report.outlines.push(o);
+        }
+        let mut findings = lint.outcome.findings;
+        for f in &mut findings {
+            f.input = input;
+        }
+        findings
+    }
+
+    /// Add up what a linted trace of input `input` counts for (its calls, schemas, coverage,
+    /// record figures, and its suppressions when they are only counted) and drop that from
+    /// `lint`, which keeps what is written in order (findings, notes, outline, listed
+    /// suppressions). A trace held until the rest of its input is read (formats whose traces
+    /// are not written one by one) then costs about its findings, not its whole outcome.
+    /// `trace_streamed` does this for a trace not yet tallied. Traces of one input are to be
+    /// tallied in their order (schemas are listed in order of first appearance).
+    pub fn tally(&mut self, input: usize, lint: &mut TraceLint) {
+        lint.tallied = true;
         let summary = &mut self.report.inputs[input];
         summary.traces += 1;
         summary.tool_calls += lint.calls;
         summary.partial |= lint.partial;
-        for s in lint.schemas {
+        for s in std::mem::take(&mut lint.schemas) {
             if !summary.schemas.contains(&s) {
                 summary.schemas.push(s);
-            }
-        }
-        for n in lint.notes {
-            if !summary.notes.contains(&n) {
-                summary.notes.push(n);
             }
         }
         if let Some(details) = &mut self.details {
@@ -146,7 +175,9 @@ impl ReportBuilder {
                 d.record.add(record);
             }
         }
-        for (rule, unit, c) in lint.outcome.coverage {
+        lint.record = None;
+        lint.outcome.tool_coverage = Vec::new();
+        for (rule, unit, c) in std::mem::take(&mut lint.outcome.coverage) {
             self.coverage
                 .entry(rule)
                 .or_insert((unit, Coverage::default()))
@@ -155,21 +186,8 @@ impl ReportBuilder {
         }
         if let Some(n) = &mut self.dropped_suppressions {
             *n += lint.outcome.suppressions.len();
-        } else {
-            for mut s in lint.outcome.suppressions {
-                s.input = input;
-                self.report.suppressions.push(s);
-            }
+            lint.outcome.suppressions = Vec::new();
         }
-        if let Some(mut o) = lint.outline {
-            o.input = input;
-            self.report.outlines.push(o);
-        }
-        let mut findings = lint.outcome.findings;
-        for f in &mut findings {
-            f.input = input;
-        }
-        findings
     }
 
     /// `report`: an input as a shard recorded it (its excerpt budget note left out: settling

@@ -230,6 +230,15 @@ impl Writer<'_, '_> {
     }
 }
 
+/// A tallied trace with nothing left to write: no finding, note, outline or listed suppression.
+fn nothing_to_write(t: &TraceLint) -> bool {
+    t.tallied
+        && t.outcome.findings.is_empty()
+        && t.outcome.suppressions.is_empty()
+        && t.notes.is_empty()
+        && t.outline.is_none()
+}
+
 impl Run<'_> {
     /// Read, lint and settle every input; the report lists at most `cap` findings.
     pub(crate) fn stream(
@@ -301,14 +310,25 @@ impl Run<'_> {
             for event in rx {
                 match event {
                     Event::Trace(i, seq, t) => {
-                        if !t.mirror {
+                        // Only a Claude Code sub-agent can have a mirror to drop.
+                        if !t.mirror && t.mirrored_elsewhere {
                             w.originals.insert(t.run_id.clone());
                         }
                         let p = &mut pending[i];
                         p.early.insert(seq, t);
-                        while let Some(t) = p.early.remove(&p.next_seq) {
-                            p.traces.push(t);
+                        while let Some(mut t) = p.early.remove(&p.next_seq) {
                             p.next_seq += 1;
+                            // Held until written: counted now, so that it keeps only what is
+                            // written in order (a mirror may yet be dropped: counted then),
+                            // and not held at all when that is nothing (no callback waits
+                            // for each trace).
+                            if !t.mirror {
+                                w.builder.tally(i, &mut t);
+                                if w.on_trace.is_none() && nothing_to_write(&t) {
+                                    continue;
+                                }
+                            }
+                            p.traces.push(t);
                         }
                     }
                     Event::Issue(i, issue) => {

@@ -151,6 +151,34 @@ impl<W: std::io::Write> std::io::Write for JsonSafe<W> {
     }
 }
 
+/// `value` as pretty JSON and a newline, written to `out` through `JsonSafe`: every JSON
+/// text a command prints (doctor, rules, scorecard) escapes U+2028, U+2029 and U+0085 as the
+/// reports do.
+pub fn write_json<T: serde::Serialize + ?Sized>(
+    out: &mut dyn std::io::Write,
+    value: &T,
+) -> std::io::Result<()> {
+    use std::io::Write as _;
+    let mut safe = JsonSafe::new(out);
+    serde_json::to_writer_pretty(&mut safe, value)?;
+    safe.write_all(b"\n")?;
+    safe.flush()
+}
+
+/// JSON text made by serde_json (a file tracelint writes: a starter tools file, a baseline, a
+/// lock file, an inferred schema) with U+2028, U+2029 and U+0085 escaped as `JsonSafe` does.
+pub fn json_text(text: String) -> String {
+    use std::io::Write as _;
+    if !text.contains(['\u{2028}', '\u{2029}', '\u{85}']) {
+        return text;
+    }
+    let mut out = Vec::with_capacity(text.len() + 16);
+    let mut safe = JsonSafe::new(&mut out);
+    // Writing to a Vec cannot fail.
+    let _ = safe.write_all(text.as_bytes()).and_then(|()| safe.flush());
+    String::from_utf8(out).unwrap_or(text)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -176,6 +204,21 @@ mod tests {
             );
             assert_eq!(serde_json::from_str::<serde_json::Value>(&text).unwrap(), value);
         }
+    }
+
+    /// The helpers every other JSON output goes through escape the same characters.
+    #[test]
+    fn json_helpers_escape_unicode_line_breaks() {
+        let value = serde_json::json!({"t": "a\u{2028}b\u{2029}c\u{85}d"});
+        let mut out = Vec::new();
+        write_json(&mut out, &value).unwrap();
+        let text = String::from_utf8(out).unwrap();
+        assert!(text.contains("a\\u2028b\\u2029c\\u0085d"), "{text}");
+        assert!(text.ends_with("}\n"));
+        assert_eq!(serde_json::from_str::<serde_json::Value>(&text).unwrap(), value);
+        let pretty = json_text(serde_json::to_string_pretty(&value).unwrap());
+        assert_eq!(pretty, text.trim_end());
+        assert_eq!(json_text("{\"é\": 1}".to_owned()), "{\"é\": 1}");
     }
 
     #[test]

@@ -103,6 +103,12 @@ fn shard(dir: &Path) {
     std::fs::write(dir.join("shard.jsonl"), out.stdout).unwrap();
 }
 
+/// `shard.jsonl`, and `link.jsonl`: a hard link to it.
+fn shard_and_link(dir: &Path) {
+    shard(dir);
+    std::fs::hard_link(dir.join("shard.jsonl"), dir.join("link.jsonl")).unwrap();
+}
+
 /// `e.toml`: an expectations file.
 fn expectations(dir: &Path) {
     std::fs::write(
@@ -267,6 +273,59 @@ fn separators(dir: &Path) {
     std::fs::write(dir.join("separators.json"), trace.to_string()).unwrap();
 }
 
+/// `runs/r.jsonl`: a recorded run, and `o\u{2028}.toml`: expectations that judge it, named with
+/// a line separator.
+fn recorded_with_oracle(dir: &Path) {
+    partly_unreadable(dir);
+    std::fs::create_dir_all(dir.join("runs")).unwrap();
+    let text = std::fs::read_to_string(dir.join("mixed.jsonl")).unwrap();
+    std::fs::write(dir.join("runs/r.jsonl"), text.lines().next().unwrap()).unwrap();
+    expectations(dir);
+    std::fs::rename(dir.join("e.toml"), dir.join("o\u{2028}.toml")).unwrap();
+}
+
+/// `many-traces.otlp.json`: one OTLP JSON export of 50,000 traces of one tool span each
+/// (15 MB): traces held until their file is read keep only what is still to be written.
+fn many_otel_traces(dir: &Path) {
+    let mut text = String::from(
+        r#"{"resourceSpans":[{"resource":{"attributes":[]},"scopeSpans":[{"scope":{"name":"s"},"spans":["#,
+    );
+    for i in 1..=50_000u64 {
+        if i > 1 {
+            text.push(',');
+        }
+        text.push_str(&format!(
+            r#"{{"traceId":"{i:032x}","spanId":"{i:016x}","name":"search","startTimeUnixNano":"{}","endTimeUnixNano":"{}","attributes":[{{"key":"openinference.span.kind","value":{{"stringValue":"TOOL"}}}},{{"key":"tool.name","value":{{"stringValue":"search"}}}}]}}"#,
+            1_700_000_000_000_000_000u64 + i,
+            1_700_000_000_000_000_001u64 + i
+        ));
+    }
+    text.push_str("]}]}]}\n");
+    std::fs::write(dir.join("many-traces.otlp.json"), text).unwrap();
+}
+
+/// `event.json`: a Claude Code hook event whose transcript is `transcript`.
+fn hook_event(dir: &Path, transcript: &str) {
+    let event = serde_json::json!({
+        "session_id": "s1",
+        "transcript_path": transcript,
+        "hook_event_name": "PostToolUse",
+        "tool_name": "Bash",
+    });
+    std::fs::write(dir.join("event.json"), event.to_string()).unwrap();
+}
+
+/// A hook event naming a named pipe nobody writes to as the session's transcript.
+fn hook_event_fifo(dir: &Path) {
+    make::fifos(dir);
+    hook_event(dir, "pipe.jsonl");
+}
+
+/// A hook event naming a device that never ends as the session's transcript.
+fn hook_event_device(dir: &Path) {
+    hook_event(dir, "/dev/zero");
+}
+
 /// The lines that say how many input errors are not listed, and the totals.
 const COUNTS: &[&str] = &["not listed", "input error"];
 
@@ -317,6 +376,8 @@ cases! {
     output_over_found_config => Case::new("output-over-found-config", &["check", "calls.json", "--tools", "tools.json", "--text", "tracelint.toml"]).setup(config).outputs(&["tracelint.toml"]);
     output_over_expectations => Case::new("output-over-expectations", &["check", "calls.json", "--tools", "tools.json", "--expect", "e.toml", "--json", "e.toml"]).setup(expectations).outputs(&["e.toml"]);
     output_over_shard => Case::new("output-over-shard", &["report", "shard.jsonl", "--json", "shard.jsonl"]).setup(shard).grep(&["error", "\"run\""]).outputs(&["shard.jsonl"]);
+    output_over_shard_sarif => Case::new("output-over-shard-sarif", &["report", "shard.jsonl", "--sarif", "./shard.jsonl"]).setup(shard).grep(&["error", "\"run\""]).outputs(&["shard.jsonl"]);
+    output_over_shard_html => Case::new("output-over-shard-html", &["report", "shard.jsonl", "--html", "link.jsonl"]).setup(shard_and_link).grep(&["error", "\"run\""]).outputs(&["shard.jsonl"]);
     // Linting a directory again with the report written inside it: the old report is not an
     // input, and the run succeeds.
     // What an error echoes back is escaped and cut: a config value, an argument.
@@ -347,6 +408,14 @@ cases! {
     // cut by a reader splitting lines the Unicode way).
     separators_json_lines => Case::new("separators-json-lines", &["check", "separators.json", "--tools", "tools.json", "--output-format", "json-lines", "--include-candidates"]).setup(separators).grep(&["zq"]);
     separators_sarif => Case::new("separators-sarif", &["check", "separators.json", "--tools", "tools.json", "--output-format", "sarif", "--include-candidates"]).setup(separators).grep(&["zq"]);
+    separators_doctor_json => Case::new("separators-doctor-json", &["doctor", "separators.json", "--tools", "tools.json", "--output-format", "json"]).setup(separators).grep(&["zq"]);
+    separators_scorecard_json => Case::new("separators-scorecard-json", &["scorecard", "--recorded", "runs", "--oracle", "o\u{2028}.toml", "--output-format", "json"]).setup(recorded_with_oracle).grep(&["oracle"]);
     separators_text => Case::new("separators-text", &["check", "separators.json", "--tools", "tools.json", "--include-candidates"]).setup(separators).grep(&["zq"]);
+    // A hook's transcript is opened like every other file: a named pipe or a device is refused
+    // at once (said once on stderr, the agent not held up; `--strict`: the command's error).
+    hook_transcript_fifo => Case::new("hook-transcript-fifo", &["hook", "claude-code", "--state-dir", "state"]).setup(hook_event_fifo).stdin(Stdin::File("event.json"));
+    hook_transcript_device => Case::new("hook-transcript-device", &["hook", "claude-code", "--strict", "--state-dir", "state"]).setup(hook_event_device).stdin(Stdin::File("event.json")).max_rss(BOUNDED_RSS);
+    // Memory follows what is still to be written, not the number of traces in a file.
+    many_otel_traces_in_one_file => Case::new("many-otel-traces-in-one-file", &["check", "many-traces.otlp.json", "--tools", "tools.json"]).setup(many_otel_traces).max_rss(96 << 20);
     own_report_in_walked_directory => Case::new("own-report-in-walked-directory", &["check", "runs", "--tools", "tools.json", "--json", "runs/report.json"]).setup(runs_with_own_report);
 }

@@ -148,9 +148,11 @@ pub fn parse_reader<R: BufRead>(
     // once, when a format reads what follows.
     let mut preamble: Option<Preamble> = None;
     if !is_lines && !first_truncated && is_text_line(first_text) {
+        let broken = broken_record(first_text);
         match past_preamble(&mut reader, limits.max_record, &mut first) {
             Ok(Some(mut found)) => {
                 first = std::mem::take(&mut found.record);
+                found.broken = broken;
                 preamble = Some(found);
                 is_lines = true;
             }
@@ -496,6 +498,10 @@ struct Preamble {
     text: String,
     /// The first record's line, as read.
     record: Vec<u8>,
+    /// The first line opens a JSON object and breaks off inside the line (a raw control
+    /// character, a stray quote): the column and the parser's message, said like any other
+    /// broken record's.
+    broken: Option<(u32, String)>,
 }
 
 impl Preamble {
@@ -506,6 +512,20 @@ impl Preamble {
         } else {
             format!("lines 1–{} are", self.lines)
         };
+        let next = self.lines.saturating_add(1);
+        if let Some((column, why)) = &self.broken {
+            let skipped = if self.lines == 1 {
+                String::new()
+            } else {
+                format!("; lines 1–{} are skipped", self.lines)
+            };
+            return InputIssue::at(
+                path,
+                1,
+                *column,
+                format!("invalid JSON: {why}{skipped}; the JSON Lines records from line {next} on are read"),
+            );
+        }
         let mut shown: String = self.text.chars().take(PREAMBLE_SHOWN).collect();
         if shown.len() < self.text.len() {
             shown.push('…');
@@ -530,6 +550,19 @@ fn is_record(line: &[u8]) -> bool {
         .is_some_and(|b| *b == b'{')
         && std::str::from_utf8(line)
             .is_ok_and(|s| serde_json::from_str::<serde::de::IgnoredAny>(s).is_ok())
+}
+
+/// A first line that opens a JSON object and is broken within the line (not merely going on
+/// past it, as a pretty-printed document does): the column of the fault and what it is.
+fn broken_record(line: &[u8]) -> Option<(u32, String)> {
+    if !opens_object(line) {
+        return None;
+    }
+    let e = serde_json::from_slice::<serde::de::IgnoredAny>(line).err()?;
+    (e.classify() == serde_json::error::Category::Syntax).then(|| {
+        let (_, column) = json_pos::error_position(&e, 1);
+        (column, json_pos::error_message(&e))
+    })
 }
 
 /// A line of text that is not the start of a JSON document: not blank, and not JSON that
@@ -570,6 +603,7 @@ fn past_preamble<R: BufRead>(
                 lines,
                 text,
                 record: line,
+                broken: None,
             }));
         }
         first.extend_from_slice(&line);
