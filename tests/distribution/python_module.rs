@@ -162,8 +162,8 @@ fn the_wheel_gives_the_module_and_the_command_and_its_tests_pass() {
         "test_api.py::test_to_json_is_the_commands_json_on_every_real_fixture PASSED",
         "test_plugin.py::test_collects_one_item_per_trace_named_by_trace PASSED",
         "test_plugin.py::test_assert_clean_fails_with_the_text_report PASSED",
-        "tracelint_rs/__init__.py::tracelint_rs.Linter PASSED",
-        "tracelint_rs/__init__.py::tracelint_rs.Linter.lint_otel_spans PASSED",
+        "__init__.py::tracelint_rs.Linter PASSED",
+        "__init__.py::tracelint_rs.Linter.lint_otel_spans PASSED",
     ] {
         assert!(tests.stdout.contains(name), "{name}: {}", tests.all());
     }
