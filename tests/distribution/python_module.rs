@@ -1,6 +1,7 @@
 //! The Python module in the wheel: the `tracelint-rs` wheel `maturin build` made (shared with
 //! `wheel.rs`), installed into a fresh venv with pip, offline, gives `import tracelint_rs` and the
-//! `tracelint` command; then the module's own tests (`python/tests`, real pytest from the venv
+//! `tracelint` command, and so does `pip install .` from this repository (maturin from the tools
+//! venv as the build backend, offline, into the same cargo target); then the module's own tests (`python/tests`, real pytest from the venv
 //! `scripts/test` makes) and its doctests run against that install: `Report.to_json()` byte for
 //! byte against the binary cargo built on every file under `fixtures/real/`, every rendering,
 //! every kind of source, the options, OTel and Phoenix spans, streaming, and the pytest plugin on
@@ -9,6 +10,7 @@
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
+use crate::install::{FAST_RELEASE, shared_target, shared_target_lock};
 use crate::support::{Output, repo, require_tool, run, tracelint_bin};
 use crate::wheel::{built_wheel, wheel_file};
 
@@ -30,6 +32,16 @@ fn site_packages(venv: &Path) -> PathBuf {
         .collect();
     assert_eq!(found.len(), 1, "{found:?}");
     found[0].clone()
+}
+
+/// PATH with `dir` first.
+fn with_path(dir: &Path) -> std::ffi::OsString {
+    std::env::join_paths(
+        std::iter::once(dir.to_path_buf()).chain(std::env::split_paths(
+            &std::env::var_os("PATH").unwrap_or_default(),
+        )),
+    )
+    .expect("a PATH")
 }
 
 #[test]
@@ -119,6 +131,58 @@ fn the_wheel_gives_the_module_and_the_command_and_its_tests_pass() {
         (check.code, &check.stdout),
         (expected.code, &expected.stdout)
     );
+
+    // `pip install .`, as the README says, into another fresh venv: maturin (the build backend)
+    // from the tools venv, no index; the target the wheel was built into makes it quick.
+    let tools_bin = pytest.parent().expect("the tools venv's bin");
+    let tools_venv = tools_bin.parent().expect("the tools venv");
+    let from_source = scratch.path().join("from-source");
+    ok(
+        std::process::Command::new(&python)
+            .args(["-m", "venv"])
+            .arg(&from_source),
+        "python3 -m venv",
+        Duration::from_secs(300),
+    );
+    {
+        let _target = shared_target_lock();
+        let mut pip = std::process::Command::new(from_source.join("bin/python"));
+        pip.args([
+            "-m",
+            "pip",
+            "install",
+            "--no-build-isolation",
+            "--no-index",
+            "--no-deps",
+            "--disable-pip-version-check",
+            ".",
+        ])
+        .env("PYTHONPATH", site_packages(tools_venv))
+        .env("PATH", with_path(tools_bin))
+        .env("CARGO_TARGET_DIR", shared_target())
+        .env("NO_COLOR", "1")
+        .current_dir(repo());
+        for (k, v) in FAST_RELEASE {
+            pip.env(k, v);
+        }
+        ok(&mut pip, "pip install .", Duration::from_secs(30 * 60));
+    }
+    let version = ok(
+        std::process::Command::new(from_source.join("bin/python"))
+            .args(["-c", "import tracelint_rs; print(tracelint_rs.__version__)"])
+            .current_dir(scratch.path()),
+        "import tracelint_rs after pip install .",
+        Duration::from_secs(60),
+    );
+    assert_eq!(version.stdout.trim(), OURS);
+    let version = ok(
+        std::process::Command::new(from_source.join("bin/tracelint"))
+            .arg("--version")
+            .env("PATH", from_source.join("bin")),
+        "tracelint --version after pip install .",
+        Duration::from_secs(60),
+    );
+    assert_eq!(version.stdout, format!("tracelint {OURS}\n"));
 
     // The module's tests and doctests: pytest from the tools venv, the module from the fresh
     // venv (PYTHONPATH: its site-packages, so the plugin's entry point is found there too).
