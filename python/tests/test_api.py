@@ -262,3 +262,30 @@ def test_stubs_name_what_the_module_has():
         elif isinstance(node, ast.FunctionDef) and not hasattr(tracelint_rs._native, node.name):
             missing.append(node.name)
     assert missing == []
+
+
+def test_the_gil_is_released_while_linting():
+    """Another Python thread runs while a large trace is linted: it could not if the linter held
+    the GIL (it would get a turn or two, before and after)."""
+    steps = []
+    for i in range(10000):
+        steps.append({"type": "tool_call", "call_id": f"c{i}", "name": "get", "args": {"k": i}})
+        steps.append({"type": "tool_result", "call_id": f"c{i}", "content": {"v": i}, "status": "ok"})
+    data = json.dumps({"run_id": "big", "steps": steps}).encode()
+    linter = tracelint_rs.Linter()
+    done = threading.Event()
+    reports = []
+
+    def work():
+        reports.append(linter.lint(data))
+        done.set()
+
+    ticks = 0
+    worker = threading.Thread(target=work)
+    worker.start()
+    while not done.is_set():
+        ticks += 1
+        done.wait(0.001)
+    worker.join()
+    assert reports[0].summary["tool_calls"] == 10000
+    assert ticks >= 10
