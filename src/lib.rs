@@ -103,3 +103,10 @@ pub fn lint_trace(trace: &Trace, registry: &ToolRegistry) -> Report {
 pub fn __main() -> std::process::ExitCode {
     commands::main()
 }
+
+/// The `tracelint` command line run with `args` (the first is the program's name), returning
+/// its exit code, for the Python module's `tracelint` command: not part of the library.
+#[doc(hidden)]
+pub fn __main_with(args: Vec<std::ffi::OsString>) -> u8 {
+    commands::main_with(args).code()
+}

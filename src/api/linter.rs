@@ -11,7 +11,7 @@ use crate::config::{self, Config};
 use crate::finding::{Finding, RuleId, Tier};
 use crate::lint::{ReportBuilder, Settle};
 use crate::model::{ToolRegistry, Trace};
-use crate::pipeline::{OtelHold, Run, Settings};
+use crate::pipeline::{BaselineSettings, OtelHold, Run, Settings};
 use crate::reporters::{OutputFormat, Report, TextOptions};
 use crate::rules::Selection;
 use crate::sources::{LoadOptions, SourceSpec};
@@ -60,6 +60,7 @@ pub struct LinterBuilder {
     max_findings: Option<usize>,
     expect: Vec<PathBuf>,
     max_record: Option<usize>,
+    baseline: Option<PathBuf>,
 }
 
 impl LinterBuilder {
@@ -150,6 +151,15 @@ impl LinterBuilder {
         self
     }
 
+    /// Match findings against this baseline file (`--baseline`): findings it records are
+    /// listed as baselined and do not fail the run; entries no finding matched are stale, and
+    /// coverage lost against it fails the run (the ratchet), as `tracelint check` does. Used by
+    /// [`Linter::lint_paths`], which reads the file on each call; the file is never written.
+    pub fn baseline(mut self, path: impl Into<PathBuf>) -> Self {
+        self.baseline = Some(path.into());
+        self
+    }
+
     /// The largest record (one JSON line, or a whole JSON document) read, in bytes
     /// (`--max-record-size`).
     pub fn max_record_size(mut self, bytes: usize) -> Self {
@@ -198,6 +208,15 @@ impl LinterBuilder {
         } else {
             &self.tools
         };
+        let baseline = self
+            .baseline
+            .clone()
+            .or_else(|| config.baseline.clone())
+            .map(|path| BaselineSettings {
+                path,
+                update: false,
+                ratchet: config.ratchet.unwrap_or(true),
+            });
         let settings = Settings {
             inputs: Vec::new(),
             tools: if self.registry.is_some() {
@@ -221,13 +240,15 @@ impl LinterBuilder {
             config,
             notices: Vec::new(),
             mcp: LoadOptions::default(),
-            baseline: None,
+            baseline,
             expect: self.expect.clone(),
             walk: crate::inputs::Walk::default(),
         };
         let (mut inner, notes) =
             crate::pipeline::linter(&settings, self.registry).map_err(Error::from_setup)?;
         inner.outlines = true;
+        // The ratchet compares coverage per file, rule and tool.
+        inner.run.tool_coverage = settings.baseline.is_some();
         Ok(Linter {
             settings,
             inner,
@@ -384,6 +405,25 @@ impl Linter {
             .num_threads(threads)
             .build()
             .map_err(|e| Error::Run(format!("cannot start worker threads: {e}")))?;
+        let baseline = match &self.settings.baseline {
+            Some(b) => {
+                let cwd = std::env::current_dir().map_err(|source| Error::Io {
+                    path: ".".to_owned(),
+                    source,
+                })?;
+                let options = crate::baseline::Options {
+                    update: false,
+                    ratchet: b.ratchet,
+                    gate: self.settings.fail_on,
+                    selection: self.settings.selection,
+                };
+                Some(
+                    crate::baseline::BaselineRun::open(&b.path, &cwd, options)
+                        .map_err(|e| Error::Run(e.to_string()))?,
+                )
+            }
+            None => None,
+        };
         let shared = crate::pipeline::shared_trace_ids(&specs, &self.settings, &pool);
         let mut tell = |path: &str, run_id: &str, findings: &[Finding]| {
             on_trace(TraceResult {
@@ -406,7 +446,8 @@ impl Linter {
             cap: self.max_findings,
             on_trace: Some(&mut tell),
         };
-        run.stream(expand_issues, None).map_err(Error::from_setup)
+        run.stream(expand_issues, baseline)
+            .map_err(Error::from_setup)
     }
 
     fn settle(&self) -> Settle<'_> {

@@ -46,11 +46,18 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitStatus> {
 /// `check` writes through `PipeSafe` and exits with the status it decided.
 #[allow(clippy::print_stderr)]
 pub(crate) fn main() -> std::process::ExitCode {
+    main_with(std::env::args_os().collect()).into()
+}
+
+/// [`main`] with the command line given (the first item is the program's name), returning the
+/// exit status instead of an `ExitCode`: the Python module's `tracelint` command runs it.
+#[allow(clippy::print_stderr)]
+pub(crate) fn main_with(args: Vec<std::ffi::OsString>) -> ExitStatus {
     use clap::Parser;
     // SIGINT, SIGTERM, SIGHUP and SIGQUIT end a run that started `mcp-stdio:` servers after
     // killing them.
     crate::sources::stdio::end_on_signals();
-    let args = crate::cli::with_implicit_check(std::env::args_os().collect());
+    let args = crate::cli::with_implicit_check(args);
     let cli = match crate::cli::Cli::try_parse_from(args) {
         Ok(cli) => cli,
         Err(e) => {
@@ -58,28 +65,28 @@ pub(crate) fn main() -> std::process::ExitCode {
             // never clap's 2, which would read as "hard defect found" in CI.
             let _ = e.print();
             return if e.use_stderr() {
-                ExitStatus::InputError.into()
+                ExitStatus::InputError
             } else {
-                ExitStatus::Clean.into()
+                ExitStatus::Clean
             };
         }
     };
     match run(cli) {
-        Ok(status) => status.into(),
+        Ok(status) => status,
         Err(err) => {
             if err
                 .chain()
                 .filter_map(|e| e.downcast_ref::<std::io::Error>())
                 .any(|e| e.kind() == std::io::ErrorKind::BrokenPipe)
             {
-                return ExitStatus::Clean.into();
+                return ExitStatus::Clean;
             }
             // Escaped and bounded: an error may echo a config value or an argument.
             eprintln!(
                 "error: {}",
                 crate::reporters::escape::message(&format!("{err:#}"))
             );
-            ExitStatus::InputError.into()
+            ExitStatus::InputError
         }
     }
 }

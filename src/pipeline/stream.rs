@@ -163,13 +163,29 @@ struct Writer<'w, 'c> {
 impl Writer<'_, '_> {
     /// Settle one batch of an input's findings (any order) in report order and keep those the
     /// text shows.
-    fn write(&mut self, input: usize, run_id: &str, mut findings: Vec<Finding>) {
+    fn write(&mut self, input: usize, run_id: &str, findings: Vec<Finding>) {
+        let findings = self.settle_and_tell(input, run_id, findings);
+        self.list(findings);
+    }
+
+    /// Settle one batch in report order and tell `on_trace` about it.
+    fn settle_and_tell(
+        &mut self,
+        input: usize,
+        run_id: &str,
+        mut findings: Vec<Finding>,
+    ) -> Vec<Finding> {
         findings.sort_by(|a, b| a.sort_key().cmp(&b.sort_key()));
         let path = self.builder.path_of(input).to_owned();
         self.settle.batch(&mut findings, &path);
         if let Some(tell) = self.on_trace.as_mut() {
             tell(&path, run_id, &findings);
         }
+        findings
+    }
+
+    /// Keep settled findings, in the order given, for the listing.
+    fn list(&mut self, findings: Vec<Finding>) {
         for f in findings {
             if self.include_candidates || f.tier != Tier::Candidate {
                 self.listing.offer(f);
@@ -202,19 +218,23 @@ impl Writer<'_, '_> {
     ) {
         record_outcome(&mut self.builder, input, outcome, pending.partial);
         if self.on_trace.is_some() {
-            // Trace by trace, so each is told its own findings (no baseline: see `stream`).
+            // Trace by trace, so each is told its own findings (no baseline: see `stream`);
+            // listed as one batch in report order, as a run without `on_trace` lists them.
+            let mut all = Vec::new();
             for t in pending.traces.drain(..) {
                 if let Some(t) = unless_mirrored(&mut self.builder, input, t, &self.originals) {
                     let run_id = t.run_id.clone();
                     let findings = self.builder.trace_streamed(input, t);
-                    self.write(input, &run_id, findings);
+                    all.extend(self.settle_and_tell(input, &run_id, findings));
                 }
             }
             for t in merged {
                 let run_id = t.run_id.clone();
                 let findings = self.builder.trace_streamed(input, t);
-                self.write(input, &run_id, findings);
+                all.extend(self.settle_and_tell(input, &run_id, findings));
             }
+            all.sort_by(|a, b| a.sort_key().cmp(&b.sort_key()));
+            self.list(all);
             return;
         }
         let mut findings = Vec::new();

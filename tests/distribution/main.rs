@@ -14,6 +14,7 @@ mod injection;
 mod install;
 mod job;
 mod precommit;
+mod python_module;
 mod readme;
 mod rehearsal;
 mod release_server;

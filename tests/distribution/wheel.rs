@@ -1,7 +1,7 @@
 //! Issue 29, acceptance 1: `maturin build --release` (maturin from PyPI, in the venv that
 //! `scripts/test` makes) turns the root `pyproject.toml` into the `tracelint-rs` wheel; installed
-//! into a fresh venv with pip, offline, its `tracelint` reports our version and runs the demo
-//! exactly as the binary cargo built. The wheel is built once per test process and shared with
+//! into a fresh venv with pip, offline, its `tracelint` (the command line run through the Python
+//! module) reports our version and runs the demo exactly as the binary cargo built. The wheel is built once per test process and shared with
 //! the pre-commit test of the wheel route (`precommit.rs`).
 //!
 //! Cost: the build goes to the cargo target folder the other real builds share
@@ -69,8 +69,8 @@ fn maturin_wheel_installs_into_a_fresh_venv_and_runs() {
         .expect("a file name")
         .to_string_lossy()
         .into_owned();
-    // A binary-only wheel: any Python 3, this platform.
-    let prefix = format!("tracelint_rs-{OURS}-py3-none-");
+    // The module and the command: the stable ABI of Python 3.10 on, this platform.
+    let prefix = format!("tracelint_rs-{OURS}-cp310-abi3-");
     assert!(
         name.starts_with(&prefix) && name.ends_with(&format!("_{}.whl", std::env::consts::ARCH)),
         "{name}"
