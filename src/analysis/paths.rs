@@ -102,6 +102,16 @@ impl PathForm {
         s
     }
 
+    /// Is it a file named after its directory (`strategy/strategy.go`, `agent/agent.py`): the
+    /// file a package of that name keeps its code in, by the convention of several languages.
+    pub(crate) fn named_after_its_directory(&self) -> bool {
+        let [.., dir, file] = &self.comps[..] else {
+            return false;
+        };
+        file.split_once('.')
+            .is_some_and(|(stem, ext)| !ext.is_empty() && stem.len() >= 3 && stem == dir)
+    }
+
     /// The directory the path is in (`None` for a relative path of one component or a file at
     /// the root, whose directory is always known).
     pub(crate) fn parent(&self) -> Option<PathForm> {

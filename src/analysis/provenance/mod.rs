@@ -290,7 +290,8 @@ impl Provenance {
     /// (by its dotted module name: `app/services/x.py` after `import app.services`); a file in
     /// an observed directory whose name is an identifier observed on identifier boundaries
     /// (`src/foo_bar.py` after `import foo_bar`, `components/FooBar.tsx` after `<FooBar />`;
-    /// `paths::identifier_stem`). Only a planned index answers (the open one says no). The
+    /// `paths::identifier_stem`); a file named after its observed directory
+    /// (`cli/strategy/strategy.go`). Only a planned index answers (the open one says no). The
     /// caller weighs it: a composite the tool said is not there was still made up.
     pub(crate) fn composite_path(&self, value: &Value) -> bool {
         let (Value::String(s), Substrings::Planned(plan)) = (value, &self.substrings) else {
@@ -310,6 +311,7 @@ impl Provenance {
             return false;
         }
         !dir.derivable(aligned, |_| false)
+            || form.named_after_its_directory()
             || paths::identifier_stem(s).is_some_and(|stem| plan.module_found(&stem))
     }
 

@@ -189,6 +189,35 @@ fn a_module_name_derives_its_source_file() {
     );
 }
 
+/// A file named after its directory (`strategy/strategy.go`) is the package's own file, once
+/// the directory was observed; another name there is still a guess.
+#[test]
+fn a_file_named_after_its_observed_directory_is_derived() {
+    let t = trace(&[
+        call(1, "Bash", r#"{"command": "git diff --stat"}"#),
+        result(1, " cli/strategy/common.go | 11 ++++++++++-"),
+        call(2, "Read", r#"{"file_path": "/repo/cli/strategy/strategy.go"}"#),
+        call(3, "Read", r#"{"file_path": "/repo/cli/strategy/session.go"}"#),
+        // The directory was never shown.
+        call(4, "Read", r#"{"file_path": "/repo/cli/agent/agent.go"}"#),
+    ]);
+    let out = lint_in(
+        &t,
+        None,
+        Default::default(),
+        &[(ContextKind::WorkingDirectory, "/repo")],
+    );
+    let values: Vec<&str> = r3(&out)
+        .iter()
+        .map(|l| l.split('`').nth(3).unwrap_or_default())
+        .collect();
+    assert_eq!(
+        values,
+        ["\"/repo/cli/strategy/session.go\"", "\"/repo/cli/agent/agent.go\""],
+        "{out}"
+    );
+}
+
 #[test]
 fn origins_numbers_and_created_paths() {
     let tools = r#"[{"name": "Write", "inputSchema": {"type": "object", "properties": {
