@@ -5,7 +5,7 @@
 //! `scripts/test` makes) and its doctests run against that install: `Report.to_json()` byte for
 //! byte against the binary cargo built on every file under `fixtures/real/`, every rendering,
 //! every kind of source, the options, OTel and Phoenix spans, streaming, and the pytest plugin on
-//! a failing and a passing trace.
+//! a failing and a passing trace, and the Inspect AI scorer in a real Inspect eval.
 
 use std::path::{Path, PathBuf};
 use std::time::Duration;
@@ -226,6 +226,7 @@ fn the_wheel_gives_the_module_and_the_command_and_its_tests_pass() {
         "test_api.py::test_to_json_is_the_commands_json_on_every_real_fixture PASSED",
         "test_plugin.py::test_collects_one_item_per_trace_named_by_trace PASSED",
         "test_plugin.py::test_assert_clean_fails_with_the_text_report PASSED",
+        "test_inspect.py::test_the_scorer_fails_a_hard_defect_and_passes_a_clean_sample PASSED",
         "__init__.py::tracelint_rs.Linter PASSED",
         "__init__.py::tracelint_rs.Linter.lint_otel_spans PASSED",
     ] {
