@@ -93,7 +93,18 @@ pub(crate) fn creates(args: &Map<String, Value>) -> bool {
 
 /// Words of a tool's name that say a call of it creates what its path names (`Write`,
 /// `write_file`, `create_or_update_file`, `write_to_file`, `create_directory`, `save_file`).
-const CREATE_NAMES: &[&str] = &["write", "create", "save", "mkdir", "new", "touch"];
+const CREATE_NAMES: &[&str] = &[
+    "write",
+    "create",
+    "save",
+    "mkdir",
+    "new",
+    "touch",
+    // A screenshot, a download or an export is written to a file the agent names.
+    "screenshot",
+    "download",
+    "export",
+];
 
 /// Words of a field's name that say its path is where output goes (`output_dir`, `out_file`,
 /// `destination`): a place the call makes.

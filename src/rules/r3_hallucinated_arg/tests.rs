@@ -189,6 +189,24 @@ fn a_module_name_derives_its_source_file() {
     );
 }
 
+/// A screenshot (or a download, an export) is written to a file the agent names: that name is
+/// made, not recalled.
+#[test]
+fn a_screenshot_file_name_is_made_by_the_agent() {
+    let t = trace(&[
+        call(1, "browser_snapshot", r#"{}"#),
+        result(1, "page loaded"),
+        call(2, "mcp__playwright__browser_take_screenshot", r#"{"filename": "card-layout.png"}"#),
+        call(3, "browser_open", r#"{"filename": "card-layout-old.png"}"#),
+    ]);
+    let out = lint(&t, None, Default::default());
+    let values: Vec<&str> = r3(&out)
+        .iter()
+        .map(|l| l.split('`').nth(3).unwrap_or_default())
+        .collect();
+    assert_eq!(values, ["\"card-layout-old.png\""], "{out}");
+}
+
 /// A file named after its directory (`strategy/strategy.go`) is the package's own file, once
 /// the directory was observed; another name there is still a guess.
 #[test]
