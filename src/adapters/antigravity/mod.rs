@@ -647,3 +647,5 @@ impl Records for Reader<'_> {
 #[cfg(test)]
 mod tests;
 mod transcript;
+#[cfg(test)]
+mod transcript_tests;

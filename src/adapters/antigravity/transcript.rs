@@ -362,7 +362,7 @@ fn answers(tool: Option<&str>, kind: &str) -> bool {
 
 /// Arguments as recorded, or, when every one is written as JSON text (some releases do), the
 /// values that text spells. A value cut short (the log truncates long fields) stays as written.
-fn decoded(map: Map<String, Value>) -> Map<String, Value> {
+pub(super) fn decoded(map: Map<String, Value>) -> Map<String, Value> {
     let spelled = |s: &str| serde_json::from_str::<Value>(s).ok();
     let all_text = !map.is_empty()
         && map.values().all(|v| {
