@@ -564,16 +564,6 @@ fn call_step(spec: &CallSpec, name: &str, id: &str) -> StepKind {
     })
 }
 
-/// The conversation id of a log kept in its conversation's folder
-/// (`…/brain/<id>/.system_generated/logs/transcript.jsonl`).
-fn brain_id(path: &str) -> Option<String> {
-    let parts: Vec<&str> = path.split(['/', '\\']).collect();
-    parts
-        .windows(3)
-        .find(|w| w[0] == "brain" && w[2] == ".system_generated" && !w[1].is_empty())
-        .map(|w| w[1].to_owned())
-}
-
 /// What a user turn said.
 fn user_text(u: &UserInput) -> Option<String> {
     if let Some(t) = u.user_response.as_ref().filter(|t| !t.trim().is_empty()) {
@@ -639,7 +629,7 @@ impl Records for Reader<'_> {
         self.session.partial = true;
     }
     fn finish(self, out: &mut dyn Emit) {
-        let id = self.id.or_else(|| brain_id(&self.input.path));
+        let id = self.id.or_else(|| transcript::brain_id(&self.input.path));
         self.session.emit(id, self.input, out);
     }
 }

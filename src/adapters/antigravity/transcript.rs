@@ -155,6 +155,9 @@ impl Reader<'_> {
             }
             "PLANNER_RESPONSE" => {
                 self.turns += 1;
+                // Only this turn's calls are answered by the steps that follow it: those of the
+                // turns before stay unanswered.
+                self.pending.clear();
                 if let Some(t) = text.filter(|t| !t.trim().is_empty()) {
                     got.push(
                         StepKind::Message(Message {
@@ -385,4 +388,14 @@ pub(super) fn decoded(map: Map<String, Value>) -> Map<String, Value> {
             (k, value)
         })
         .collect()
+}
+
+/// The conversation id of a log kept in its conversation's folder
+/// (`…/brain/<id>/.system_generated/logs/transcript.jsonl`).
+pub(super) fn brain_id(path: &str) -> Option<String> {
+    let parts: Vec<&str> = path.split(['/', '\\']).collect();
+    parts
+        .windows(3)
+        .find(|w| w[0] == "brain" && w[2] == ".system_generated" && !w[1].is_empty())
+        .map(|w| w[1].to_owned())
 }
