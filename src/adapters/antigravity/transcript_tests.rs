@@ -204,3 +204,34 @@ fn the_conversation_folder_names_the_trace() {
     );
     assert_eq!(super::transcript::brain_id("logs/transcript.jsonl"), None);
 }
+
+/// A step answers a call of the turn just before it only: a call whose step never came stays
+/// unanswered, and a later step of its type is not read as its result. A tool not in the list
+/// of known step types (`manage_task`) is answered by the step that follows it.
+#[test]
+fn steps_answer_the_current_turn_only() {
+    let step = |i: u32, kind: &str, rest: &str| {
+        format!(r#"{{"step_index":{i},"source":"MODEL","type":"{kind}","status":"DONE"{rest}}}"#)
+    };
+    let call = |name: &str| format!(r#","tool_calls":[{{"name":"{name}","args":{{"x":"1 2"}}}}]"#);
+    let text = [
+        step(0, "PLANNER_RESPONSE", &call("grep_search")),
+        step(2, "PLANNER_RESPONSE", &call("manage_task")),
+        step(3, "GENERIC", r#","content":"task list updated""#),
+        step(4, "GREP_SEARCH", r#","content":"late""#),
+    ]
+    .join("\n");
+    let (format, parsed) = parse_bytes(text.as_bytes(), "t.jsonl", None);
+    assert_eq!(format, Some(InputFormat::Antigravity));
+    assert!(parsed.issues.is_empty(), "{:?}", parsed.issues);
+    let t = &parsed.traces[0];
+    assert_eq!(counts(t), c(2, 1, 0, 1));
+    let pairing = crate::model::Pairing::new(t);
+    let answered: Vec<&str> = t
+        .steps
+        .iter()
+        .filter(|s| pairing.result_for(s.index).is_some())
+        .filter_map(|s| s.as_call().map(|c| c.name.as_str()))
+        .collect();
+    assert_eq!(answered, ["manage_task"]);
+}
