@@ -35,7 +35,8 @@ pub enum InputFormatArg {
     Pi,
     /// OpenCode sessions (`opencode export`, `opencode run --format json`).
     Opencode,
-    /// Google Antigravity step logs (a conversation's `CORTEX_STEP_TYPE_…` steps).
+    /// Google Antigravity conversation transcripts (`brain/<id>/.system_generated/logs/transcript*.jsonl`)
+    /// and step logs (`CORTEX_STEP_TYPE_…` steps).
     #[value(alias = "google-antigravity")]
     Antigravity,
     /// Claude Managed Agents session events (`agent.tool_use`, `agent.tool_result`, …).

@@ -19,7 +19,11 @@
 //! turns (`userInput.userResponse`, or its `items`' text). Other steps (checkpoints, memory,
 //! ephemeral and system messages, …) are not the model's calls: read past.
 //!
-//! A file is one trace, named by its trajectory's `cascadeId` (else its `trajectoryId`).
+//! A file is one trace, named by its trajectory's `cascadeId` (else its `trajectoryId`, else
+//! the conversation folder it is kept in: `brain/<id>/`).
+//!
+//! The transcripts Antigravity writes beside a conversation (`transcript*.jsonl`: steps with a
+//! `step_index` and bare types such as `PLANNER_RESPONSE`) are read by `transcript`.
 
 use std::collections::BTreeMap;
 
@@ -66,6 +70,10 @@ pub fn sniff(record: &Value) -> u8 {
     };
     if is_step(record) {
         return 12;
+    }
+    let transcript = transcript::sniff(record);
+    if transcript > 0 {
+        return transcript;
     }
     let trajectory = record.get("trajectory").filter(|t| t.is_object());
     let steps = steps_of(record).or_else(|| trajectory.and_then(steps_of));
@@ -219,6 +227,8 @@ struct Pending {
     id: String,
     /// The turn that announced it.
     turn: usize,
+    /// The tool it calls.
+    tool: Option<String>,
 }
 
 struct Reader<'i> {
@@ -233,6 +243,8 @@ struct Reader<'i> {
     turns: usize,
     /// Calls read with no id: each gets one of its own.
     anonymous: usize,
+    /// Transcript steps read before the turn that asked for them.
+    held: Vec<transcript::Held>,
 }
 
 impl<'i> Reader<'i> {
@@ -250,6 +262,7 @@ impl<'i> Reader<'i> {
             seen: std::collections::HashSet::new(),
             turns: 0,
             anonymous: 0,
+            held: Vec::new(),
         }
     }
 
@@ -260,7 +273,11 @@ impl<'i> Reader<'i> {
             return;
         };
         if r.kind.is_some() {
-            self.step(raw, cur, ptr, out);
+            if transcript::is_step(raw) {
+                self.transcript_step(raw, cur, ptr, out);
+            } else {
+                self.step(raw, cur, ptr, out);
+            }
             return;
         }
         if self.id.is_none() {
@@ -406,6 +423,7 @@ impl<'i> Reader<'i> {
             self.pending.push(Pending {
                 id,
                 turn: self.turns,
+                tool: Some(name.clone()),
             });
         }
     }
@@ -611,9 +629,13 @@ impl Records for Reader<'_> {
         self.session.partial = true;
     }
     fn finish(self, out: &mut dyn Emit) {
-        self.session.emit(self.id, self.input, out);
+        let id = self.id.or_else(|| transcript::brain_id(&self.input.path));
+        self.session.emit(id, self.input, out);
     }
 }
 
 #[cfg(test)]
 mod tests;
+mod transcript;
+#[cfg(test)]
+mod transcript_tests;

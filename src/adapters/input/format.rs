@@ -36,7 +36,8 @@ pub enum InputFormat {
     Pi,
     /// OpenCode sessions (`opencode export`, `opencode run --format json`).
     OpenCode,
-    /// Google Antigravity step logs (a trajectory's `CORTEX_STEP_TYPE_…` steps).
+    /// Google Antigravity conversation transcripts (`transcript*.jsonl`) and step logs (a
+    /// trajectory's `CORTEX_STEP_TYPE_…` steps).
     Antigravity,
     /// Claude Managed Agents session events (`agent.tool_use`, `agent.tool_result`, …).
     ManagedAgents,
