@@ -171,6 +171,8 @@ const TEXT_WORDS: &[&str] = &[
     "string", "str", "prompt", "description", "message", "body", "code", "script", "command",
     "cmd", "title", "summary", "reason", "comment", "note", "notes", "input", "diff", "patch",
     "plan", "thought", "answer", "replacement", "new", "old", "include", "exclude", "filter",
+    // What the agent says a step does (Antigravity's `toolAction`, `toolSummary`).
+    "action", "explanation",
 ];
 
 /// Does a field's name say its value is text the agent writes (`pattern`, `new_string`,

@@ -634,6 +634,8 @@ fn without_a_schema_only_identifiers_are_judged() {
         ),
         // A file a writing tool creates in the working directory, named alone.
         call(6, "write", r#"{"filePath": "hello.txt", "content": "x"}"#),
+        // What the agent says the step does, in a language written without spaces.
+        call(7, "view_file", r#"{"toolAction": "backend/main.pyを確認"}"#),
     ]);
     let got = r3_signals(&t, None, "/repo");
     let fields: Vec<&str> = got.iter().map(|(_, f, _)| f.as_str()).collect();
