@@ -43,7 +43,7 @@ use graph::Graph;
 /// - `lint`: one trace through the selected rules, and the report builder;
 /// - `pipeline`: inputs → adapters → rules in parallel → an ordered report;
 /// - `features`: the subcommands' own machinery (`init`, `infer`, `doctor`, the MCP proxy, the
-///   scorecard, the demo, the agent hooks);
+///   scorecard, the demo, the agent hooks, the Phoenix download and annotations);
 /// - `api`: the library API, the command line and the binary.
 const LAYERS: &[(&str, &[&str], &[&str])] = &[
     ("base", &["exit.rs", "suggest.rs"], &[]),
@@ -128,6 +128,7 @@ const LAYERS: &[(&str, &[&str], &[&str])] = &[
             "scorecard/",
             "demo/",
             "hook/",
+            "phoenix/",
         ],
         &[
             "pipeline",

@@ -71,7 +71,7 @@ pub fn sniff(record: &Value) -> u8 {
     if is_step(record) {
         return 12;
     }
-    let transcript = transcript::sniff(record);
+    let transcript = shape::sniff(record);
     if transcript > 0 {
         return transcript;
     }
@@ -244,7 +244,7 @@ struct Reader<'i> {
     /// Calls read with no id: each gets one of its own.
     anonymous: usize,
     /// Transcript steps read before the turn that asked for them.
-    held: Vec<transcript::Held>,
+    held: Vec<shape::Held>,
 }
 
 impl<'i> Reader<'i> {
@@ -273,7 +273,7 @@ impl<'i> Reader<'i> {
             return;
         };
         if r.kind.is_some() {
-            if transcript::is_step(raw) {
+            if shape::is_step(raw) {
                 self.transcript_step(raw, cur, ptr, out);
             } else {
                 self.step(raw, cur, ptr, out);
@@ -629,11 +629,12 @@ impl Records for Reader<'_> {
         self.session.partial = true;
     }
     fn finish(self, out: &mut dyn Emit) {
-        let id = self.id.or_else(|| transcript::brain_id(&self.input.path));
+        let id = self.id.or_else(|| shape::brain_id(&self.input.path));
         self.session.emit(id, self.input, out);
     }
 }
 
+mod shape;
 #[cfg(test)]
 mod tests;
 mod transcript;

@@ -31,6 +31,7 @@ use crate::adapters::Emit;
 use crate::adapters::common::content::Collected;
 use crate::adapters::common::cursor::{Cursor, child};
 
+use super::shape::Held;
 use super::{ATTR_STARTED, ERROR_CHARS, Pending, Reader};
 
 /// Results read before the turn that asked for them, kept at most.
@@ -48,30 +49,6 @@ const NOT_TOOLS: [&str; 9] = [
     "KNOWLEDGE_ARTIFACTS",
     "MEMORY",
 ];
-
-/// How strongly a record looks like a transcript step.
-pub(super) fn sniff(record: &Value) -> u8 {
-    let bare_type = record
-        .get("type")
-        .and_then(Value::as_str)
-        .is_some_and(|t| !t.is_empty() && t.bytes().all(|b| b.is_ascii_uppercase() || b == b'_'));
-    let indexed = record.get("step_index").is_some_and(Value::is_u64);
-    if bare_type && indexed && record.get("source").is_some_and(Value::is_string) {
-        12
-    } else {
-        0
-    }
-}
-
-/// Whether a step record is a transcript's (it has a `step_index`).
-pub(super) fn is_step(raw: &RawValue) -> bool {
-    #[derive(Deserialize)]
-    struct Probe {
-        #[serde(default)]
-        step_index: Option<Value>,
-    }
-    serde_json::from_str::<Probe>(raw.get()).is_ok_and(|p| p.step_index.is_some())
-}
 
 #[derive(Deserialize)]
 struct Step<'a> {
@@ -101,14 +78,6 @@ struct Call {
     name: Option<Value>,
     #[serde(default)]
     args: Option<Value>,
-}
-
-/// A tool's step read before the turn that asked for it.
-pub(super) struct Held {
-    index: u64,
-    kind: String,
-    result: ToolResult,
-    at: crate::model::Location,
 }
 
 impl Reader<'_> {
@@ -388,14 +357,4 @@ pub(super) fn decoded(map: Map<String, Value>) -> Map<String, Value> {
             (k, value)
         })
         .collect()
-}
-
-/// The conversation id of a log kept in its conversation's folder
-/// (`…/brain/<id>/.system_generated/logs/transcript.jsonl`).
-pub(super) fn brain_id(path: &str) -> Option<String> {
-    let parts: Vec<&str> = path.split(['/', '\\']).collect();
-    parts
-        .windows(3)
-        .find(|w| w[0] == "brain" && w[2] == ".system_generated" && !w[1].is_empty())
-        .map(|w| w[1].to_owned())
 }

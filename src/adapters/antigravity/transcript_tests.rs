@@ -195,14 +195,14 @@ fn bad_records_are_issues_and_the_rest_is_read() {
 #[test]
 fn the_conversation_folder_names_the_trace() {
     assert_eq!(
-        super::transcript::brain_id("/home/u/.gemini/antigravity/brain/4f1c-77/.system_generated/logs/transcript.jsonl"),
+        super::shape::brain_id("/home/u/.gemini/antigravity/brain/4f1c-77/.system_generated/logs/transcript.jsonl"),
         Some("4f1c-77".to_owned())
     );
     assert_eq!(
-        super::transcript::brain_id(r"C:\Users\u\.gemini\antigravity\brain\4f1c-77\.system_generated\logs\transcript_full.jsonl"),
+        super::shape::brain_id(r"C:\Users\u\.gemini\antigravity\brain\4f1c-77\.system_generated\logs\transcript_full.jsonl"),
         Some("4f1c-77".to_owned())
     );
-    assert_eq!(super::transcript::brain_id("logs/transcript.jsonl"), None);
+    assert_eq!(super::shape::brain_id("logs/transcript.jsonl"), None);
 }
 
 /// A step answers a call of the turn just before it only: a call whose step never came stays
