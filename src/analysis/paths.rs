@@ -17,6 +17,11 @@
 /// File extensions of languages whose module names spell the file's path with dots.
 const MODULE_EXTENSIONS: &[&str] = &[".py", ".pyi", ".java", ".kt", ".scala"];
 
+/// Script files an import names without their extension (`import … from './ui/Modal'`).
+const SCRIPT_EXTENSIONS: &[&str] = &[
+    ".ts", ".tsx", ".mts", ".cts", ".js", ".jsx", ".mjs", ".cjs", ".vue", ".svelte",
+];
+
 /// Components of the longest path judged as a path (a longer one is judged as text only).
 const MAX_COMPONENTS: usize = 32;
 /// Bytes of the longest path judged as a path.
@@ -184,32 +189,45 @@ impl PathForm {
         s
     }
 
-    /// The dotted module name of components `from..` when the path is a source file of a
-    /// language that names modules by path, or a package directory (a last component with no
-    /// extension), and at least two components name it (`pkg/mod.py` → `pkg.mod`,
-    /// `pkg/__init__.py` → `pkg`, the directory `pkg/sub` → `pkg.sub`).
+    /// The name an import gives components `from..`, when at least two components name it:
+    /// the dotted module name of a source file of a language that names modules by path, or of
+    /// a package directory (a last component with no extension: `pkg/mod.py` → `pkg.mod`,
+    /// `pkg/__init__.py` → `pkg`, the directory `pkg/sub` → `pkg.sub`); a Rust module path
+    /// (`src/parser/lexer.rs` → `parser::lexer`, as `use crate::parser::lexer` names it;
+    /// `mod.rs` is its directory's module); a script module imported without its extension
+    /// (`components/ui/Modal.tsx` → `ui/Modal`, as `import … from '../ui/Modal'` or
+    /// `'@/components/ui/Modal'` names it; `index.ts` is its directory's). One component alone
+    /// (`./Modal`, `mod lexer;`) is as often a symbol's name: not an import's name here.
     pub(crate) fn module(&self, from: usize) -> Option<String> {
         let last = self.comps.last()?;
         let mut names: Vec<&str> = self.comps[from..self.comps.len() - 1]
             .iter()
             .map(String::as_str)
             .collect();
-        match MODULE_EXTENSIONS.iter().find(|e| last.ends_with(*e)) {
-            Some(ext) => {
-                let stem = &last[..last.len() - ext.len()];
-                if stem != "__init__" {
-                    names.push(stem);
-                }
-            }
-            None if !last.contains('.') => names.push(last),
-            None => return None,
+        let ext_of = |list: &[&str]| list.iter().find(|e| last.ends_with(**e)).map(|e| e.len());
+        let (sep, dropped) = if let Some(n) = ext_of(MODULE_EXTENSIONS) {
+            (".", (&last[..last.len() - n], "__init__"))
+        } else if let Some(n) = ext_of(&[".rs"]) {
+            ("::", (&last[..last.len() - n], "mod"))
+        } else if let Some(n) = ext_of(SCRIPT_EXTENSIONS) {
+            ("/", (&last[..last.len() - n], "index"))
+        } else if !last.contains('.') {
+            (".", (last.as_str(), ""))
+        } else {
+            return None;
+        };
+        let (stem, own_directory) = dropped;
+        if stem != own_directory {
+            names.push(stem);
         }
+        // A script's directories may be kebab-case (`user-card/Avatar`).
         let valid = |n: &&str| {
             !n.is_empty()
-                && n.bytes()
-                    .all(|b| b.is_ascii_alphanumeric() || b == b'_' || b >= 0x80)
+                && n.bytes().all(|b| {
+                    b.is_ascii_alphanumeric() || b == b'_' || b >= 0x80 || (sep == "/" && b == b'-')
+                })
         };
-        (names.len() >= 2 && names.iter().all(valid)).then(|| names.join("."))
+        (names.len() >= 2 && names.iter().all(valid)).then(|| names.join(sep))
     }
 
     /// A path under a scratch directory every system has (`/tmp`, `/var/tmp`, `/private/tmp`,
@@ -311,6 +329,11 @@ pub(crate) fn aligned(text: &[u8], start: usize, end: usize, absolute: bool) -> 
 /// inside a longer identifier, a submodule's dots allowed on either side (`cli.ensure` is in
 /// `from erk.cli.ensure import x` and in `erk.cli.ensure.helper`)?
 pub(crate) fn aligned_module(text: &[u8], start: usize, end: usize) -> bool {
+    // A script module's name (`ui/Modal`) ends where a name does: `ui/Modal.test` is another
+    // file, and `my-ui/Modal` another directory.
+    if text[start..end].contains(&b'/') {
+        return (start == 0 || !in_name(text[start - 1])) && (end == text.len() || !in_name(text[end]));
+    }
     let ident = |b: u8| b.is_ascii_alphanumeric() || b == b'_' || b >= 0x80;
     (start == 0 || !ident(text[start - 1])) && (end == text.len() || !ident(text[end]))
 }
@@ -414,6 +437,39 @@ mod tests {
         assert!(at("erk.cli.ensure.helper", "erk.cli.ensure"));
         assert!(!at("erk.cli.ensured", "cli.ensure"));
         assert!(!at("xcli.ensure", "cli.ensure"));
+    }
+
+    #[test]
+    fn import_names_of_rust_and_script_files() {
+        // Rust: `use crate::parser::lexer`; `mod.rs` is its directory's module.
+        assert_eq!(
+            form("/r/src/parser/lexer.rs").module(2),
+            Some("parser::lexer".into())
+        );
+        assert_eq!(form("/r/src/parser/mod.rs").module(1), Some("src::parser".into()));
+        assert_eq!(form("/r/src/parser/mod.rs").module(2), None);
+        assert_eq!(form("/r/src/lexer.rs").module(2), None);
+        // Scripts: `'../ui/Modal'`, `'@/lib/user-card/index'` → `lib/user-card`.
+        assert_eq!(
+            form("/r/src/components/ui/Modal.tsx").module(3),
+            Some("ui/Modal".into())
+        );
+        assert_eq!(
+            form("/r/src/lib/user-card/index.ts").module(2),
+            Some("lib/user-card".into())
+        );
+        assert_eq!(form("/r/src/ui/Modal.tsx").module(3), None);
+        assert_eq!(form("/r/src/ui/modal.css").module(2), None);
+        let at = |text: &str, m: &str| {
+            let start = text.find(m).expect("present");
+            aligned_module(text.as_bytes(), start, start + m.len())
+        };
+        assert!(at("import Modal from '../ui/Modal';", "ui/Modal"));
+        assert!(at("import { db } from \"@/lib/db\"", "lib/db"));
+        assert!(at("use crate::parser::lexer::{Token};", "parser::lexer"));
+        assert!(!at("import './ui/Modal.css'", "ui/Modal"));
+        assert!(!at("from '../my-ui/Modal'", "ui/Modal"));
+        assert!(!at("from '../ui/Modals'", "ui/Modal"));
     }
 
     #[test]

@@ -861,3 +861,48 @@ fn unrecorded_context_and_names_built_from_observed_ones() {
         "{got:?}"
     );
 }
+
+/// A file an import names (a Rust module path, a script module imported without its
+/// extension) is one the agent was shown, in a directory it saw; a file next to it that no
+/// import names is not.
+#[test]
+fn files_named_by_imports_the_agent_read_are_observed() {
+    let t = trace(&[
+        call(0, "Bash", r#"{"command": "git ls-files | head -2"}"#),
+        result(0, "src/lib.rs\nweb/components/forms/Form.tsx"),
+        call(1, "Read", r#"{"file_path": "/repo/src/lib.rs"}"#),
+        result(1, "use crate::parser::lexer::{Token, Lexer};\nmod parser;"),
+        call(2, "Read", r#"{"file_path": "/repo/src/parser/lexer.rs"}"#),
+        result(2, "pub struct Token;"),
+        call(3, "Read", r#"{"file_path": "/repo/web/components/forms/Form.tsx"}"#),
+        result(
+            3,
+            "import Modal from '../ui/Modal';\nimport { db } from '@/lib/db';\nimport './ui/Form.css';",
+        ),
+        call(4, "Read", r#"{"file_path": "/repo/web/components/ui/Modal.tsx"}"#),
+        result(4, "export default function Modal() {}"),
+        call(5, "Read", r#"{"file_path": "/repo/web/lib/db.ts"}"#),
+        result(5, "export const db = 1"),
+        // Named by no import: a test beside the module, a sibling of another name.
+        call(6, "Read", r#"{"file_path": "/repo/web/components/ui/Modal.test.tsx"}"#),
+        result(6, "test"),
+        call(7, "Read", r#"{"file_path": "/repo/src/parser/grammar.rs"}"#),
+        result(7, "x"),
+    ]);
+    let got: Vec<String> = r3(&lint_in(
+        &t,
+        None,
+        Default::default(),
+        &[(ContextKind::WorkingDirectory, "/repo")],
+    ))
+    .iter()
+    .map(|l| l.split('`').nth(3).unwrap_or_default().to_owned())
+    .collect();
+    assert_eq!(
+        got,
+        [
+            "\"/repo/web/components/ui/Modal.test.tsx\"",
+            "\"/repo/src/parser/grammar.rs\"",
+        ]
+    );
+}
