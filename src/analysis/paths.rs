@@ -8,8 +8,9 @@
 //! from the start of the trace, included) joined with an observed relative path, or an observed
 //! parent joined with an observed file name. A source file of a language whose modules are
 //! named by their path (`src/pkg/mod.py` is `pkg.mod` in `from pkg.mod import x`; Java's
-//! `com/acme/App.java` is `com.acme.App`) is also observed through its dotted module name,
-//! which must sit on module boundaries (a submodule's dots count). Each observed text is
+//! `com/acme/App.java` is `com.acme.App`; Rust's `src/parser/lexer.rs` is `parser::lexer`; a
+//! script's `ui/Modal.tsx` is `'../ui/Modal'`) is also observed through the name its imports
+//! give it, which must sit on module boundaries (a submodule's dots count). Each observed text is
 //! searched once, with the
 //! trace's other values; a value's answer costs its pieces' lookups (at most `MAX_COMPONENTS`²/2).
 //! Nothing here knows which steps are sources.
@@ -204,19 +205,24 @@ impl PathForm {
             .iter()
             .map(String::as_str)
             .collect();
-        let ext_of = |list: &[&str]| list.iter().find(|e| last.ends_with(**e)).map(|e| e.len());
-        let (sep, dropped) = if let Some(n) = ext_of(MODULE_EXTENSIONS) {
-            (".", (&last[..last.len() - n], "__init__"))
-        } else if let Some(n) = ext_of(&[".rs"]) {
-            ("::", (&last[..last.len() - n], "mod"))
-        } else if let Some(n) = ext_of(SCRIPT_EXTENSIONS) {
-            ("/", (&last[..last.len() - n], "index"))
+        let stem_of = |list: &[&str]| {
+            list.iter()
+                .find(|e| last.ends_with(**e))
+                .map(|e| &last[..last.len() - e.len()])
+        };
+        // The separator the language's imports use, the file's stem, and the stem that names
+        // the file's own directory instead (`__init__.py`, `mod.rs`, `index.ts`).
+        let (sep, stem, own_directory) = if let Some(stem) = stem_of(MODULE_EXTENSIONS) {
+            (".", stem, "__init__")
+        } else if let Some(stem) = stem_of(&[".rs"]) {
+            ("::", stem, "mod")
+        } else if let Some(stem) = stem_of(SCRIPT_EXTENSIONS) {
+            ("/", stem, "index")
         } else if !last.contains('.') {
-            (".", (last.as_str(), ""))
+            (".", last.as_str(), "")
         } else {
             return None;
         };
-        let (stem, own_directory) = dropped;
         if stem != own_directory {
             names.push(stem);
         }
@@ -241,13 +247,13 @@ impl PathForm {
             )
     }
 
-    /// Every dotted module name a chain may end with (`module(from)` for each `from`).
+    /// Every import name a chain may end with (`module(from)` for each `from`).
     pub(crate) fn modules(&self) -> impl Iterator<Item = String> + '_ {
         (0..self.comps.len()).filter_map(|from| self.module(from))
     }
 
     /// Is the path covered from its start by a chain of observed pieces? `observed` answers for
-    /// one piece, `observed_module` for a dotted module name (which can only end the chain).
+    /// one piece, `observed_module` for an import name (`module`; it can only end the chain).
     /// `reach[j]`: components `0..j` are derivable.
     pub(crate) fn derivable(
         &self,
@@ -325,17 +331,22 @@ pub(crate) fn aligned(text: &[u8], start: usize, end: usize, absolute: bool) -> 
     e == text.len() || !in_name(text[e])
 }
 
-/// Does the match `text[start..end]` of a dotted module name sit on module boundaries: not
-/// inside a longer identifier, a submodule's dots allowed on either side (`cli.ensure` is in
-/// `from erk.cli.ensure import x` and in `erk.cli.ensure.helper`)?
+/// Does the match `text[start..end]` of an import name (`PathForm::module`) sit on module
+/// boundaries: not inside a longer identifier, a submodule's dots or `::` allowed on either
+/// side (`cli.ensure` is in `from erk.cli.ensure import x` and in `erk.cli.ensure.helper`)? A
+/// script module's name (`ui/Modal`) must end where a file name ends.
 pub(crate) fn aligned_module(text: &[u8], start: usize, end: usize) -> bool {
-    // A script module's name (`ui/Modal`) ends where a name does: `ui/Modal.test` is another
-    // file, and `my-ui/Modal` another directory.
-    if text[start..end].contains(&b'/') {
-        return (start == 0 || !in_name(text[start - 1])) && (end == text.len() || !in_name(text[end]));
+    fn ident(b: u8) -> bool {
+        b.is_ascii_alphanumeric() || b == b'_' || b >= 0x80
     }
-    let ident = |b: u8| b.is_ascii_alphanumeric() || b == b'_' || b >= 0x80;
-    (start == 0 || !ident(text[start - 1])) && (end == text.len() || !ident(text[end]))
+    // A script module's name (`ui/Modal`) is bounded as a file name is: `ui/Modal.test` is
+    // another file, and `my-ui/Modal` another directory.
+    let inside: fn(u8) -> bool = if text[start..end].contains(&b'/') {
+        in_name
+    } else {
+        ident
+    };
+    (start == 0 || !inside(text[start - 1])) && (end == text.len() || !inside(text[end]))
 }
 
 #[cfg(test)]

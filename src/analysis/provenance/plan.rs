@@ -37,7 +37,7 @@ pub(super) struct Plan {
     /// `paths`), and whether it was found as a piece.
     pub(super) roles: Vec<u8>,
     pub(super) aligned: Vec<bool>,
-    /// By pattern id: found as a dotted module name (`MODULE`).
+    /// By pattern id: found as an import name (`MODULE`).
     pub(super) module_found: Vec<bool>,
 }
 
@@ -45,7 +45,7 @@ pub(super) struct Plan {
 pub(super) const TOKEN: u8 = 1;
 /// `Plan::roles`: a piece of a path value (`paths::PathForm::pieces`).
 pub(super) const PIECE: u8 = 2;
-/// `Plan::roles`: the dotted module name a path value's source file has (`paths`).
+/// `Plan::roles`: the name an import gives a path value's source file (`PathForm::module`).
 pub(super) const MODULE: u8 = 4;
 
 impl Plan {

@@ -71,6 +71,20 @@ fn a_value_only_past_the_index_limit_is_suppressed_not_reported() {
 use crate::model::ContextKind;
 use crate::rules::testing::{lint_in, outcomes};
 
+/// The values of a trace's R3 findings (each quoted as JSON), linted with `tools` in working
+/// directory `cwd`.
+fn flagged_values(trace: &str, tools: Option<&str>, cwd: &str) -> Vec<String> {
+    r3(&lint_in(
+        trace,
+        tools,
+        Default::default(),
+        &[(ContextKind::WorkingDirectory, cwd)],
+    ))
+    .iter()
+    .map(|l| l.split('`').nth(3).unwrap_or_default().to_owned())
+    .collect()
+}
+
 /// The R3 findings of a trace with a working directory: (tool, field, signal).
 fn r3_signals(trace: &str, tools: Option<&str>, cwd: &str) -> Vec<(String, String, String)> {
     let ctx = [(ContextKind::WorkingDirectory, cwd)];
@@ -355,15 +369,7 @@ fn a_call_that_says_it_creates_makes_its_path_new() {
     ]);
     let tools = r#"[{"name": "str_replace_editor", "inputSchema": {"type": "object", "properties": {
                           "command": {"enum": ["view", "create", "str_replace"]}, "path": {"type": "string"}}}}]"#;
-    let paths: Vec<String> = r3(&lint_in(
-        &t,
-        Some(tools),
-        Default::default(),
-        &[(ContextKind::WorkingDirectory, "/repo")],
-    ))
-    .iter()
-    .map(|l| l.split('`').nth(3).unwrap_or_default().to_owned())
-    .collect();
+    let paths: Vec<String> = flagged_values(&t, Some(tools), "/repo");
     assert_eq!(
         paths,
         ["\"/repo/src/guessed.py\"", "\"/srv/nowhere/x.py\""]
@@ -693,15 +699,7 @@ fn offered_constants_and_conventional_files_are_not_judged() {
         // Named alone: in the working directory.
         call(5, "Read", r#"{"file_path": "package.json"}"#),
     ]);
-    let got: Vec<String> = r3(&lint_in(
-        &t,
-        Some(tools),
-        Default::default(),
-        &[(ContextKind::WorkingDirectory, "/repo")],
-    ))
-    .iter()
-    .map(|l| l.split('`').nth(3).unwrap_or_default().to_owned())
-    .collect();
+    let got: Vec<String> = flagged_values(&t, Some(tools), "/repo");
     assert_eq!(got, ["\"/repo/pages/7.js\"", "\"/other/package.json\""]);
 }
 
@@ -750,15 +748,7 @@ fn composites_of_observed_parts_are_observed_unless_not_found() {
         call(12, "Read", r#"{"file_path": "/repo/src/helpers.py"}"#),
         result(12, "x"),
     ]);
-    let got: Vec<String> = r3(&lint_in(
-        &t,
-        None,
-        Default::default(),
-        &[(ContextKind::WorkingDirectory, "/repo")],
-    ))
-    .iter()
-    .map(|l| l.split('`').nth(3).unwrap_or_default().to_owned())
-    .collect();
+    let got: Vec<String> = flagged_values(&t, None, "/repo");
     assert_eq!(
         got,
         [
@@ -840,15 +830,7 @@ fn unrecorded_context_and_names_built_from_observed_ones() {
         .into_iter()
         .map(|(tool, field, _)| format!("{tool}.{field}"))
         .collect();
-    let values: Vec<String> = r3(&lint_in(
-        &t,
-        None,
-        Default::default(),
-        &[(ContextKind::WorkingDirectory, "/home/u/my-app")],
-    ))
-    .iter()
-    .map(|l| l.split('`').nth(3).unwrap_or_default().to_owned())
-    .collect();
+    let values: Vec<String> = flagged_values(&t, None, "/home/u/my-app");
     assert_eq!(
         values,
         [
@@ -889,15 +871,7 @@ fn files_named_by_imports_the_agent_read_are_observed() {
         call(7, "Read", r#"{"file_path": "/repo/src/parser/grammar.rs"}"#),
         result(7, "x"),
     ]);
-    let got: Vec<String> = r3(&lint_in(
-        &t,
-        None,
-        Default::default(),
-        &[(ContextKind::WorkingDirectory, "/repo")],
-    ))
-    .iter()
-    .map(|l| l.split('`').nth(3).unwrap_or_default().to_owned())
-    .collect();
+    let got: Vec<String> = flagged_values(&t, None, "/repo");
     assert_eq!(
         got,
         [
