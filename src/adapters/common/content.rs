@@ -76,20 +76,24 @@ impl Collected {
 }
 
 /// An Anthropic content block, or a typed content part (OpenAI `text` / `input_text` /
-/// `output_text`), or a flat tool event line (seed 000, oh-my-opencode's `tool_name` spelling).
+/// `output_text`), or a flat tool event line (seed 000, oh-my-opencode's `tool_name` spelling,
+/// converted sessions' `tool_id` and `output`).
 #[derive(Deserialize)]
 struct Block {
     #[serde(rename = "type", default)]
     kind: Option<String>,
     #[serde(default)]
     id: Option<Value>,
+    /// The call id of a converted session's block, on the call and on its result alike.
+    #[serde(default)]
+    tool_id: Option<Value>,
     #[serde(default, alias = "tool_name")]
     name: Option<Value>,
     #[serde(default, alias = "tool_input")]
     input: Option<Value>,
     #[serde(default)]
     tool_use_id: Option<Value>,
-    #[serde(default, alias = "tool_output")]
+    #[serde(default, alias = "tool_output", alias = "output")]
     content: Option<Value>,
     #[serde(default)]
     is_error: Option<Value>,
@@ -97,7 +101,8 @@ struct Block {
     text: Option<Value>,
 }
 
-/// Read message content: a string (one message), or an array of parts and blocks.
+/// Read message content: a string (one message), an array of parts and blocks, or one block by
+/// itself (converted sessions that write one content block a line).
 pub fn read_content(
     content: &RawValue,
     role: Role,
@@ -120,12 +125,13 @@ pub fn read_content(
             }
         }
         Some(b'[') => match serde_json::from_str::<Vec<&RawValue>>(content.get()) {
-            Ok(blocks) => read_blocks(&blocks, role, cur, pointer, out),
+            Ok(blocks) => read_blocks(&blocks, true, role, cur, pointer, out),
             Err(e) => out.problem(
                 cur.at(content, pointer.to_owned()),
                 format!("unreadable content: {}", crate::adapters::common::json_pos::error_message(&e)),
             ),
         },
+        Some(b'{') => read_blocks(&[content], false, role, cur, pointer, out),
         Some(b'n') => {}
         _ => out.problem(
             cur.at(content, pointer.to_owned()),
@@ -134,8 +140,11 @@ pub fn read_content(
     }
 }
 
+/// Read blocks in order; `listed` says they are the items of a list (each at its index under
+/// `pointer`) rather than one block at `pointer` itself.
 fn read_blocks(
     blocks: &[&RawValue],
+    listed: bool,
     role: Role,
     cur: &Cursor<'_>,
     pointer: &str,
@@ -151,7 +160,11 @@ fn read_blocks(
         }
     };
     for (i, raw) in blocks.iter().enumerate() {
-        let ptr = child(pointer, i);
+        let ptr = if listed {
+            child(pointer, i)
+        } else {
+            pointer.to_owned()
+        };
         if raw.get().starts_with('"') {
             // A bare string part.
             let s: String = serde_json::from_str(raw.get()).unwrap_or_default();
@@ -226,6 +239,21 @@ fn server_tool_error(kind: &str, content: Option<&Value>) -> Option<String> {
     .then(code)
 }
 
+/// Whether a message body is one tool result block by itself (`{"type": "tool_result", …}`), as
+/// converted sessions write a result line, rather than a tool's own JSON output.
+pub fn is_result_block(body: &RawValue) -> bool {
+    #[derive(Deserialize)]
+    struct Kind {
+        #[serde(rename = "type", default)]
+        kind: Option<Value>,
+    }
+    body.get().starts_with('{')
+        && serde_json::from_str::<Kind>(body.get())
+            .ok()
+            .and_then(|k| k.kind)
+            .is_some_and(|k| k.as_str().is_some_and(is_result))
+}
+
 /// Read one block that is a tool event by itself (a flat seed-000 line, `{"type":"tool_use",…}`
 /// or `{"type":"tool_result",…}`). Returns false when the record is neither.
 pub fn read_tool_block(
@@ -246,7 +274,7 @@ pub fn read_tool_block(
 }
 
 fn read_call(block: Block, raw: &RawValue, cur: &Cursor<'_>, ptr: String, out: &mut Collected) {
-    let call_id = id_of(block.id.as_ref());
+    let call_id = id_of(block.id.as_ref()).or_else(|| id_of(block.tool_id.as_ref()));
     let Some(Value::String(name)) = block.name else {
         let at = cur.at(raw, ptr);
         out.problem(at, "a `tool_use` block needs a string `name`");
@@ -266,7 +294,9 @@ fn read_call(block: Block, raw: &RawValue, cur: &Cursor<'_>, ptr: String, out: &
 }
 
 fn read_result(block: Block, raw: &RawValue, cur: &Cursor<'_>, ptr: String, out: &mut Collected) {
-    let call_id = id_of(block.tool_use_id.as_ref()).or_else(|| id_of(block.id.as_ref()));
+    let call_id = id_of(block.tool_use_id.as_ref())
+        .or_else(|| id_of(block.id.as_ref()))
+        .or_else(|| id_of(block.tool_id.as_ref()));
     let server_error =
         server_tool_error(block.kind.as_deref().unwrap_or(""), block.content.as_ref());
     let status = match block.is_error {

@@ -139,6 +139,10 @@ pub fn read_message(
                 read_function_call(call, cur, &ptr, Some(legacy), out);
             }
         }
+        // A converted session's result line: the body is the result block itself.
+        "tool" if body.is_some_and(content::is_result_block) => {
+            read_text(body, Role::Tool, cur, &body_ptr, out);
+        }
         "tool" | "function" | "observation" | "function_response" | "ipython" => {
             let name = msg.name.as_ref().and_then(Value::as_str);
             let call_id = id_of(msg.tool_call_id.as_ref()).or_else(|| legacy.result(name));

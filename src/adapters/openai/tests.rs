@@ -223,6 +223,41 @@ fn json_lines_of_messages_are_one_conversation() {
         "#);
 }
 
+/// A session converted to one content block a line (the shape a session recorder commits as
+/// `transcript.jsonl`): `content` is one block, a call's id is `tool_id` on the call and on its
+/// result, the result's text is `output`, and a `tool` line's block is the result itself.
+#[test]
+fn one_content_block_a_line_pairs_calls_and_results_by_tool_id() {
+    let text = concat!(
+        r#"{"timestamp":"2026-02-25T04:48:20Z","role":"user","content":{"type":"text","text":"clone it"}}"#,
+        "\n",
+        r#"{"timestamp":"2026-02-25T04:48:22Z","role":"assistant","content":{"type":"thinking","text":"ok"}}"#,
+        "\n",
+        r#"{"timestamp":"2026-02-25T04:48:23Z","role":"assistant","content":{"type":"tool_use","tool_name":"Bash","tool_id":"toolu_1","input":{"command":"git clone x"}}}"#,
+        "\n",
+        r#"{"timestamp":"2026-02-25T04:48:26Z","role":"tool","content":{"type":"tool_result","tool_id":"toolu_1","output":"Exit code 128","is_error":true}}"#,
+        "\n",
+        r#"{"timestamp":"2026-02-25T04:48:27Z","role":"assistant","content":{"type":"tool_use","tool_name":"Read","tool_id":"toolu_2","input":{"file_path":"/a"}}}"#,
+        "\n",
+        r#"{"timestamp":"2026-02-25T04:48:28Z","role":"tool","content":{"type":"tool_result","tool_id":"toolu_2","output":"1 text","is_error":false}}"#,
+        "\n",
+        r#"{"timestamp":"2026-02-25T04:48:29Z","role":"tool","content":{"ok":true}}"#,
+        "\n",
+    );
+    let p = parse(text);
+    assert!(p.issues.is_empty(), "{:?}", p.issues);
+    assert_eq!(p.traces.len(), 1);
+    // A `tool` line whose content is a tool's own JSON (not a result block) stays that content.
+    insta::assert_snapshot!(steps(&p, 0), @r#"
+        0 1:61 /content message User: clone it
+        1 3:66 /content call toolu_1 Bash {command}
+        2 4:61 /content result toolu_1 Error: Exit code 128
+        3 5:66 /content call toolu_2 Read {file_path}
+        4 6:61 /content result toolu_2 Ok: 1 text
+        5 7:1  result - Unknown: {"ok":true}
+        "#);
+}
+
 #[test]
 fn sharegpt_and_legacy_function_calls_pair_by_order() {
     let text = r#"[
