@@ -444,6 +444,7 @@ impl Linter {
             parse_only: false,
             full: true,
             cap: self.max_findings,
+            details: false,
             on_trace: Some(&mut tell),
         };
         run.stream(expand_issues, baseline)

@@ -19,7 +19,7 @@ use crate::finding::{RuleId, Tier};
 use crate::inputs;
 use crate::lint::Linter;
 use crate::model::Trace;
-pub(crate) use crate::pipeline::{BaselineSettings, Settings, lint_all};
+pub(crate) use crate::pipeline::{BaselineSettings, Settings};
 use crate::pipeline::{OtelHold, Run, shared_trace_ids};
 use super::output::{Side, color_on, sarif_cap, write_reports};
 use crate::reporters::paths::PathBase;
@@ -358,6 +358,7 @@ pub fn run(args: &CheckArgs) -> anyhow::Result<ExitStatus> {
         parse_only: args.parse_only,
         full,
         cap,
+        details: false,
         on_trace: None,
     };
     let report = run.stream(expand_issues, baseline);

@@ -8,7 +8,6 @@ use crate::cli::{CheckArgs, DisplayArgs, DoctorArgs, DoctorFormat, GroupBy};
 use crate::commands::check;
 use crate::exit::ExitStatus;
 use crate::inputs;
-use crate::lint::ReportBuilder;
 
 /// `tracelint doctor`.
 #[allow(clippy::print_stderr)]
@@ -63,18 +62,25 @@ pub fn run(args: &DoctorArgs) -> anyhow::Result<ExitStatus> {
         .num_threads(threads)
         .build()
         .context("cannot start worker threads")?;
-    let mut builder = ReportBuilder::new();
-    builder.keep_details();
-    check::lint_all(
-        &settings,
-        &linter,
-        &pool,
-        &specs,
-        expand_issues,
-        false,
-        &mut builder,
-    );
-    let report = builder.finish(settings.fail_on, &settings.config.ignores);
+    // Streamed as `check` streams, keeping no finding: the diagnosis reads what findings count
+    // for (coverage, record figures, suppressions), so memory follows the traces in flight.
+    let shared = crate::pipeline::shared_trace_ids(&specs, &settings, &pool);
+    let run = crate::pipeline::Run {
+        settings: &settings,
+        linter: &linter,
+        pool: &pool,
+        specs: &specs,
+        defer_otel: crate::pipeline::OtelHold {
+            several: specs.len() > 1,
+            shared: shared.as_ref(),
+        },
+        parse_only: false,
+        full: true,
+        cap: Some(0),
+        details: true,
+        on_trace: None,
+    };
+    let report = run.stream(expand_issues, None)?;
     let mut d = crate::doctor::diagnose(&report, &gates, &record_gates);
     let unreadable = !report.issues.is_empty();
     let exit = if unreadable && (report.summary.traces == 0 || !gates.is_empty() || !record_gates.is_empty()) {

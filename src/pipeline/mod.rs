@@ -9,4 +9,4 @@ mod stream;
 
 pub(crate) use read::{OtelHold, read_spec, shared_trace_ids};
 pub(crate) use settings::{BaselineSettings, Settings, linter};
-pub(crate) use stream::{Run, lint_all};
+pub(crate) use stream::Run;

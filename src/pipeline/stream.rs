@@ -19,76 +19,6 @@ use crate::lint::listing::Listing;
 use crate::lint::{Linter, ReportBuilder, Settle, TraceLint};
 use crate::reporters::Report;
 
-/// Read and lint every input into `builder`, keeping every finding (the whole-report path;
-/// `doctor` uses it too): inputs in parallel, OTel runs split across inputs merged, sub-agent
-/// mirrors dropped where the sub-agent has its own file.
-pub(crate) fn lint_all(
-    settings: &Settings,
-    linter: &Linter,
-    pool: &rayon::ThreadPool,
-    specs: &[InputSpec],
-    expand_issues: Vec<InputIssue>,
-    parse_only: bool,
-    builder: &mut ReportBuilder,
-) {
-    let defer_otel = OtelHold {
-        several: specs.len() > 1,
-        shared: None,
-    };
-    let mut results: Vec<InputResult> = pool.install(|| {
-        specs
-            .par_iter()
-            .enumerate()
-            .map(|(i, spec)| {
-                let last = i + 1 == specs.len();
-                read_input(spec, settings, linter, parse_only, defer_otel, None, last)
-            })
-            .collect()
-    });
-    let merged = merge_split_runs(&mut results);
-    let merged_lints: Vec<(usize, TraceLint)> = pool.install(|| {
-        merged
-            .par_iter()
-            .map(|(input, trace)| (*input, lint_one(linter, parse_only, trace)))
-            .collect()
-    });
-    // A sub-agent linted from its own file is not linted again from the `agent_progress`
-    // mirror lines of its main session file.
-    let originals: std::collections::HashSet<String> = results
-        .iter()
-        .flat_map(|r| &r.traces)
-        .filter(|t| !t.mirror)
-        .map(|t| t.run_id.clone())
-        .collect();
-    for issue in expand_issues {
-        builder.issue(issue);
-    }
-    for (spec, result) in specs.iter().zip(results) {
-        let input = builder.input(&spec.display);
-        let partial = result.omitted_issues > 0 || result.issues.iter().any(|i| i.line > 0);
-        record_outcome(builder, input, (result.outcome, result.empty), partial);
-        for issue in result.issues {
-            builder.issue(issue);
-        }
-        builder.issues_omitted(&spec.display, result.omitted_issues);
-        for note in result.notes {
-            builder.note(input, note);
-        }
-        for t in result.traces {
-            if let Some(t) = unless_mirrored(builder, input, t, &originals) {
-                builder.trace(input, t);
-            }
-        }
-    }
-    for (input, lint) in merged_lints {
-        builder.trace(input, lint);
-    }
-    for issue in nothing_linted(builder) {
-        builder.issue(issue);
-    }
-}
-
-
 /// Finish the baseline (stale entries, lost coverage; `--update-baseline` writes the file) and
 /// put what it did in the report. Lost coverage fails the run (exit 1) unless report-only.
 pub(crate) fn settle_baseline(
@@ -111,7 +41,7 @@ pub(crate) fn settle_baseline(
 /// another (native) — so memory follows the largest input, not the corpus. For text on stdout
 /// alone only the findings the text shows are kept (hidden candidates are counted and dropped),
 /// since the text lists them in reading order (hard defects first) once all are in. The report
-/// is the same as the whole-report path's (`lint_all`).
+/// is the same whatever the cap; `doctor` keeps none of the findings, only what they count for.
 pub(crate) struct Run<'a> {
     pub(crate) settings: &'a Settings,
     pub(crate) linter: &'a Linter,
@@ -124,6 +54,8 @@ pub(crate) struct Run<'a> {
     pub(crate) full: bool,
     /// `--max-findings`.
     pub(crate) cap: Option<usize>,
+    /// Keep each input's coverage by rule and tool and its record figures (`doctor`).
+    pub(crate) details: bool,
     /// Told each trace's settled findings as soon as they are, in report order of inputs and
     /// in reading order within an input (the library's `Linter::lint_paths`).
     pub(crate) on_trace: Option<&'a mut OnTrace<'a>>,
@@ -272,7 +204,7 @@ impl Run<'_> {
         }
         // A baseline matches counts over a whole input: its findings are settled in one batch.
         let per_trace = baseline.is_none();
-        if baseline.is_some() {
+        if baseline.is_some() || self.details {
             builder.keep_details();
         }
         let settle = Settle::new(
@@ -428,7 +360,8 @@ impl Run<'_> {
         } = w;
         let cap = listing.cap().unwrap_or(usize::MAX);
         let (listed, cut) = listing.finish();
-        for (input, offered, out) in cut {
+        // A run that lists no finding (`doctor`) has nothing to say about those it left out.
+        for (input, offered, out) in cut.into_iter().filter(|_| cap > 0) {
             builder.note(input, crate::lint::listing::note(cap, offered, out));
         }
         let mut report = builder.finish_settled(settle);

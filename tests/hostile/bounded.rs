@@ -304,6 +304,19 @@ fn many_otel_traces(dir: &Path) {
     std::fs::write(dir.join("many-traces.otlp.json"), text).unwrap();
 }
 
+/// `many-findings.jsonl`: 30,000 native traces, each one call to a tool nobody declared whose
+/// result is an error (two findings a trace).
+fn many_findings(dir: &Path) {
+    let mut text = String::new();
+    for i in 0..30_000u32 {
+        text.push_str(&format!(
+            r#"{{"run_id": "r{i}", "steps": [{{"type": "tool_call", "call_id": "c", "name": "nope", "args": {{"q": "x"}}}}, {{"type": "tool_result", "call_id": "c", "content": "boom", "status": "error"}}]}}"#
+        ));
+        text.push('\n');
+    }
+    std::fs::write(dir.join("many-findings.jsonl"), text).unwrap();
+}
+
 /// `event.json`: a Claude Code hook event whose transcript is `transcript`.
 fn hook_event(dir: &Path, transcript: &str) {
     let event = serde_json::json!({
@@ -417,5 +430,8 @@ cases! {
     hook_transcript_device => Case::new("hook-transcript-device", &["hook", "claude-code", "--strict", "--state-dir", "state"]).setup(hook_event_device).stdin(Stdin::File("event.json")).max_rss(BOUNDED_RSS);
     // Memory follows what is still to be written, not the number of traces in a file.
     many_otel_traces_in_one_file => Case::new("many-otel-traces-in-one-file", &["check", "many-traces.otlp.json", "--tools", "tools.json"]).setup(many_otel_traces).max_rss(96 << 20);
+    // `doctor` keeps what findings count for, not the findings: 30,000 of them stay in bounded
+    // memory (keeping them took about 160 MiB).
+    doctor_many_findings => Case::new("doctor-many-findings", &["doctor", "many-findings.jsonl", "--tools", "tools.json", "--json"]).setup(many_findings).max_rss(96 << 20).grep(&["\"traces\"", "\"tool_calls\""]);
     own_report_in_walked_directory => Case::new("own-report-in-walked-directory", &["check", "runs", "--tools", "tools.json", "--json", "runs/report.json"]).setup(runs_with_own_report);
 }
