@@ -68,6 +68,11 @@ pub const ATTR_NOTE: &str = "note";
 /// not in it, so no rule may read a value's absence from it as the agent inventing the value.
 pub const ATTR_TOOLS_ONLY: &str = "tools_only";
 
+/// `Trace::attributes` key: the record holds the agent's own messages and calls but not what it
+/// was asked (`codex exec --json` prints no prompt); the value says which record. As with
+/// `ATTR_TOOLS_ONLY`, a value's absence from it is not the agent inventing the value.
+pub const ATTR_PROMPT_UNRECORDED: &str = "prompt_unrecorded";
+
 /// `Trace::attributes` key: the faults a recorded run was injected with (`tracelint mcp proxy
 /// --inject`), comma-separated; absent for a run recorded without injection.
 pub const ATTR_INJECTION: &str = "injection";

@@ -293,8 +293,25 @@ fn read_record(
             key = ThreadKey::Main;
             content::read_tool_block(raw, cur, prefix, &mut got);
         }
-        // summary, queue-operation, file-history-snapshot, attachment, and types newer than
-        // this reader: nothing to lint, read past.
+        // What Claude Code put in the user's turn beside the user's words: text the agent
+        // observed from there on.
+        Some("attachment") => {
+            let Some(text) = rec.attachment.and_then(attachment_text) else {
+                return;
+            };
+            key = session.key_for_line(&rec);
+            if let Some(a) = rec.attachment {
+                got.push(
+                    crate::model::StepKind::Message(crate::model::Message {
+                        role: Role::User,
+                        content: text,
+                    }),
+                    cur.at(a, child(prefix, "attachment")),
+                );
+            }
+        }
+        // summary, queue-operation, file-history-snapshot, and types newer than this reader:
+        // nothing to lint, read past.
         Some(_) => return,
         None => {
             key = ThreadKey::Main;
@@ -340,6 +357,53 @@ fn read_record(
     }
     session.newer(&mut got);
     session.add(&key, got, out);
+}
+
+/// Most text kept of one attachment (a file's content can be large; what is past this is not
+/// searched for the values the agent used).
+const ATTACHMENT_TEXT_CAP: usize = 1 << 20;
+
+/// The text of an attachment: every string in it but its own type and the names of the tools
+/// that made it (IDE, hook), one per line, at most `ATTACHMENT_TEXT_CAP` bytes; `None` when
+/// it holds none.
+fn attachment_text(raw: &RawValue) -> Option<String> {
+    fn walk(v: &Value, key: &str, out: &mut String, depth: usize) {
+        if out.len() >= ATTACHMENT_TEXT_CAP || depth > 16 {
+            return;
+        }
+        match v {
+            Value::String(s)
+                if !matches!(
+                    key,
+                    "type" | "ideName" | "hookName" | "hookEvent" | "toolUseID" | "source_uuid"
+                        | "commandMode"
+                ) =>
+            {
+                let room = ATTACHMENT_TEXT_CAP - out.len();
+                let mut end = s.len().min(room);
+                while !s.is_char_boundary(end) {
+                    end -= 1;
+                }
+                out.push_str(&s[..end]);
+                out.push('\n');
+            }
+            Value::Array(items) => {
+                for item in items {
+                    walk(item, key, out, depth + 1);
+                }
+            }
+            Value::Object(m) => {
+                for (k, item) in m {
+                    walk(item, k, out, depth + 1);
+                }
+            }
+            _ => {}
+        }
+    }
+    let value: Value = serde_json::from_str(raw.get()).ok()?;
+    let mut text = String::new();
+    walk(&value, "", &mut text, 0);
+    (!text.trim().is_empty()).then_some(text)
 }
 
 /// Read an Anthropic message (`{role, model, content}`); returns its model.

@@ -64,4 +64,9 @@ pub(super) struct Record<'a> {
     pub(super) name: Option<Value>,
     #[serde(default, borrow)]
     pub(super) input: Option<&'a RawValue>,
+    /// What Claude Code adds to the user's turn (`type: attachment`): an IDE selection or open
+    /// file, an @-mentioned file, a queued prompt or a background task's result, a hook's
+    /// context.
+    #[serde(default, borrow)]
+    pub(super) attachment: Option<&'a RawValue>,
 }

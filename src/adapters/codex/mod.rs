@@ -190,6 +190,10 @@ impl<'i> Reader<'i> {
             crate::model::ATTR_NOTE.to_owned(),
             EXEC_NOTE.to_owned(),
         ));
+        session.attributes.push((
+            crate::model::ATTR_PROMPT_UNRECORDED.to_owned(),
+            "`codex exec --json` events do not include the prompt".to_owned(),
+        ));
         session
     }
 

@@ -46,32 +46,27 @@ impl Rule for HallucinatedArg {
     }
 
     fn check(&self, cx: &TraceCx<'_>, out: &mut Sink) {
+        // What the agent observed is not all in the record: no call is judged.
         if let Some(channel) = cx.trace.attribute(crate::model::ATTR_TOOLS_ONLY) {
-            let mut calls = 0usize;
-            for call in cx.trace.steps.iter().filter_map(|s| s.as_call()) {
-                out.count_tool(Some(&call.name), false);
-                calls += 1;
-            }
-            if calls > 0 {
-                out.suppress_trace(format!(
+            return not_judged(cx, out, |calls| {
+                format!(
                     "the record holds only the tool channel ({channel}): what the agent was told is not in it, so {calls} call(s) cannot be traced to it and are not judged"
-                ));
-            }
-            return;
+                )
+            });
         }
-        // Part of the record could not be read: what the agent observed is not all there.
+        if let Some(why) = cx.trace.attribute(crate::model::ATTR_PROMPT_UNRECORDED) {
+            return not_judged(cx, out, |calls| {
+                format!(
+                    "the record does not hold what the agent was asked ({why}), so {calls} call(s) cannot be traced to it and are not judged"
+                )
+            });
+        }
         if cx.trace.partial {
-            let mut calls = 0usize;
-            for call in cx.trace.steps.iter().filter_map(|s| s.as_call()) {
-                out.count_tool(Some(&call.name), false);
-                calls += 1;
-            }
-            if calls > 0 {
-                out.suppress_trace(format!(
+            return not_judged(cx, out, |calls| {
+                format!(
                     "part of the record could not be read, so what the agent observed is not all in it: {calls} call(s) are not judged"
-                ));
-            }
-            return;
+                )
+            });
         }
         // Every value this walk will ask about (and the parts of a composite one), so the index
         // searches for them only.
@@ -86,6 +81,10 @@ impl Rule for HallucinatedArg {
                     }
                     asked.extend(web_form(value));
                     asked.extend(version_base(value));
+                    for page in same_page(value) {
+                        asked.extend(web_form(&page));
+                        asked.push(page);
+                    }
                 }
             }
         }
@@ -105,6 +104,7 @@ impl Rule for HallucinatedArg {
             .take(MAX_CWDS)
             .collect();
         let gemini = agent_is(cx, "gemini-cli");
+        let unrecorded_instructions = gemini || agent_is(cx, "claude-code");
         // What the agent was told about its environment is observed from the start.
         for c in &cx.trace.context {
             seen.add_text(&c.value);
@@ -193,13 +193,27 @@ impl Rule for HallucinatedArg {
                 // in the agent's system prompt), and in a Gemini CLI session a file near the
                 // top of the working directory (Gemini CLI shows the agent the folder
                 // structure in its first message, which its logs do not record).
+                // The same page under another name counts as the page: a site without its
+                // `www.`, a GitHub file's raw URL as the URL of its page.
+                // And in a session whose record leaves out the project's instructions (Claude
+                // Code's CLAUDE.md, Gemini CLI's GEMINI.md and folder listing), a path inside
+                // the working directory that the tool read without fault: the file is there,
+                // and what named it to the agent may be what the record leaves out.
                 if derivation != Derivation::Derivable
                     && (web_form(value).is_some_and(|w| seen.check(&w) == Derivation::Derivable)
+                        || same_page(value).iter().any(|u| {
+                            web_form(u).is_some_and(|w| seen.check(&w) == Derivation::Derivable)
+                                || seen.composite_path(u)
+                        })
                         || version_base(value)
                             .is_some_and(|b| seen.check(&b) == Derivation::Derivable)
                         || seen.composite_path(value)
                         || in_memory_directory(value, &cwds)
-                        || (gemini && near_the_top(value, &cwds)))
+                        || (gemini && below_cwd(value, &cwds).is_some_and(|d| d <= TOP_LEVELS + 1))
+                        || (unrecorded_instructions
+                            && value.as_str().is_some_and(|v| v.contains(['/', '\\']))
+                            && below_cwd(value, &cwds).is_some()
+                            && read_without_fault(cx, step.index)))
                     && !not_found(cx, step.index)
                 {
                     derivation = Derivation::Derivable;
@@ -257,6 +271,19 @@ impl Rule for HallucinatedArg {
                 "{unjudged} call(s) made before anything the agent observed was recorded (no user, system or tool text before them): their arguments are not judged"
             ));
         }
+    }
+}
+
+/// Count every call of the trace as not judged, with one suppression for the whole trace (when
+/// it has a call) saying why.
+fn not_judged(cx: &TraceCx<'_>, out: &mut Sink, why: impl FnOnce(usize) -> String) {
+    let mut calls = 0usize;
+    for call in cx.trace.steps.iter().filter_map(|s| s.as_call()) {
+        out.count_tool(Some(&call.name), false);
+        calls += 1;
+    }
+    if calls > 0 {
+        out.suppress_trace(why(calls));
     }
 }
 
@@ -382,32 +409,75 @@ fn in_memory_directory(value: &Value, cwds: &[String]) -> bool {
 /// as seen: a file at most this many directories below the working directory.
 const TOP_LEVELS: usize = 3;
 
-/// Is the value a file name or path at most `TOP_LEVELS` directories below the working
-/// directory (relative, or under a recorded working directory), not climbing out of it?
-fn near_the_top(value: &Value, cwds: &[String]) -> bool {
-    let Some(s) = value.as_str() else {
-        return false;
-    };
+/// How many components below a working directory a file name or path is (relative, or under a
+/// recorded working directory; a Windows drive in either case), when it does not climb out.
+fn below_cwd(value: &Value, cwds: &[String]) -> Option<usize> {
+    let s = value.as_str()?;
     let path = s.trim().replace('\\', "/");
     if path.is_empty() || path.contains(char::is_whitespace) || path.contains("://") {
-        return false;
+        return None;
     }
-    let rest = if path.starts_with('/') || path.starts_with('~') || path.get(1..2) == Some(":") {
-        let Some(rest) = cwds.iter().find_map(|cwd| {
+    let drive = path.get(1..2) == Some(":");
+    let rest = if path.starts_with('/') || path.starts_with('~') || drive {
+        cwds.iter().find_map(|cwd| {
             let cwd = cwd.replace('\\', "/");
             let cwd = cwd.trim_end_matches('/');
-            path.strip_prefix(cwd)
-                .and_then(|r| r.strip_prefix('/'))
-                .map(str::to_owned)
-        }) else {
-            return false;
-        };
-        rest
+            let rest = match path.get(..cwd.len()) {
+                Some(head) if head == cwd || (drive && head.eq_ignore_ascii_case(cwd)) => {
+                    &path[cwd.len()..]
+                }
+                _ => return None,
+            };
+            rest.strip_prefix('/').map(str::to_owned)
+        })?
     } else {
         path
     };
     let comps: Vec<&str> = rest.split('/').filter(|c| !c.is_empty() && *c != ".").collect();
-    !comps.is_empty() && comps.len() <= TOP_LEVELS + 1 && !comps.contains(&"..")
+    (!comps.is_empty() && !comps.contains(&"..")).then_some(comps.len())
+}
+
+/// Did the call's result come back without fault: an explicit success, or a result of unknown
+/// status with content that R2a would not suspect of an error?
+fn read_without_fault(cx: &TraceCx<'_>, call: usize) -> bool {
+    let Some(i) = cx.pairing.result_for(call) else {
+        return false;
+    };
+    match cx.outcome(i) {
+        Some(Outcome::Fine(_)) => true,
+        Some(Outcome::Unknown { .. }) => cx.trace.steps[i].as_result().is_some_and(|r| {
+            r.content_recorded
+                && !crate::analysis::suspicion::suspected(r, cx.trace.steps[call].as_call())
+        }),
+        _ => false,
+    }
+}
+
+/// Other URLs of the page a URL names: without the host's `www.`, and a GitHub file's page
+/// (`github.com/O/R/blob/B/P`) for its raw URL (`raw.githubusercontent.com/O/R/B/P`).
+fn same_page(value: &Value) -> Vec<Value> {
+    let Some(url) = value.as_str().map(str::trim) else {
+        return Vec::new();
+    };
+    let Some((scheme, rest)) = url.split_once("://") else {
+        return Vec::new();
+    };
+    let mut out = Vec::new();
+    if let Some(bare) = rest.strip_prefix("www.") {
+        out.push(Value::String(format!("{scheme}://{bare}")));
+    }
+    if let Some(path) = rest.strip_prefix("raw.githubusercontent.com/") {
+        let mut parts = path.splitn(4, '/');
+        if let (Some(owner), Some(repo), Some(branch), Some(file)) =
+            (parts.next(), parts.next(), parts.next(), parts.next())
+            && !file.is_empty()
+        {
+            out.push(Value::String(format!(
+                "{scheme}://github.com/{owner}/{repo}/blob/{branch}/{file}"
+            )));
+        }
+    }
+    out
 }
 
 /// Most working directories a value is compared with (a session that changes directory keeps

@@ -880,3 +880,36 @@ fn files_named_by_imports_the_agent_read_are_observed() {
         ]
     );
 }
+
+/// A page named another way is the page observed: a site without its `www.` (the domain of an
+/// observed e-mail address), a GitHub file's raw URL for its page's URL. Another repository's
+/// file, or a domain nothing showed, is judged.
+#[test]
+fn the_same_page_under_another_url_is_observed() {
+    let t = trace(&[
+        call(1, "search", r#"{"query": "interior designers"}"#),
+        result(
+            1,
+            "Contact: info@jlwinteriors.com.au. Source: https://github.com/ChenYuHo/handwriting.js/blob/master/handwriting.js",
+        ),
+        call(2, "fetch", r#"{"url": "https://www.jlwinteriors.com.au/"}"#),
+        call(
+            3,
+            "fetch",
+            r#"{"url": "https://raw.githubusercontent.com/ChenYuHo/handwriting.js/master/handwriting.js"}"#,
+        ),
+        call(
+            4,
+            "fetch",
+            r#"{"url": "https://raw.githubusercontent.com/ChenYuHo/other-repo/master/handwriting.js"}"#,
+        ),
+        call(5, "fetch", r#"{"url": "https://www.zqx-parked-domain.com/"}"#),
+    ]);
+    assert_eq!(
+        flagged_values(&t, None, "/repo"),
+        [
+            "\"https://raw.githubusercontent.com/ChenYuHo/other-repo/maste…",
+            "\"https://www.zqx-parked-domain.com/\""
+        ]
+    );
+}
