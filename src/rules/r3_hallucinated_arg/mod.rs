@@ -68,6 +68,13 @@ impl Rule for HallucinatedArg {
                 )
             });
         }
+        // Where no working directory is recorded, an absolute path may be a relative one the
+        // agent was given, joined with a directory the record does not show.
+        let no_cwd = !cx
+            .trace
+            .context
+            .iter()
+            .any(|c| c.kind == ContextKind::WorkingDirectory);
         // Every value this walk will ask about (and the parts of a composite one), so the index
         // searches for them only.
         let mut asked: Vec<Value> = Vec::new();
@@ -84,6 +91,9 @@ impl Rule for HallucinatedArg {
                     for page in same_page(value) {
                         asked.extend(web_form(&page));
                         asked.push(page);
+                    }
+                    if no_cwd {
+                        asked.extend(tails(value));
                     }
                 }
             }
@@ -114,6 +124,11 @@ impl Rule for HallucinatedArg {
         // text yet): what they were asked to do is not in the trace, so they are not judged.
         let mut observed_any = false;
         let mut unjudged = 0usize;
+        // Calls after a tool result whose output the record does not hold (a log that keeps
+        // only the verdict, an export that dropped it): what that tool showed the agent is
+        // unknown, so they are not judged either.
+        let mut unrecorded_output = false;
+        let mut after_unrecorded = 0usize;
         for step in &cx.trace.steps {
             let call = match &step.kind {
                 StepKind::Message(m) => {
@@ -127,15 +142,23 @@ impl Rule for HallucinatedArg {
                     if r.content_recorded {
                         seen.add_result(r);
                         observed_any = true;
+                    } else {
+                        unrecorded_output = true;
                     }
                     confirmations.result(cx, step.index, &mut seen);
                     continue;
                 }
                 StepKind::ToolCall(call) => call,
             };
-            if !observed_any && matches!(call.args, Args::Known(Value::Object(_))) {
+            if (!observed_any || unrecorded_output)
+                && matches!(call.args, Args::Known(Value::Object(_)))
+            {
                 out.count_tool(Some(&call.name), false);
-                unjudged += 1;
+                if observed_any {
+                    after_unrecorded += 1;
+                } else {
+                    unjudged += 1;
+                }
                 if let Args::Known(args) = &call.args {
                     seen.add_structured(args);
                 }
@@ -188,9 +211,8 @@ impl Rule for HallucinatedArg {
                 // Made of observed parts (a URL's host and path, a path's scratch directory,
                 // package or identifier), unless the tool said it is not there: a composite
                 // that does not exist was made up all the same.
-                // So is a new version of an observed name (`report-v2` after `report`), a file
-                // of Claude Code's memory directory for the session's project (its index is
-                // in the agent's system prompt), and in a Gemini CLI session a file near the
+                // So is a new version of an observed name (`report-v2` after `report`), and in a
+                // Gemini CLI session a file near the
                 // top of the working directory (Gemini CLI shows the agent the folder
                 // structure in its first message, which its logs do not record).
                 // The same page under another name counts as the page: a site without its
@@ -208,7 +230,6 @@ impl Rule for HallucinatedArg {
                         || version_base(value)
                             .is_some_and(|b| seen.check(&b) == Derivation::Derivable)
                         || seen.composite_path(value)
-                        || in_memory_directory(value, &cwds)
                         || (gemini && below_cwd(value, &cwds).is_some_and(|d| d <= TOP_LEVELS + 1))
                         || (unrecorded_instructions
                             && value.as_str().is_some_and(|v| v.contains(['/', '\\']))
@@ -216,6 +237,21 @@ impl Rule for HallucinatedArg {
                             && read_without_fault(cx, step.index)))
                     && !not_found(cx, step.index)
                 {
+                    derivation = Derivation::Derivable;
+                }
+                // With no working directory recorded, an absolute path ending in a relative
+                // path the agent observed (two components at least) is that path, joined.
+                if derivation != Derivation::Derivable
+                    && no_cwd
+                    && tails(value)
+                        .iter()
+                        .any(|t| seen.check(t) == Derivation::Derivable)
+                {
+                    derivation = Derivation::Derivable;
+                }
+                // Claude Code's memory directory for the project is named in the agent's
+                // system prompt whether or not a file of it exists yet.
+                if derivation != Derivation::Derivable && in_memory_directory(value, &cwds) {
                     derivation = Derivation::Derivable;
                 }
                 match derivation {
@@ -269,6 +305,11 @@ impl Rule for HallucinatedArg {
         if unjudged > 0 {
             out.suppress_trace(format!(
                 "{unjudged} call(s) made before anything the agent observed was recorded (no user, system or tool text before them): their arguments are not judged"
+            ));
+        }
+        if after_unrecorded > 0 {
+            out.suppress_trace(format!(
+                "{after_unrecorded} call(s) made after a tool result whose output the record does not hold (what that tool showed the agent is unknown): their arguments are not judged"
             ));
         }
     }
@@ -451,6 +492,28 @@ fn read_without_fault(cx: &TraceCx<'_>, call: usize) -> bool {
         }),
         _ => false,
     }
+}
+
+/// Most trailing parts of an absolute path tried as the relative path it may join.
+const MAX_TAILS: usize = 8;
+
+/// The relative paths an absolute path ends in, of two components at least and without its
+/// first component (`b/c`, then `a/b/c`, for `/x/a/b/c`; `/` for a Windows `\`), shortest first.
+fn tails(value: &Value) -> Vec<Value> {
+    let Some(s) = value.as_str().map(str::trim) else {
+        return Vec::new();
+    };
+    let path = s.replace('\\', "/");
+    let absolute = path.starts_with('/') || path.get(1..3) == Some(":/");
+    if !absolute || path.contains("://") || path.contains(char::is_whitespace) {
+        return Vec::new();
+    }
+    let comps: Vec<&str> = path.split('/').filter(|c| !c.is_empty()).collect();
+    (1..comps.len().saturating_sub(1))
+        .rev()
+        .take(MAX_TAILS)
+        .map(|i| Value::String(comps[i..].join("/")))
+        .collect()
 }
 
 /// Other URLs of the page a URL names: without the host's `www.`, and a GitHub file's page

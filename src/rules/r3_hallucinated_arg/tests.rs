@@ -805,6 +805,13 @@ fn unrecorded_context_and_names_built_from_observed_ones() {
             r#"{"file_path": "/home/u/.claude/projects/-home-u-my-app/memory/design-notes.md"}"#,
         ),
         result(1, "notes"),
+        // Named by the system prompt, whether or not the file exists yet.
+        call(
+            10,
+            "Read",
+            r#"{"file_path": "/home/u/.claude/projects/-home-u-my-app/memory/MEMORY.md"}"#,
+        ),
+        result(10, "File does not exist."),
         // Another project's memory is not this one's.
         call(
             2,
@@ -910,6 +917,57 @@ fn the_same_page_under_another_url_is_observed() {
         [
             "\"https://raw.githubusercontent.com/ChenYuHo/other-repo/maste…",
             "\"https://www.zqx-parked-domain.com/\""
+        ]
+    );
+}
+
+/// A result whose output the record does not hold (a log that keeps only `success: true`):
+/// what the tool showed is unknown, so the calls after it are not judged; the calls before it
+/// still are.
+#[test]
+fn calls_after_an_unrecorded_output_are_not_judged() {
+    let t = trace(&[
+        call(1, "read_file", r#"{"path": "/repo/made_up_before.md"}"#),
+        r#"{"type": "tool_result", "call_id": "1", "status": "ok"}"#.to_owned(),
+        call(2, "read_file", r#"{"path": "/repo/named_in_that_output.md"}"#),
+        result(2, "ok"),
+        call(3, "read_file", r#"{"path": "/repo/also_after.md"}"#),
+    ]);
+    let out = lint(&t, None, Default::default());
+    assert_eq!(
+        r3(&out),
+        [
+            "1:99: candidate R3 read_file: `path` = `\"/repo/made_up_before.md\"` is not derivable from anything the agent observed before the call",
+            "suppressed R3 -: 2 call(s) made after a tool result whose output the record does not hold (what that tool showed the agent is unknown): their arguments are not judged"
+        ],
+        "{out}"
+    );
+}
+
+/// Where the record holds no working directory, an absolute path that ends in a relative path
+/// the agent was given (two components at least) is that path joined with the directory the
+/// record does not show; one that ends in another directory's file is judged.
+#[test]
+fn without_a_working_directory_a_given_relative_path_joins_any_directory() {
+    let t = format!(
+        r#"{{"run_id": "r", "steps": [
+          {{"type": "message", "role": "user", "content": "pin the versions in api/requirements.txt"}},
+          {}, {}
+        ]}}"#,
+        call(1, "read_file", r#"{"path": "d:\\Codes\\shop\\api\\requirements.txt"}"#),
+        call(2, "read_file", r#"{"path": "/home/dev/shop/web/requirements.txt"}"#),
+    );
+    let got: Vec<String> = r3(&lint(&t, None, Default::default()))
+        .iter()
+        .map(|l| l.split('`').nth(3).unwrap_or_default().to_owned())
+        .collect();
+    assert_eq!(got, ["\"/home/dev/shop/web/requirements.txt\""]);
+    // With a working directory recorded, the path joins that one only.
+    assert_eq!(
+        flagged_values(&t, None, "/srv/other"),
+        [
+            "\"d:\\\\Codes\\\\shop\\\\api\\\\requirements.txt\"",
+            "\"/home/dev/shop/web/requirements.txt\""
         ]
     );
 }
