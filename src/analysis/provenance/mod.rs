@@ -140,6 +140,9 @@ struct Open {
     /// Every run of 3+ digits inside a short digit stream, packed (`pack_digits`).
     digit_substrings: HashSet<u64, BuildHasherDefault<SymbolHasher>>,
     digit_seen: Fingerprints,
+    /// Number tokens, edge punctuation trimmed (`428:4110` of `428:4110:`): matched whole,
+    /// never in part.
+    whole_numbers: HashSet<String>,
 }
 
 impl Provenance {
@@ -341,7 +344,9 @@ impl Provenance {
     fn in_text(&mut self, norm: &str) -> bool {
         if !norm.contains(' ') {
             return match &self.substrings {
-                Substrings::Open(open) => open.text.contains(norm.bytes()),
+                Substrings::Open(open) => {
+                    open.text.contains(norm.bytes()) || open.whole_numbers.contains(norm)
+                }
                 Substrings::Planned(plan) => plan.in_text(norm),
             };
         }
@@ -441,6 +446,14 @@ fn pack_digits(digits: &str) -> u64 {
 
 /// A token that is a number as people write them: digits with separators, a sign or a
 /// currency (`1,234.56`, `-3`, `$1,200`, `2024-01-05`, `12:30`).
+/// A token without the punctuation that can surround a word in text (`(`, `"`, a trailing `:`
+/// or `.`), as `plan` compares a match with the number token it lies in.
+fn trim_edge_punctuation(token: &str) -> &str {
+    token
+        .trim_start_matches(['(', '[', '{', '"', '\''])
+        .trim_end_matches([':', ';', ',', '.', '!', '?', ')', ']', '}', '"', '\''])
+}
+
 fn is_number_token(token: &str) -> bool {
     token.bytes().any(|b| b.is_ascii_digit())
         && token.chars().all(|c| {

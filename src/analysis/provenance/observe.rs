@@ -241,6 +241,11 @@ impl Provenance {
             // A number (`1,234.56`, `2024-01-05`) is matched by value and by its digits.
             if !is_number_token(token) {
                 self.add_segment(token);
+            } else if let Substrings::Open(open) = &mut self.substrings {
+                let whole = super::trim_edge_punctuation(token);
+                if whole.len() >= 3 && !open.whole_numbers.contains(whole) {
+                    open.whole_numbers.insert(whole.to_owned());
+                }
             }
         }
     }

@@ -286,7 +286,12 @@ impl Plan {
                     .map_or(bytes.len(), |i| end + i);
                 token = (from, to, is_number_token(&text[from..to]));
             }
-            if tokens && token.2 {
+            // Inside a number token only as the whole of it (edge punctuation aside: `428:4110`
+            // in `frame 428:4110: Modal`), never as a piece of another number.
+            if tokens
+                && token.2
+                && super::trim_edge_punctuation(&text[token.0..token.1]) != &text[start..end]
+            {
                 return false;
             }
             in_text[id] = true;

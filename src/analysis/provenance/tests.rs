@@ -77,6 +77,20 @@ fn numbers_are_matched_by_value_and_digits_not_as_text() {
     // A two-digit fragment of a number is not derived from it, even if it is text inside.
     assert!(!derivable(&mut p, json!("4.5")));
     assert!(!derivable(&mut p, json!("x070")));
+    // A number token is matched whole, edge punctuation aside (an `id: name` listing), and
+    // never in part.
+    for planned in [false, true] {
+        let values = [json!("428:4110"), json!("411:6089"), json!("28:41")];
+        let mut q = if planned {
+            Provenance::planned(&values)
+        } else {
+            Provenance::new()
+        };
+        q.add_text("section 428:4110: Signup\nframe (411:6089). Modal");
+        assert!(derivable(&mut q, values[0].clone()), "planned: {planned}");
+        assert!(derivable(&mut q, values[1].clone()), "planned: {planned}");
+        assert!(!derivable(&mut q, values[2].clone()), "planned: {planned}");
+    }
 }
 
 #[test]

@@ -516,8 +516,11 @@ fn tails(value: &Value) -> Vec<Value> {
         .collect()
 }
 
-/// Other URLs of the page a URL names: without the host's `www.`, and a GitHub file's page
-/// (`github.com/O/R/blob/B/P`) for its raw URL (`raw.githubusercontent.com/O/R/B/P`).
+/// Other URLs of the page a URL names: without the host's `www.`; a GitHub file's page
+/// (`github.com/O/R/blob/B/P`) for its raw URL (`raw.githubusercontent.com/O/R/B/P`); and for
+/// a GitHub file or folder at a ref (`…/blob/B/P`, `…/tree/B/P`, raw), the repository's URL
+/// with the path alone (`github.com/O/R/P`), so that an observed repository and an observed
+/// path make it whatever the ref.
 fn same_page(value: &Value) -> Vec<Value> {
     let Some(url) = value.as_str().map(str::trim) else {
         return Vec::new();
@@ -537,6 +540,24 @@ fn same_page(value: &Value) -> Vec<Value> {
         {
             out.push(Value::String(format!(
                 "{scheme}://github.com/{owner}/{repo}/blob/{branch}/{file}"
+            )));
+            out.push(Value::String(format!(
+                "{scheme}://github.com/{owner}/{repo}/{file}"
+            )));
+        }
+    }
+    if let Some(path) = rest.strip_prefix("github.com/") {
+        let mut parts = path.splitn(5, '/');
+        if let (Some(owner), Some(repo), Some("blob" | "tree"), Some(_), Some(file)) = (
+            parts.next(),
+            parts.next(),
+            parts.next(),
+            parts.next(),
+            parts.next(),
+        ) && !file.is_empty()
+        {
+            out.push(Value::String(format!(
+                "{scheme}://github.com/{owner}/{repo}/{file}"
             )));
         }
     }

@@ -911,12 +911,31 @@ fn the_same_page_under_another_url_is_observed() {
             r#"{"url": "https://raw.githubusercontent.com/ChenYuHo/other-repo/master/handwriting.js"}"#,
         ),
         call(5, "fetch", r#"{"url": "https://www.zqx-parked-domain.com/"}"#),
+        // A repository the user gave and a path a result showed, at a ref nothing showed.
+        call(6, "search", r#"{"query": "starter kit"}"#),
+        result(6, "Start from https://github.com/ynab/ynab-api-starter-kit and edit src/App.vue"),
+        call(
+            7,
+            "fetch",
+            r#"{"url": "https://raw.githubusercontent.com/ynab/ynab-api-starter-kit/master/src/App.vue"}"#,
+        ),
+        call(
+            8,
+            "fetch",
+            r#"{"url": "https://github.com/ynab/ynab-api-starter-kit/blob/c480cf74/src/App.vue"}"#,
+        ),
+        call(
+            9,
+            "fetch",
+            r#"{"url": "https://github.com/ynab/ynab-api-starter-kit/blob/main/src/Made.vue"}"#,
+        ),
     ]);
     assert_eq!(
         flagged_values(&t, None, "/repo"),
         [
             "\"https://raw.githubusercontent.com/ChenYuHo/other-repo/maste…",
-            "\"https://www.zqx-parked-domain.com/\""
+            "\"https://www.zqx-parked-domain.com/\"",
+            "\"https://github.com/ynab/ynab-api-starter-kit/blob/main/src/…"
         ]
     );
 }
