@@ -1,9 +1,10 @@
-//! The module in the eval frameworks, each the real package (issue 43, item 6): `python/tests/eval`,
-//! run by pytest from the venv `scripts/test` makes of `scripts/eval-peers.txt`
-//! (`TRACELINT_EVAL_VENV`: deepeval, whose pins cannot share the tools venv), against the wheel
-//! maturin built (shared with `wheel.rs`), with the promptfoo CLI `scripts/test` installs from
-//! npm (`TRACELINT_PROMPTFOO`). Without them the test says so and passes, unless
-//! `TRACELINT_FULL_TEST` is set, where a missing one is a failure.
+//! The module in the eval frameworks and on Ray Data, each the real package (issue 43, items 5
+//! and 6): `python/tests/eval`, run by pytest from the venv `scripts/test` makes of
+//! `scripts/eval-peers.txt` (`TRACELINT_EVAL_VENV`: deepeval and Ray Data, whose pins cannot
+//! share the tools venv), against the wheel maturin built (shared with `wheel.rs`), with the
+//! promptfoo CLI `scripts/test` installs from npm (`TRACELINT_PROMPTFOO`) and the corpus
+//! generator (`examples/gen_corpus`, built beside the binary). Without them the test says so and
+//! passes, unless `TRACELINT_FULL_TEST` is set, where a missing one is a failure.
 
 use std::path::PathBuf;
 use std::time::Duration;
@@ -33,7 +34,7 @@ fn from_env(var: &str) -> Option<PathBuf> {
 }
 
 #[test]
-fn deepeval_and_promptfoo_run_the_module() {
+fn deepeval_promptfoo_and_ray_data_run_the_module() {
     let eval_venv = from_env("TRACELINT_EVAL_VENV").unwrap_or_else(|| dev_cache().join("eval"));
     let Some(python) = required(
         "the eval peers' venv (TRACELINT_EVAL_VENV)",
@@ -44,6 +45,16 @@ fn deepeval_and_promptfoo_run_the_module() {
     let Some(promptfoo) = required(
         "the promptfoo CLI (TRACELINT_PROMPTFOO)",
         from_env("TRACELINT_PROMPTFOO").filter(|p| p.is_file()),
+    ) else {
+        return;
+    };
+    let generator = tracelint_bin()
+        .parent()
+        .expect("the binary's folder")
+        .join("examples/gen_corpus");
+    let Some(generator) = required(
+        "the corpus generator (cargo build --example gen_corpus)",
+        Some(generator).filter(|p| p.is_file()),
     ) else {
         return;
     };
@@ -82,9 +93,11 @@ fn deepeval_and_promptfoo_run_the_module() {
             .env("PYTHONPATH", &site)
             .env("TRACELINT_CLI", tracelint_bin())
             .env("TRACELINT_PROMPTFOO", &promptfoo)
+            .env("TRACELINT_GEN_CORPUS", &generator)
             // deepeval's pytest plugin makes its folder in the working directory unless told.
             .env("DEEPEVAL_CACHE_FOLDER", scratch.path().join("deepeval"))
             .env("DEEPEVAL_TELEMETRY_OPT_OUT", "1")
+            .env("RAY_USAGE_STATS_ENABLED", "0")
             .env("NO_COLOR", "1")
             .current_dir(repo()),
         Duration::from_secs(20 * 60),
@@ -101,6 +114,7 @@ fn deepeval_and_promptfoo_run_the_module() {
     for name in [
         "test_deepeval.py::test_assert_test_raises_on_a_hard_defect_and_passes_a_clean_case PASSED",
         "test_promptfoo.py::test_promptfoo_eval_fails_a_hard_defect_and_passes_a_clean_trace PASSED",
+        "test_ray_data.py::test_ray_data_counts_equal_check_and_the_shards_merge_into_checks_sarif PASSED",
     ] {
         assert!(tests.stdout.contains(name), "{name}: {}", tests.all());
     }
