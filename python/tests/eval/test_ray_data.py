@@ -1,7 +1,7 @@
 """The Ray Data recipe (tracelint_rs.ray_data) with the real Ray, a local cluster of 2 CPUs: over a
 corpus of Claude Code sessions that `examples/gen_corpus` writes (one trace a file), its per-rule
 counts equal those of `tracelint check` on the same files, and its shards, merged by `tracelint
-report`, are the SARIF that `check` writes, byte for byte."""
+report`, are the SARIF and the HTML report that `check` writes, byte for byte."""
 
 from __future__ import annotations
 
@@ -63,17 +63,18 @@ def test_ray_data_counts_equal_check_and_the_shards_merge_into_checks_sarif(tmp_
     assert sum(counts.values()) > 0 and {"R1", "R7"} <= set(counts), counts
     assert result.exit_code == check.returncode
 
-    merged = subprocess.run(
-        [cli, "report", *map(str, result.shards), "--output-format", "sarif"],
-        capture_output=True, text=True, cwd=tmp_path,
-    )
-    single = subprocess.run(
-        [cli, "check", *files, "--tools", tools, "--output-format", "sarif"],
-        capture_output=True, text=True, cwd=tmp_path,
-    )
-    assert merged.returncode == single.returncode == check.returncode, merged.stderr
     assert len(result.shards) > 2
-    assert merged.stdout == single.stdout
+    for output in ("sarif", "html"):
+        merged = subprocess.run(
+            [cli, "report", *map(str, result.shards), "--output-format", output],
+            capture_output=True, text=True, cwd=tmp_path,
+        )
+        single = subprocess.run(
+            [cli, "check", *files, "--tools", tools, "--output-format", output],
+            capture_output=True, text=True, cwd=tmp_path,
+        )
+        assert merged.returncode == single.returncode == check.returncode, merged.stderr
+        assert merged.stdout == single.stdout, output
     sys.stderr.write(
         f"ray data: {len(files)} traces in {on_ray:.1f} s on 2 CPUs ({len(files) / on_ray / 2:.0f} traces/s per core);"
         f" tracelint check: {on_cli:.1f} s\n"
