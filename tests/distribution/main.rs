@@ -10,6 +10,7 @@ mod action;
 mod binstall;
 mod checkers;
 mod download;
+mod eval_peers;
 mod injection;
 mod install;
 mod job;

@@ -1,0 +1,121 @@
+//! The module in the eval frameworks and on Ray Data, each the real package (issue 43, items 5
+//! and 6): `python/tests/eval`, run by pytest from the venv `scripts/test` makes of
+//! `scripts/eval-peers.txt` (`TRACELINT_EVAL_VENV`: deepeval and Ray Data, whose pins cannot
+//! share the tools venv), against the wheel maturin built (shared with `wheel.rs`), with the
+//! promptfoo CLI `scripts/test` installs from npm (`TRACELINT_PROMPTFOO`) and the corpus
+//! generator (`examples/gen_corpus`, built beside the binary). Without them the test says so and
+//! passes, unless `TRACELINT_FULL_TEST` is set, where a missing one is a failure.
+
+use std::path::PathBuf;
+use std::time::Duration;
+
+use crate::support::{dev_cache, repo, run, tracelint_bin};
+use crate::wheel::{built_wheel, wheel_file};
+
+/// A peer the test cannot do without: `None` (said on stderr) when missing outside a full test.
+fn required(what: &str, found: Option<PathBuf>) -> Option<PathBuf> {
+    if found.is_none() {
+        assert!(
+            std::env::var_os("TRACELINT_FULL_TEST").is_none(),
+            "TRACELINT_FULL_TEST is set but {what} is missing: run ./scripts/test, which installs it"
+        );
+        #[allow(clippy::print_stderr)]
+        {
+            eprintln!("skipped: {what} is missing (./scripts/test installs it)");
+        }
+    }
+    found
+}
+
+fn from_env(var: &str) -> Option<PathBuf> {
+    std::env::var_os(var)
+        .filter(|v| !v.is_empty())
+        .map(PathBuf::from)
+}
+
+#[test]
+fn deepeval_promptfoo_and_ray_data_run_the_module() {
+    let eval_venv = from_env("TRACELINT_EVAL_VENV").unwrap_or_else(|| dev_cache().join("eval"));
+    let Some(python) = required(
+        "the eval peers' venv (TRACELINT_EVAL_VENV)",
+        Some(eval_venv.join("bin/python")).filter(|p| p.is_file()),
+    ) else {
+        return;
+    };
+    let Some(promptfoo) = required(
+        "the promptfoo CLI (TRACELINT_PROMPTFOO)",
+        from_env("TRACELINT_PROMPTFOO").filter(|p| p.is_file()),
+    ) else {
+        return;
+    };
+    let generator = tracelint_bin()
+        .parent()
+        .expect("the binary's folder")
+        .join("examples/gen_corpus");
+    let Some(generator) = required(
+        "the corpus generator (cargo build --example gen_corpus)",
+        Some(generator).filter(|p| p.is_file()),
+    ) else {
+        return;
+    };
+    let Some(dir) = built_wheel() else { return };
+
+    // The wheel's files, importable through PYTHONPATH.
+    let scratch = tempfile::tempdir().expect("a temp dir");
+    let site = scratch.path().join("site");
+    let installed = run(
+        std::process::Command::new(&python)
+            .args([
+                "-m",
+                "pip",
+                "install",
+                "--no-index",
+                "--no-deps",
+                "--disable-pip-version-check",
+                "--target",
+            ])
+            .arg(&site)
+            .arg(wheel_file(dir)),
+        Duration::from_secs(300),
+    );
+    assert_eq!(installed.code, Some(0), "pip install: {}", installed.all());
+
+    let tests = run(
+        std::process::Command::new(&python)
+            .args([
+                "-m",
+                "pytest",
+                "-p",
+                "no:cacheprovider",
+                "-v",
+                "python/tests/eval",
+            ])
+            .env("PYTHONPATH", &site)
+            .env("TRACELINT_CLI", tracelint_bin())
+            .env("TRACELINT_PROMPTFOO", &promptfoo)
+            .env("TRACELINT_GEN_CORPUS", &generator)
+            // deepeval's pytest plugin makes its folder in the working directory unless told.
+            .env("DEEPEVAL_CACHE_FOLDER", scratch.path().join("deepeval"))
+            .env("DEEPEVAL_TELEMETRY_OPT_OUT", "1")
+            .env("RAY_USAGE_STATS_ENABLED", "0")
+            .env("NO_COLOR", "1")
+            .current_dir(repo()),
+        Duration::from_secs(20 * 60),
+    );
+    let last = tests.stdout.lines().last().unwrap_or_default();
+    assert!(
+        last.contains(" passed")
+            && !last.contains("failed")
+            && !last.contains("skipped")
+            && !last.contains("error"),
+        "{}",
+        tests.all()
+    );
+    for name in [
+        "test_deepeval.py::test_assert_test_raises_on_a_hard_defect_and_passes_a_clean_case PASSED",
+        "test_promptfoo.py::test_promptfoo_eval_fails_a_hard_defect_and_passes_a_clean_trace PASSED",
+        "test_ray_data.py::test_ray_data_counts_equal_check_and_the_shards_merge_into_checks_sarif PASSED",
+    ] {
+        assert!(tests.stdout.contains(name), "{name}: {}", tests.all());
+    }
+}
