@@ -58,7 +58,9 @@ mod plan;
 mod stores;
 
 use plan::Plan;
-use stores::{Edges, Fingerprints, OVERFLOW_BUDGET, Overflow, Phrases, Recent, Tracked};
+use stores::{
+    Edges, Fingerprints, OVERFLOW_BUDGET, Overflow, Phrases, Recent, Tracked, trim_word,
+};
 
 /// Bytes of one source (a message, a text result, one string in a structured result) indexed;
 /// the rest of that source is not.
@@ -446,14 +448,6 @@ fn pack_digits(digits: &str) -> u64 {
 
 /// A token that is a number as people write them: digits with separators, a sign or a
 /// currency (`1,234.56`, `-3`, `$1,200`, `2024-01-05`, `12:30`).
-/// A token without the punctuation that can surround a word in text (`(`, `"`, a trailing `:`
-/// or `.`), as `plan` compares a match with the number token it lies in.
-fn trim_edge_punctuation(token: &str) -> &str {
-    token
-        .trim_start_matches(['(', '[', '{', '"', '\''])
-        .trim_end_matches([':', ';', ',', '.', '!', '?', ')', ']', '}', '"', '\''])
-}
-
 fn is_number_token(token: &str) -> bool {
     token.bytes().any(|b| b.is_ascii_digit())
         && token.chars().all(|c| {

@@ -242,7 +242,7 @@ impl Provenance {
             if !is_number_token(token) {
                 self.add_segment(token);
             } else if let Substrings::Open(open) = &mut self.substrings {
-                let whole = super::trim_edge_punctuation(token);
+                let whole = trim_word(token);
                 if whole.len() >= 3 && !open.whole_numbers.contains(whole) {
                     open.whole_numbers.insert(whole.to_owned());
                 }

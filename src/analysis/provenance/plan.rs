@@ -290,7 +290,7 @@ impl Plan {
             // in `frame 428:4110: Modal`), never as a piece of another number.
             if tokens
                 && token.2
-                && super::trim_edge_punctuation(&text[token.0..token.1]) != &text[start..end]
+                && trim_word(&text[token.0..token.1]) != &text[start..end]
             {
                 return false;
             }
