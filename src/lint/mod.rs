@@ -269,6 +269,9 @@ impl Linter {
         }
         let mut best: Option<(usize, Agent, Arc<ToolRegistry>, Vec<&str>)> = None;
         for &agent in Agent::ALL {
+            if keys.keys().filter(|name| agent.may_name(name)).count() < RECOGNISED_MIN {
+                continue;
+            }
             let (builtin, _, _) = self.builtin_for(agent, trace);
             let matched: Vec<&str> = keys
                 .iter()

@@ -345,6 +345,18 @@ impl Agent {
         }
     }
 
+    /// Could a tool of this name be one of the agent's built-ins in some capture? Its bundle
+    /// holds every captured tool's name as a JSON string: a test that reads no schema, so a
+    /// trace whose tools are nobody's built-ins does not pay for parsing the bundles.
+    pub fn may_name(self, name: &str) -> bool {
+        let bundle = match self {
+            Agent::ClaudeCode => BUNDLE,
+            Agent::Codex => codex::BUNDLE,
+            Agent::GeminiCli => gemini::BUNDLE,
+        };
+        serde_json::to_string(name).is_ok_and(|quoted| bundle.contains(&quoted))
+    }
+
     /// The agent's name in reports.
     pub fn display(self) -> &'static str {
         match self {
@@ -437,6 +449,27 @@ mod tests {
         );
         let names = t.tool_names();
         assert!(names.contains(&"Bash") && names.contains(&"Agent") && names.contains(&"View"));
+    }
+
+    /// `may_name` is a necessary condition: every tool name of every capture passes it, and a
+    /// name no agent ships does not.
+    #[test]
+    fn every_captured_name_may_be_named_and_others_are_not() {
+        for name in ClaudeCodeTools::get().tool_names() {
+            assert!(Agent::ClaudeCode.may_name(name), "{name}");
+        }
+        for (agent, names) in [
+            (Agent::Codex, codex::CodexTools::get().tool_names()),
+            (Agent::GeminiCli, gemini::GeminiTools::get().tool_names()),
+        ] {
+            assert!(!names.is_empty());
+            for name in names {
+                assert!(agent.may_name(name), "{agent:?} {name}");
+            }
+        }
+        for agent in Agent::ALL {
+            assert!(!agent.may_name("zq_lookup_customer_order"), "{agent:?}");
+        }
     }
 
     #[test]
