@@ -23,7 +23,7 @@ use crate::model::schema::SchemaCache;
 pub use super::names::CODEX;
 
 /// The embedded bundle.
-pub(super) const BUNDLE: &str = include_str!("../../../data/codex-tools/bundle.json");
+pub(super) static BUNDLE: &str = include_str!("../../../data/codex-tools/bundle.json");
 
 /// Strings Codex's runtime accepts only from a fixed set while the schema it sends says just
 /// `"type": "string"` (the set is in the description, which the bundle leaves out). Measured:

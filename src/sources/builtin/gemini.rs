@@ -24,7 +24,7 @@ use crate::model::schema::SchemaCache;
 pub use super::names::GEMINI_CLI;
 
 /// The embedded bundle.
-pub(super) const BUNDLE: &str = include_str!("../../../data/gemini-cli-tools/bundle.json");
+pub(super) static BUNDLE: &str = include_str!("../../../data/gemini-cli-tools/bundle.json");
 
 #[derive(Deserialize)]
 struct RawBundle {

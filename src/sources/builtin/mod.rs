@@ -30,7 +30,7 @@ pub use names::CLAUDE_CODE;
 pub use version::{Matched, Version, parse_version, show};
 
 /// The embedded bundle.
-const BUNDLE: &str = include_str!("../../../data/claude-code-tools/bundle.json");
+static BUNDLE: &str = include_str!("../../../data/claude-code-tools/bundle.json");
 
 /// Tools whose runtime drops unknown keys instead of rejecting the call (measured by running
 /// Claude Code itself; see the bundle's README).
