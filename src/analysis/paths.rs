@@ -141,6 +141,17 @@ impl PathForm {
                 .is_some_and(|c| c != ".." && c != "~" && !is_drive(c))
     }
 
+    /// The relative paths a rooted path (a leading separator or a Windows drive) ends in, of
+    /// two components at least and without its first component (`a/b/c` and `b/c` for
+    /// `/x/a/b/c`): what it is when its directory is one the record does not show.
+    pub(crate) fn tails(&self) -> impl Iterator<Item = String> + '_ {
+        let rooted = self.absolute || self.comps.first().is_some_and(|c| is_drive(c));
+        let n = self.comps.len();
+        (1..n.saturating_sub(1))
+            .filter(move |_| rooted)
+            .map(move |from| self.piece(from, n))
+    }
+
     /// A Windows drive alone (`c:`): a root, as `/` is.
     pub(crate) fn is_root(&self) -> bool {
         matches!(self.comps.as_slice(), [c] if !self.absolute && is_drive(c))

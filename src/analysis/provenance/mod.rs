@@ -320,6 +320,17 @@ impl Provenance {
             || paths::identifier_stem(s).is_some_and(|stem| plan.module_found(&stem))
     }
 
+    /// Is a rooted path (its directory unknown: the record shows no working directory) one of
+    /// its trailing relative paths, of two components at least, observed on path boundaries
+    /// (`d:\app\api\requirements.txt` after "fix api/requirements.txt")?
+    pub(crate) fn tail_observed(&self, value: &Value) -> bool {
+        let (Value::String(s), Substrings::Planned(plan)) = (value, &self.substrings) else {
+            return false;
+        };
+        paths::path_form(&normalize_text(s), self.home.as_deref())
+            .is_some_and(|form| form.tails().any(|tail| plan.aligned(&tail)))
+    }
+
     fn derivable(&mut self, norm: &str, number: Option<&str>) -> bool {
         let chars = norm.chars().count();
         if chars < 2 || self.scalars.contains(norm) {

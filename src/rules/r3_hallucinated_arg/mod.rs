@@ -68,13 +68,6 @@ impl Rule for HallucinatedArg {
                 )
             });
         }
-        // Where no working directory is recorded, an absolute path may be a relative one the
-        // agent was given, joined with a directory the record does not show.
-        let no_cwd = !cx
-            .trace
-            .context
-            .iter()
-            .any(|c| c.kind == ContextKind::WorkingDirectory);
         // Every value this walk will ask about (and the parts of a composite one), so the index
         // searches for them only.
         let mut asked: Vec<Value> = Vec::new();
@@ -91,9 +84,6 @@ impl Rule for HallucinatedArg {
                     for page in same_page(value) {
                         asked.extend(web_form(&page));
                         asked.push(page);
-                    }
-                    if no_cwd {
-                        asked.extend(tails(value));
                     }
                 }
             }
@@ -242,10 +232,8 @@ impl Rule for HallucinatedArg {
                 // With no working directory recorded, an absolute path ending in a relative
                 // path the agent observed (two components at least) is that path, joined.
                 if derivation != Derivation::Derivable
-                    && no_cwd
-                    && tails(value)
-                        .iter()
-                        .any(|t| seen.check(t) == Derivation::Derivable)
+                    && cwds.is_empty()
+                    && seen.tail_observed(value)
                 {
                     derivation = Derivation::Derivable;
                 }
@@ -492,28 +480,6 @@ fn read_without_fault(cx: &TraceCx<'_>, call: usize) -> bool {
         }),
         _ => false,
     }
-}
-
-/// Most trailing parts of an absolute path tried as the relative path it may join.
-const MAX_TAILS: usize = 8;
-
-/// The relative paths an absolute path ends in, of two components at least and without its
-/// first component (`b/c`, then `a/b/c`, for `/x/a/b/c`; `/` for a Windows `\`), shortest first.
-fn tails(value: &Value) -> Vec<Value> {
-    let Some(s) = value.as_str().map(str::trim) else {
-        return Vec::new();
-    };
-    let path = s.replace('\\', "/");
-    let absolute = path.starts_with('/') || path.get(1..3) == Some(":/");
-    if !absolute || path.contains("://") || path.contains(char::is_whitespace) {
-        return Vec::new();
-    }
-    let comps: Vec<&str> = path.split('/').filter(|c| !c.is_empty()).collect();
-    (1..comps.len().saturating_sub(1))
-        .rev()
-        .take(MAX_TAILS)
-        .map(|i| Value::String(comps[i..].join("/")))
-        .collect()
 }
 
 /// Other URLs of the page a URL names: without the host's `www.`; a GitHub file's page
