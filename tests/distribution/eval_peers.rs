@@ -9,23 +9,8 @@
 use std::path::PathBuf;
 use std::time::Duration;
 
-use crate::support::{dev_cache, repo, run, tracelint_bin};
+use crate::support::{assert_pytest_passed, dev_cache, repo, require, run, tracelint_bin};
 use crate::wheel::{built_wheel, wheel_file};
-
-/// A peer the test cannot do without: `None` (said on stderr) when missing outside a full test.
-fn required(what: &str, found: Option<PathBuf>) -> Option<PathBuf> {
-    if found.is_none() {
-        assert!(
-            std::env::var_os("TRACELINT_FULL_TEST").is_none(),
-            "TRACELINT_FULL_TEST is set but {what} is missing: run ./scripts/test, which installs it"
-        );
-        #[allow(clippy::print_stderr)]
-        {
-            eprintln!("skipped: {what} is missing (./scripts/test installs it)");
-        }
-    }
-    found
-}
 
 fn from_env(var: &str) -> Option<PathBuf> {
     std::env::var_os(var)
@@ -36,13 +21,13 @@ fn from_env(var: &str) -> Option<PathBuf> {
 #[test]
 fn deepeval_promptfoo_and_ray_data_run_the_module() {
     let eval_venv = from_env("TRACELINT_EVAL_VENV").unwrap_or_else(|| dev_cache().join("eval"));
-    let Some(python) = required(
+    let Some(python) = require(
         "the eval peers' venv (TRACELINT_EVAL_VENV)",
         Some(eval_venv.join("bin/python")).filter(|p| p.is_file()),
     ) else {
         return;
     };
-    let Some(promptfoo) = required(
+    let Some(promptfoo) = require(
         "the promptfoo CLI (TRACELINT_PROMPTFOO)",
         from_env("TRACELINT_PROMPTFOO").filter(|p| p.is_file()),
     ) else {
@@ -52,7 +37,7 @@ fn deepeval_promptfoo_and_ray_data_run_the_module() {
         .parent()
         .expect("the binary's folder")
         .join("examples/gen_corpus");
-    let Some(generator) = required(
+    let Some(generator) = require(
         "the corpus generator (cargo build --example gen_corpus)",
         Some(generator).filter(|p| p.is_file()),
     ) else {
@@ -102,20 +87,12 @@ fn deepeval_promptfoo_and_ray_data_run_the_module() {
             .current_dir(repo()),
         Duration::from_secs(20 * 60),
     );
-    let last = tests.stdout.lines().last().unwrap_or_default();
-    assert!(
-        last.contains(" passed")
-            && !last.contains("failed")
-            && !last.contains("skipped")
-            && !last.contains("error"),
-        "{}",
-        tests.all()
+    assert_pytest_passed(
+        &tests,
+        &[
+            "test_deepeval.py::test_assert_test_raises_on_a_hard_defect_and_passes_a_clean_case",
+            "test_promptfoo.py::test_promptfoo_eval_fails_a_hard_defect_and_passes_a_clean_trace",
+            "test_ray_data.py::test_ray_data_counts_equal_check_and_the_shards_merge_into_checks_sarif",
+        ],
     );
-    for name in [
-        "test_deepeval.py::test_assert_test_raises_on_a_hard_defect_and_passes_a_clean_case PASSED",
-        "test_promptfoo.py::test_promptfoo_eval_fails_a_hard_defect_and_passes_a_clean_trace PASSED",
-        "test_ray_data.py::test_ray_data_counts_equal_check_and_the_shards_merge_into_checks_sarif PASSED",
-    ] {
-        assert!(tests.stdout.contains(name), "{name}: {}", tests.all());
-    }
 }

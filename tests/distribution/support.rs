@@ -58,18 +58,44 @@ pub(crate) fn find_tool(name: &str) -> Option<PathBuf> {
 /// An external tool the test cannot do without. Missing: the test is skipped with a notice, or
 /// fails when `TRACELINT_FULL_TEST` is set (under `scripts/test`, which installs it).
 pub(crate) fn require_tool(name: &str) -> Option<PathBuf> {
-    let found = find_tool(name);
+    require(&format!("`{name}`"), find_tool(name))
+}
+
+/// A peer the test cannot do without, `found` or not: missing, the test is skipped with a
+/// notice, or fails when `TRACELINT_FULL_TEST` is set (under `scripts/test`, which installs it).
+pub(crate) fn require(what: &str, found: Option<PathBuf>) -> Option<PathBuf> {
     if found.is_none() {
         assert!(
             std::env::var_os("TRACELINT_FULL_TEST").is_none(),
-            "TRACELINT_FULL_TEST is set but `{name}` is missing: run ./scripts/test, which installs it"
+            "TRACELINT_FULL_TEST is set but {what} is missing: run ./scripts/test, which installs it"
         );
         #[allow(clippy::print_stderr)]
         {
-            eprintln!("skipped: `{name}` is missing (./scripts/test installs it)");
+            eprintln!("skipped: {what} is missing (./scripts/test installs it)");
         }
     }
     found
+}
+
+/// A pytest run (`-v`) that passed whole — nothing failed, skipped or in error — and ran each
+/// of the named tests.
+pub(crate) fn assert_pytest_passed(tests: &Output, names: &[&str]) {
+    let last = tests.stdout.lines().last().unwrap_or_default();
+    assert!(
+        last.contains(" passed")
+            && !last.contains("failed")
+            && !last.contains("skipped")
+            && !last.contains("error"),
+        "{}",
+        tests.all()
+    );
+    for name in names {
+        assert!(
+            tests.stdout.contains(&format!("{name} PASSED")),
+            "{name}: {}",
+            tests.all()
+        );
+    }
 }
 
 /// What a finished command did.
