@@ -57,7 +57,7 @@ macro_rules! internal_modules {
 mod api;
 // Internal modules: `pub(crate)`, public to this crate's own tests under `__internal` alone.
 internal_modules!(
-    adapters, analysis, baseline, chain, cli, commands, config, demo, doctor, exit, expect,
+    adapters, analysis, baseline, chain, cli, commands, config, demo, digest, doctor, exit, expect,
     finding, hook, infer, init, inputs, lint, model, phoenix, pipeline, proxy, record, reporters,
     rules, scorecard, sources, suggest
 );

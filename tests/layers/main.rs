@@ -27,7 +27,8 @@ use graph::Graph;
 /// Each layer: its name, the `src/` files and folders it holds, and the layers it may import
 /// (besides itself). From the bottom up:
 ///
-/// - `base`: the exit-code contract and "did you mean", which import nothing of the crate;
+/// - `base`: the exit-code contract, "did you mean" and SHA-256, which import nothing of the
+///   crate;
 /// - `model`: the canonical trace and registry, findings, compiled schemas and record quality;
 /// - `io`: INPUT arguments to files, and opening them;
 /// - `adapters`: input formats → the model, above the model only;
@@ -46,7 +47,7 @@ use graph::Graph;
 ///   scorecard, the demo, the agent hooks, the Phoenix download and annotations);
 /// - `api`: the library API, the command line and the binary.
 const LAYERS: &[(&str, &[&str], &[&str])] = &[
-    ("base", &["exit.rs", "suggest.rs"], &[]),
+    ("base", &["digest.rs", "exit.rs", "suggest.rs"], &[]),
     (
         "model",
         &["model/", "finding.rs", "record.rs", "chain.rs"],

@@ -93,6 +93,8 @@ struct Meta<'a> {
     session_id: Option<String>,
     #[serde(rename = "startTime", default)]
     start_time: Option<String>,
+    #[serde(rename = "projectHash", default)]
+    project_hash: Option<String>,
     #[serde(default)]
     kind: Option<String>,
     #[serde(default)]
@@ -120,6 +122,8 @@ struct Reader<'i> {
     input: &'i InputRef,
     session: Session,
     session_id: Option<String>,
+    /// The session's `projectHash`: the SHA-256 of the directory the CLI ran in.
+    project_hash: Option<String>,
     /// The messages in order: (id, the steps read from its latest record).
     messages: Vec<(String, Vec<Item>)>,
     by_id: HashMap<String, usize>,
@@ -159,6 +163,19 @@ impl agent::Records for Reader<'_> {
                 self.session.items.push(item);
             }
         }
+        // The session names its working directory only as a hash: a directory the calls name
+        // (or one of its parents) that has that hash is the one.
+        if !self
+            .session
+            .context
+            .iter()
+            .any(|(k, _)| *k == ContextKind::WorkingDirectory)
+            && let Some(hash) = &self.project_hash
+            && let Some(root) = project_root(hash, &self.session.items)
+        {
+            self.session
+                .context(ContextKind::WorkingDirectory, Some(&root));
+        }
         self.session.emit(session_id, self.input, out);
     }
 }
@@ -174,6 +191,7 @@ impl<'i> Reader<'i> {
             input,
             session,
             session_id: None,
+            project_hash: None,
             messages: Vec::new(),
             by_id: HashMap::new(),
             document,
@@ -285,6 +303,9 @@ impl<'i> Reader<'i> {
         if self.session_id.is_none() {
             self.session_id = meta.session_id.filter(|s| !s.is_empty());
         }
+        if self.project_hash.is_none() {
+            self.project_hash = meta.project_hash.filter(|h| h.len() == 64);
+        }
         self.session
             .attribute(ATTR_STARTED, meta.start_time.as_deref());
         self.session.attribute(ATTR_KIND, meta.kind.as_deref());
@@ -345,3 +366,87 @@ impl<'i> Reader<'i> {
 
 #[cfg(test)]
 mod tests;
+
+/// Hashes tried in search of a session's project directory (each a prefix of a path a call
+/// names), and strings read from one call's arguments.
+const MAX_ROOT_HASHES: usize = 4096;
+const MAX_STRINGS_A_CALL: usize = 64;
+
+/// The directory whose SHA-256 (of its path as text, as Gemini CLI files a session under
+/// `~/.gemini/tmp/<projectHash>/`) is `hash`, among the absolute paths the session's calls name
+/// and their parents.
+fn project_root(hash: &str, items: &[Item]) -> Option<String> {
+    let hash = hash.to_ascii_lowercase();
+    let mut tried = std::collections::HashSet::new();
+    for item in items {
+        let mut strings = Vec::new();
+        match &item.kind {
+            crate::model::StepKind::ToolCall(call) => {
+                if let crate::model::Args::Known(args) = &call.args {
+                    absolute_paths(args, 0, &mut strings);
+                }
+            }
+            // "Successfully created and wrote to new file: /…/work/hello.txt."
+            crate::model::StepKind::ToolResult(r) => absolute_paths(&r.content, 0, &mut strings),
+            _ => {}
+        }
+        for path in strings {
+            let ends = path
+                .char_indices()
+                .filter(|&(i, c)| i > 0 && (c == '/' || c == '\\'))
+                .map(|(i, _)| i)
+                .chain([path.trim_end_matches(['/', '\\']).len()]);
+            for end in ends {
+                let dir = &path[..end];
+                if dir.len() < 2 || !tried.insert(dir.to_owned()) {
+                    continue;
+                }
+                // A Windows directory named with `/` in a call is filed under its `\\` form.
+                let native = (dir.as_bytes().get(1) == Some(&b':')).then(|| dir.replace('/', "\\"));
+                for text in [Some(dir), native.as_deref()].into_iter().flatten() {
+                    if crate::digest::hex(&crate::digest::sha256(text.as_bytes())) == hash {
+                        return Some(text.to_owned());
+                    }
+                }
+                if tried.len() >= MAX_ROOT_HASHES {
+                    return None;
+                }
+            }
+        }
+    }
+    None
+}
+
+/// Absolute paths (`/…`, `C:\…`, `C:/…`) among a value's strings, a few levels deep: the
+/// words of a string's first 64 KiB that are one, edge punctuation aside.
+fn absolute_paths<'v>(v: &'v Value, depth: usize, out: &mut Vec<&'v str>) {
+    if out.len() >= MAX_STRINGS_A_CALL || depth > 4 {
+        return;
+    }
+    let absolute = |s: &str| {
+        let b = s.as_bytes();
+        let drive = b.len() > 2
+            && b[0].is_ascii_alphabetic()
+            && b[1] == b':'
+            && (b[2] == b'/' || b[2] == b'\\');
+        (b.first() == Some(&b'/') && b.get(1) != Some(&b'/')) || drive
+    };
+    match v {
+        Value::String(s) => {
+            let mut end = s.len().min(64 << 10);
+            while !s.is_char_boundary(end) {
+                end -= 1;
+            }
+            let head = &s[..end];
+            for word in head.split(|c: char| c.is_whitespace() || matches!(c, '"' | '\'' | '`')) {
+                let word = word.trim_end_matches(['.', ',', ':', ';', ')', ']']);
+                if out.len() < MAX_STRINGS_A_CALL && word.len() > 1 && absolute(word) {
+                    out.push(word);
+                }
+            }
+        }
+        Value::Array(a) => a.iter().for_each(|x| absolute_paths(x, depth + 1, out)),
+        Value::Object(m) => m.values().for_each(|x| absolute_paths(x, depth + 1, out)),
+        _ => {}
+    }
+}

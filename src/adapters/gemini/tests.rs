@@ -451,3 +451,38 @@ fn a_bare_mcp_tool_name_gets_its_server() {
         .collect();
     assert_eq!(names, ["mcp_github_get_file_contents"]);
 }
+
+/// A session that names its working directory only as `projectHash` (the SHA-256 of the
+/// directory's path) gets it back from the absolute paths its calls name: the 0.40.1 session
+/// ran in `/tmp/tracelint-session-mnf1xx9s/work` and reads `…/work/notes.txt`. A hash no call's
+/// path matches gives no directory.
+#[test]
+fn project_hash_names_the_working_directory() {
+    let (parsed, _) = fixture("gemini-cli-0.40.1-tools.jsonl");
+    let dirs: Vec<&str> = parsed.traces[0]
+        .context
+        .iter()
+        .filter(|c| c.kind == ContextKind::WorkingDirectory)
+        .map(|c| c.value.as_str())
+        .collect();
+    assert_eq!(dirs, ["/tmp/tracelint-session-mnf1xx9s/work"]);
+
+    let text = std::fs::read_to_string(
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("fixtures/real/gemini-cli/gemini-cli-0.40.1-tools.jsonl"),
+    )
+    .unwrap()
+    .replace(
+        "96313b1cfd0962b2bdeb0ed0c18662b27fda90faf10237d4da2e5366d5e409f8",
+        &"0".repeat(64),
+    );
+    let (_, parsed) = parse_bytes(text.as_bytes(), "s.jsonl", None);
+    assert!(
+        !parsed.traces[0]
+            .context
+            .iter()
+            .any(|c| c.kind == ContextKind::WorkingDirectory),
+        "{:?}",
+        parsed.traces[0].context
+    );
+}
