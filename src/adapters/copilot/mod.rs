@@ -128,6 +128,8 @@ struct Reader<'i> {
     id: Option<String>,
     /// Call ids the model's requests recorded.
     requested: std::collections::HashSet<String>,
+    /// A `session.start` event was read.
+    started: bool,
 }
 
 impl<'i> Reader<'i> {
@@ -142,6 +144,7 @@ impl<'i> Reader<'i> {
             session,
             id: None,
             requested: std::collections::HashSet::new(),
+            started: false,
         }
     }
 
@@ -180,6 +183,7 @@ impl<'i> Reader<'i> {
         };
         match ev.kind.as_deref().unwrap_or("") {
             "session.start" => {
+                self.started = true;
                 self.id = self.id.take().or(data.session_id);
                 let s = &mut self.session;
                 s.attribute(
@@ -301,7 +305,18 @@ impl Records for Reader<'_> {
     fn mark_partial(&mut self) {
         self.session.partial = true;
     }
-    fn finish(self, out: &mut dyn Emit) {
+    fn finish(mut self, out: &mut dyn Emit) {
+        if !self.started {
+            // The events of `copilot -p … --output-format json` (or a log cut short at its
+            // start): no working directory, and neither the instructions nor the environment
+            // the session began with.
+            self.session.attribute(
+                crate::model::ATTR_PROMPT_UNRECORDED,
+                Some(
+                    "a Copilot CLI record without its `session.start` event names no working directory and holds none of the instructions the session began with",
+                ),
+            );
+        }
         self.session.emit(self.id, self.input, out);
     }
 }

@@ -104,7 +104,15 @@ impl Rule for HallucinatedArg {
             .take(MAX_CWDS)
             .collect();
         let gemini = agent_is(cx, "gemini-cli");
-        let unrecorded_instructions = gemini || agent_is(cx, "claude-code");
+        // Copilot CLI's log records its system prompt (the working directory, the project's
+        // instructions) only in newer releases, as a `system.message` event.
+        let unrecorded_instructions = gemini
+            || agent_is(cx, "claude-code")
+            || (cx.trace.attribute(crate::model::ATTR_AGENT)
+                == Some(crate::model::AGENT_COPILOT_CLI)
+                && !cx.trace.steps.iter().any(|s| {
+                    matches!(&s.kind, crate::model::StepKind::Message(m) if m.role == crate::model::Role::System)
+                }));
         // What the agent was told about its environment is observed from the start.
         for c in &cx.trace.context {
             seen.add_text(&c.value);
