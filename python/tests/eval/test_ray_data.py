@@ -59,9 +59,13 @@ def test_ray_data_counts_equal_check_and_the_shards_merge_into_checks_sarif(tmp_
     finally:
         ray.shutdown()
 
+    # One `check` writes the JSON report (stdout), the SARIF log and the HTML report.
+    single = tmp_path / "check"
+    single.mkdir()
     started = time.perf_counter()
     check = subprocess.run(
-        [cli, "check", *files, "--tools", tools, "--jobs", str(CORES), "--output-format", "json", "--max-findings", "0"],
+        [cli, "check", *files, "--tools", tools, "--jobs", str(CORES), "--output-format", "json", "--max-findings", "0",
+         "--sarif", str(single / "all.sarif"), "--html", str(single / "all.html")],
         capture_output=True, text=True, cwd=tmp_path,
     )
     on_cli = time.perf_counter() - started
@@ -76,18 +80,19 @@ def test_ray_data_counts_equal_check_and_the_shards_merge_into_checks_sarif(tmp_
     assert sum(counts.values()) > 0 and {"R1", "R2a", "R7"} <= set(counts), counts
     assert result.exit_code == check.returncode
 
+    # The shards merged by one `report`: the same JSON, SARIF and HTML, byte for byte.
     assert len(result.shards) == (FILES + 1) // 2 > 2
-    for output in ("sarif", "html"):
-        merged = subprocess.run(
-            [cli, "report", *map(str, result.shards), "--output-format", output],
-            capture_output=True, text=True, cwd=tmp_path,
-        )
-        single = subprocess.run(
-            [cli, "check", *files, "--tools", tools, "--output-format", output, "--max-findings", "0"],
-            capture_output=True, text=True, cwd=tmp_path,
-        )
-        assert merged.returncode == single.returncode == check.returncode, merged.stderr
-        assert merged.stdout == single.stdout, output
+    merged = tmp_path / "merged"
+    merged.mkdir()
+    done = subprocess.run(
+        [cli, "report", *map(str, result.shards), "--output-format", "json",
+         "--sarif", str(merged / "all.sarif"), "--html", str(merged / "all.html")],
+        capture_output=True, text=True, cwd=tmp_path,
+    )
+    assert done.returncode == check.returncode, done.stderr
+    assert done.stdout == check.stdout, "json"
+    for output in ("all.sarif", "all.html"):
+        assert (merged / output).read_bytes() == (single / output).read_bytes(), output
     sys.stderr.write(
         f"ray data: {TRACES} traces in {FILES} files, {sum(counts.values())} findings, in {on_ray:.1f} s on {CORES} CPUs"
         f" ({TRACES / on_ray / CORES:.0f} traces/s per core);"
