@@ -68,7 +68,10 @@ internal_modules!(
 pub mod fuzzing;
 
 pub use adapters::InputFormat;
-pub use api::{Error, Linter, LinterBuilder, Loaded, TraceResult, load_traces};
+pub use api::{
+    Error, Linter, LinterBuilder, Loaded, PhoenixOptions, PhoenixRun, TraceResult, WrittenBack,
+    load_traces,
+};
 pub use exit::ExitStatus;
 pub use finding::{Evidence, Finding, InputIssue, RuleId, Suppression, Tier};
 pub use model::{ToolRegistry, Trace};

@@ -124,3 +124,50 @@ fn lint_paths_is_check_and_tells_every_trace_in_order() {
         );
     }
 }
+
+/// A `phoenix:` source that cannot be read stops the run before anything is linted, with the
+/// command's message, through `lint_paths` and `lint_phoenix` alike; a malformed source or
+/// window is refused before any request.
+#[test]
+fn a_phoenix_source_that_cannot_be_read_is_an_error() {
+    use tracelint::{Error, Linter, PhoenixOptions};
+    let linter = Linter::builder().build().unwrap();
+    // Nothing listens on port 1 of the loopback address.
+    let source = "phoenix:http://127.0.0.1:1/projects/agents";
+    let told = std::cell::Cell::new(0);
+    let err = linter
+        .lint_paths(["fixtures/quickstart", source], |_| {
+            told.set(told.get() + 1)
+        })
+        .unwrap_err();
+    assert!(matches!(err, Error::Phoenix(_)), "{err:?}");
+    assert!(err.to_string().starts_with(source), "{err}");
+    assert_eq!(
+        told.get(),
+        0,
+        "nothing is linted before every source is read"
+    );
+    let err = linter
+        .lint_phoenix(source, &PhoenixOptions::new())
+        .unwrap_err();
+    assert!(err.to_string().starts_with(source), "{err}");
+    let err = linter
+        .lint_phoenix("phoenix:ftp://127.0.0.1:1", &PhoenixOptions::new())
+        .unwrap_err();
+    assert!(
+        err.to_string().contains("Phoenix speaks http or https"),
+        "{err}"
+    );
+    let window = PhoenixOptions::new()
+        .since("2026-07-02")
+        .until("2026-07-01");
+    let err = linter.lint_phoenix(source, &window).unwrap_err();
+    assert_eq!(err.to_string(), "since must be before until");
+    let err = linter
+        .lint_phoenix(source, &PhoenixOptions::new().since("yesterday"))
+        .unwrap_err();
+    assert!(
+        err.to_string().starts_with("since `yesterday`: expected"),
+        "{err}"
+    );
+}

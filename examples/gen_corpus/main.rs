@@ -3,6 +3,7 @@
 //!
 //!     cargo run --release --example gen_corpus -- corpus DIR CALLS [SEED]
 //!     cargo run --release --example gen_corpus -- long DIR STEPS [SEED]
+//!     cargo run --release --example gen_corpus -- traces DIR TRACES FILES [SEED]
 //!
 //! `corpus` writes the same runs (about CALLS tool calls in all) four times:
 //! `DIR/claude/*.jsonl` (one Claude Code session per file), `DIR/native.jsonl` (one native trace
@@ -10,7 +11,10 @@
 //! calls per file) and `DIR/otel/*.otlp.json` (OTLP JSON exports with OpenInference spans), plus
 //! `DIR/tools.json` (seed 002's tools map) and `DIR/stats.json` (counts and the size of the
 //! largest single trace in each format). `long` writes one native trace of STEPS steps as
-//! `DIR/long-STEPS.json`.
+//! `DIR/long-STEPS.json`. `traces` writes TRACES short runs (one to four tool calls each, with
+//! results of one line: the size of one request an agent served) as native traces, one per line, spread evenly over FILES
+//! files `DIR/native/traces-NNNN.jsonl`, plus `DIR/tools.json` and `DIR/stats.json`: a corpus of
+//! many traces in few files, as a data lake's partitions hold them.
 //!
 //! The runs look like support and coding agents at work: eight tools with required fields, enums
 //! and nested objects; about 3% schema violations, 1% unknown tools, 4% tool errors, loops of the
@@ -38,8 +42,10 @@ fn main() {
     let result = match args.first().map(String::as_str) {
         Some("corpus") if args.len() >= 3 => corpus(&args),
         Some("long") if args.len() >= 3 => long(&args),
+        Some("traces") if args.len() >= 4 => traces(&args),
         _ => Err(
-            "usage: gen_corpus corpus DIR CALLS [SEED] | gen_corpus long DIR STEPS [SEED]"
+            "usage: gen_corpus corpus DIR CALLS [SEED] | gen_corpus long DIR STEPS [SEED] \
+             | gen_corpus traces DIR TRACES FILES [SEED]"
                 .to_owned(),
         ),
     };
@@ -55,11 +61,16 @@ fn number(s: &str) -> Result<usize, String> {
         .map_err(|_| format!("`{s}` is not a number"))
 }
 
-fn seed(args: &[String]) -> Result<u64, String> {
-    match args.get(3) {
+/// The seed: the argument at `at`, 10 when there is none.
+fn seed_at(args: &[String], at: usize) -> Result<u64, String> {
+    match args.get(at) {
         Some(s) => number(s).map(|n| n as u64),
         None => Ok(10),
     }
+}
+
+fn seed(args: &[String]) -> Result<u64, String> {
+    seed_at(args, 3)
 }
 
 fn create(path: &Path) -> Result<BufWriter<File>, String> {
@@ -164,5 +175,47 @@ fn long(args: &[String]) -> Result<(), String> {
         "{}",
         serde_json::json!({"steps": run.steps(), "calls": run.calls()})
     );
+    Ok(())
+}
+
+fn traces(args: &[String]) -> Result<(), String> {
+    let dir = PathBuf::from(&args[1]);
+    let traces = number(&args[2])?;
+    let files = number(&args[3])?;
+    if files == 0 || files > traces {
+        return Err(format!("FILES must be 1 to TRACES ({traces}), not {files}"));
+    }
+    let mut gen_ = Generator::brief(seed_at(args, 4)?);
+    mkdir(&dir.join("native"))?;
+    let mut tools = create(&dir.join("tools.json"))?;
+    serde_json::to_writer_pretty(&mut tools, &tools_file()).map_err(|e| e.to_string())?;
+    tools.flush().map_err(io)?;
+    let (mut calls, mut largest) = (0, 0);
+    let mut index = 0;
+    for file in 0..files {
+        // Even shares: the first `traces % files` files hold one trace more.
+        let here = traces / files + usize::from(file < traces % files);
+        let mut out = Native::new(create(&dir.join(format!("native/traces-{file:04}.jsonl")))?);
+        for _ in 0..here {
+            let length = gen_.short_run_length();
+            let run = gen_.run(index, length);
+            calls += run.calls();
+            out.write(&run).map_err(io)?;
+            index += 1;
+        }
+        largest = largest.max(out.largest());
+        out.finish().map_err(io)?;
+    }
+    let stats = serde_json::json!({
+        "traces": index,
+        "files": files,
+        "calls": calls,
+        "largest_trace_bytes": {"native": largest},
+        "largest_trace_calls": gen_.largest_run(),
+    });
+    let mut out = create(&dir.join("stats.json"))?;
+    serde_json::to_writer_pretty(&mut out, &stats).map_err(|e| e.to_string())?;
+    out.flush().map_err(io)?;
+    println!("{stats}");
     Ok(())
 }

@@ -146,6 +146,8 @@ const TOOLS: &[&str] = &[
 pub(crate) struct Generator {
     rng: Rng,
     largest: usize,
+    /// Results of one line (the short runs of `traces`), not a few hundred bytes to a few KB.
+    brief: bool,
 }
 
 impl Generator {
@@ -153,6 +155,15 @@ impl Generator {
         Self {
             rng: Rng(seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1),
             largest: 0,
+            brief: false,
+        }
+    }
+
+    /// Runs whose results are one short line each.
+    pub(crate) fn brief(seed: u64) -> Self {
+        Self {
+            brief: true,
+            ..Self::new(seed)
         }
     }
 
@@ -163,6 +174,11 @@ impl Generator {
         } else {
             20 + self.rng.below(160) as usize
         }
+    }
+
+    /// The number of calls of a short run: one to four.
+    pub(crate) fn short_run_length(&mut self) -> usize {
+        1 + self.rng.below(4) as usize
     }
 
     /// The most calls any run had.
@@ -264,7 +280,7 @@ impl Generator {
             ))
         } else {
             let new_id = format!("{}", 100_000 + rng.below(900_000));
-            let result = result_for(rng, name, &order, &new_id);
+            let result = result_for(rng, name, &order, &new_id, self.brief);
             known.push(new_id);
             if known.len() > 64 {
                 known.remove(2);
@@ -369,10 +385,13 @@ fn violate(rng: &mut Rng, name: &str, args: &mut Value) {
     }
 }
 
-/// A result of a few hundred bytes to a few KB, naming a new id the agent may use later.
-fn result_for(rng: &mut Rng, name: &str, order: &str, new_id: &str) -> Value {
+/// A result of a few hundred bytes to a few KB (`brief`: one line), naming a new id the agent
+/// may use later.
+fn result_for(rng: &mut Rng, name: &str, order: &str, new_id: &str, brief: bool) -> Value {
     let long = rng.chance(200);
-    let lines = if long {
+    let lines = if brief {
+        1
+    } else if long {
         8 + rng.below(30)
     } else {
         1 + rng.below(6)

@@ -34,6 +34,13 @@ pyo3::create_exception!(
     "An expectations file is malformed."
 );
 
+pyo3::create_exception!(
+    tracelint_rs,
+    PhoenixError,
+    TracelintError,
+    "A Phoenix server (a phoenix: source) could not be read or written to, or the source is malformed."
+);
+
 /// The Python exception for a library error, with the library's message.
 pub(crate) fn to_py_err(e: tracelint::Error) -> PyErr {
     let message = e.to_string();
@@ -41,6 +48,7 @@ pub(crate) fn to_py_err(e: tracelint::Error) -> PyErr {
         tracelint::Error::Tools { .. } => ToolsError::new_err(message),
         tracelint::Error::Config { .. } => ConfigError::new_err(message),
         tracelint::Error::Expectations { .. } => ExpectationsError::new_err(message),
+        tracelint::Error::Phoenix(_) => PhoenixError::new_err(message),
         _ => TracelintError::new_err(message),
     }
 }
@@ -61,6 +69,7 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("ToolsError", py.get_type::<ToolsError>())?;
     m.add("ConfigError", py.get_type::<ConfigError>())?;
     m.add("ExpectationsError", py.get_type::<ExpectationsError>())?;
+    m.add("PhoenixError", py.get_type::<PhoenixError>())?;
     m.add_function(wrap_pyfunction!(main, m)?)?;
     m.add_function(wrap_pyfunction!(linter::input_formats, m)?)?;
     m.add_class::<linter::Linter>()?;

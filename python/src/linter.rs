@@ -168,6 +168,37 @@ impl Linter {
             .map_err(to_py_err)
     }
 
+    /// Read a running Arize Phoenix server's spans (`phoenix:http://HOST:PORT[/projects/NAME]`),
+    /// lint them, and with `write_back` record each finding as an annotation on its span.
+    #[pyo3(signature = (
+        source, *, since = None, until = None, write_back = false, include_candidates = false
+    ))]
+    fn lint_phoenix(
+        &self,
+        py: Python<'_>,
+        source: &str,
+        since: Option<String>,
+        until: Option<String>,
+        write_back: bool,
+        include_candidates: bool,
+    ) -> PyResult<Report> {
+        let mut options = tracelint::PhoenixOptions::new()
+            .write_back(write_back)
+            .include_candidates(include_candidates);
+        if let Some(when) = since {
+            options = options.since(when);
+        }
+        if let Some(when) = until {
+            options = options.until(when);
+        }
+        let inner = &self.inner;
+        // Network and linting: without the GIL.
+        let run = py
+            .detach(|| inner.lint_phoenix(source, &options))
+            .map_err(to_py_err)?;
+        Ok(Report::with_written(run.report, run.written))
+    }
+
     /// Lint files, directories and globs on a thread of their own, yielding each trace's
     /// result as soon as it is settled; the stream's `report` is the whole run's once the
     /// stream is exhausted.

@@ -212,11 +212,23 @@ impl InputIssue {
 #[pyclass(frozen, module = "tracelint_rs")]
 pub struct Report {
     inner: tracelint::Report,
+    written: Option<tracelint::WrittenBack>,
 }
 
 impl Report {
     pub(crate) fn new(inner: tracelint::Report) -> Self {
-        Report { inner }
+        Report {
+            inner,
+            written: None,
+        }
+    }
+
+    /// A report whose findings were written back to Phoenix, with what was written.
+    pub(crate) fn with_written(
+        inner: tracelint::Report,
+        written: Option<tracelint::WrittenBack>,
+    ) -> Self {
+        Report { inner, written }
     }
 
     fn render(&self, py: Python<'_>, format: OutputFormat) -> PyResult<String> {
@@ -236,6 +248,21 @@ impl Report {
     #[getter]
     fn exit_code(&self) -> u8 {
         self.inner.exit().code()
+    }
+
+    /// What `lint_phoenix(..., write_back=True)` wrote: `annotations` (created or updated),
+    /// the `spans` they are on, and findings `unplaced` (citing no span with an id); None for
+    /// any other report.
+    #[getter]
+    fn written_back<'py>(&self, py: Python<'py>) -> PyResult<Option<Bound<'py, PyDict>>> {
+        let Some(w) = self.written else {
+            return Ok(None);
+        };
+        let d = PyDict::new(py);
+        d.set_item("annotations", w.annotations)?;
+        d.set_item("spans", w.spans)?;
+        d.set_item("unplaced", w.unplaced)?;
+        Ok(Some(d))
     }
 
     /// Every finding listed, sorted by input, place, then rule.

@@ -35,10 +35,22 @@ Every rendering is the command line's, byte for byte (``to_json``, ``to_sarif``,
 
 Setting up a linter (tools sources, a configuration) is the costly part: build a ``Linter``
 once and lint many traces with it. Its keyword options are the command's flags.
+
+Traces straight from a running Arize Phoenix server: ``lint_phoenix`` reads a project's spans
+through Phoenix's REST API (paged, within an optional time window) and, with ``write_back``,
+records each finding as a ``tracelint`` annotation on the span of the step it cites, which a
+rerun updates instead of duplicating::
+
+    report = tracelint_rs.lint_phoenix("phoenix:http://127.0.0.1:6006/projects/support-agent",
+                                       since="24h", write_back=True, tools="tools.json")
+    report.written_back    # {'annotations': 2, 'spans': 2, 'unplaced': 0}
+
+``Linter.lint_paths`` and ``stream`` read ``phoenix:`` sources too (every span, nothing written).
 """
 
 from __future__ import annotations
 
+import datetime as _dt
 import io
 import json
 import os
@@ -51,6 +63,7 @@ from ._native import (
     ExpectationsError,
     Finding,
     InputIssue,
+    PhoenixError,
     Report,
     Suppression,
     ToolsError,
@@ -70,6 +83,7 @@ __all__ = [
     "Finding",
     "InputIssue",
     "Linter",
+    "PhoenixError",
     "Report",
     "Suppression",
     "ToolsError",
@@ -82,6 +96,7 @@ __all__ = [
     "lint",
     "lint_each",
     "lint_otel_spans",
+    "lint_phoenix",
     "stream",
 ]
 
@@ -116,6 +131,20 @@ def _tools_sources(tools: Any, keep: list) -> list[str]:
         else:
             out.append(os.fspath(t))
     return out
+
+
+def _instant(when: str | _dt.datetime | _dt.timedelta | None) -> str | None:
+    """A time window's edge as the command takes it: text as is, a ``datetime`` (naive: UTC)
+    as RFC 3339, a ``timedelta`` as an age (that long ago)."""
+    if when is None or isinstance(when, str):
+        return when
+    if isinstance(when, _dt.timedelta):
+        return f"{max(0, int(when.total_seconds()))}s"
+    if isinstance(when, _dt.datetime):
+        if when.tzinfo is None:
+            when = when.replace(tzinfo=_dt.timezone.utc)
+        return when.astimezone(_dt.timezone.utc).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
+    raise TypeError(f"a time window's edge is a str, a datetime or a timedelta, not a {type(when).__name__}")
 
 
 def _names(v: Any) -> list[str]:
@@ -233,8 +262,49 @@ class Linter:
         return self._native.lint_bytes(data, name or default, input_format)
 
     def lint_paths(self, *paths: PathLike) -> Report:
-        """Lint files, directories and globs together, as ``tracelint check PATH…`` does."""
+        """Lint files, directories and globs together, as ``tracelint check PATH…`` does; a
+        ``phoenix:http://HOST:PORT[/projects/NAME]`` path reads a Phoenix server's spans (for a
+        time window or a write-back, see ``lint_phoenix``)."""
         return self._native.lint_paths([os.fspath(p) for p in paths])
+
+    def lint_phoenix(
+        self,
+        source: str,
+        *,
+        since: str | _dt.datetime | _dt.timedelta | None = None,
+        until: str | _dt.datetime | _dt.timedelta | None = None,
+        write_back: bool = False,
+        include_candidates: bool = False,
+    ) -> Report:
+        """Read the spans of a running Arize Phoenix server's project through its REST API,
+        lint them as OpenTelemetry traces, and with ``write_back`` record each finding as an
+        annotation (named ``tracelint``, labelled with its tier, with its rule and message) on
+        the span of the step it cites: what ``tracelint check phoenix:URL`` does.
+
+        source: ``phoenix:http://HOST:PORT/projects/NAME`` (``phoenix:`` may be left out; without
+            ``/projects/NAME``, the ``default`` project). An API key is read from
+            ``PHOENIX_API_KEY``, as Phoenix's own clients do.
+        since, until: the window of span start times: RFC 3339 text, a date, an age (``"24h"``,
+            ``"7d"``), a ``datetime`` (naive means UTC) or a ``timedelta`` (that long ago).
+        write_back: write the findings back; a rerun updates the annotations it wrote instead of
+            adding new ones. ``report.written_back`` then says how many were written.
+        include_candidates: write candidates back too (by default only hard defects and events).
+
+        The report names its input as ``source``. A server that cannot be read, or a source
+        that is not a Phoenix address, raises ``PhoenixError``:
+
+        >>> Linter().lint_phoenix("phoenix:ftp://127.0.0.1:6006")
+        Traceback (most recent call last):
+        ...
+        tracelint_rs.PhoenixError: `phoenix:ftp://127.0.0.1:6006`: the scheme is `ftp`, Phoenix speaks http or https; expected `phoenix:http://HOST:PORT` or `phoenix:http://HOST:PORT/projects/NAME`
+        """
+        return self._native.lint_phoenix(
+            source,
+            since=_instant(since),
+            until=_instant(until),
+            write_back=write_back,
+            include_candidates=include_candidates,
+        )
 
     def lint_otel_spans(self, spans: Any, *, name: str = "<spans>") -> Report:
         """Lint OpenTelemetry spans held in memory: an Arize Phoenix span export (a list of span
@@ -293,6 +363,13 @@ def lint_otel_spans(spans: Any, **options: Any) -> Report:
     """``Linter(**options).lint_otel_spans(spans)``: see ``Linter.lint_otel_spans``."""
     name = options.pop("name", "<spans>")
     return Linter(**options).lint_otel_spans(spans, name=name)
+
+
+def lint_phoenix(source: str, **options: Any) -> Report:
+    """``Linter(**options).lint_phoenix(source, ...)``, ``since``, ``until``, ``write_back`` and
+    ``include_candidates`` going to ``lint_phoenix``: see ``Linter.lint_phoenix``."""
+    call = {k: options.pop(k) for k in ("since", "until", "write_back", "include_candidates") if k in options}
+    return Linter(**options).lint_phoenix(source, **call)
 
 
 def stream(*paths: PathLike, **options: Any) -> TraceStream:

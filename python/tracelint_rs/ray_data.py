@@ -15,7 +15,9 @@ Each Ray task lints a shard: ``batch_size`` files, a contiguous run of the sorte
 returns the batch's report as JSON Lines (``check --output-format json-lines``), its per-rule
 counts and its exit code. The driver writes the shards in path order, so the merged report lists
 the files as ``check`` does. The workers read the files by path: on a cluster, a shared file
-system or a mounted bucket. Needs ``ray[data]`` (not a dependency of this package).
+system or a mounted bucket. A file may hold many traces (JSON Lines, one trace a line, as a
+data lake's partitions hold them): the unit Ray hands out is the file, so give it a few times more
+files than workers. Needs ``ray[data]`` (not a dependency of this package).
 """
 
 from __future__ import annotations
@@ -64,6 +66,10 @@ class CorpusResult:
     rule_counts: Counter = field(default_factory=Counter)
     traces: int = 0
     shards: list[Path] = field(default_factory=list)
+    #: The traces each shard holds (a file may hold many), in the order of ``shards``.
+    shard_traces: list[int] = field(default_factory=list)
+    #: The files each shard linted, in the order of ``shards``.
+    shard_files: list[list[str]] = field(default_factory=list)
     exit_code: int = 0
 
 
@@ -81,6 +87,8 @@ def lint_corpus(
     files = sorted(os.fspath(p) for p in paths)
     if not files:
         raise ValueError("lint_corpus: no trace files")
+    if len(set(files)) != len(files):
+        raise ValueError("lint_corpus: a path is given twice")
     if concurrency is None:
         concurrency = max(1, int(ray.available_resources().get("CPU", 1)))
     # One row per shard, so a shard is always a contiguous run of the sorted paths, however Ray
@@ -98,8 +106,11 @@ def lint_corpus(
     result = CorpusResult()
     out = Path(shard_dir)
     out.mkdir(parents=True, exist_ok=True)
+    by_first = {json.loads(row["paths"])[0]: json.loads(row["paths"]) for row in rows}
     for i, row in enumerate(sorted(linted.take_all(), key=lambda r: r["first"])):
         result.traces += int(row["traces"])
+        result.shard_traces.append(int(row["traces"]))
+        result.shard_files.append(by_first[str(row["first"])])
         result.exit_code = max(result.exit_code, int(row["exit_code"]))
         for part in filter(None, str(row["rules"]).split(",")):
             rule, n = part.split("=")

@@ -54,6 +54,10 @@ pub enum Error {
     /// rule the configuration names for tools that no source declares).
     #[error("{0}")]
     Rules(String),
+    /// A Phoenix server (a `phoenix:` source) could not be read or written to, or the source
+    /// or its time window is malformed.
+    #[error("{0}")]
+    Phoenix(String),
     /// Anything else that stopped the run (worker threads that could not start, …).
     #[error("{0}")]
     Run(String),

@@ -275,7 +275,7 @@ impl LinterBuilder {
 /// ```
 #[derive(Debug)]
 pub struct Linter {
-    settings: Settings,
+    pub(super) settings: Settings,
     inner: crate::lint::Linter,
     notes: Vec<String>,
     max_findings: Option<usize>,
@@ -385,6 +385,9 @@ impl Linter {
     /// Lint files, directories (walked for `.json`, `.jsonl`, `.ndjson`, `.eval` and `.traj`
     /// files) and globs, as `tracelint check` does: inputs are read in parallel and each trace
     /// is linted as soon as it is read, so memory follows the largest trace, not the corpus.
+    /// A `phoenix:http://HOST:PORT[/projects/NAME]` input reads a running Arize Phoenix
+    /// server's spans, every one (for a time window or a write-back, see
+    /// [`lint_phoenix`](Self::lint_phoenix)).
     ///
     /// `on_trace` is told each trace's findings as soon as they are settled, in a deterministic
     /// order: inputs in the order given (a directory's files sorted), traces in reading order.
@@ -392,14 +395,44 @@ impl Linter {
     /// issue: a path that does not exist, a file that holds no trace, a malformed line.
     ///
     /// # Errors
-    /// [`Error::Run`] when the worker threads cannot start.
+    /// [`Error::Run`] when the worker threads cannot start; [`Error::Phoenix`] when a
+    /// `phoenix:` input cannot be read (before anything is linted).
     pub fn lint_paths<P: AsRef<str>>(
         &self,
         paths: impl IntoIterator<Item = P>,
-        mut on_trace: impl FnMut(TraceResult<'_>),
+        on_trace: impl FnMut(TraceResult<'_>),
     ) -> Result<Report, Error> {
         let given: Vec<String> = paths.into_iter().map(|p| p.as_ref().to_owned()).collect();
-        let (specs, expand_issues) = crate::inputs::expand(&given);
+        let (phoenix, plain): (Vec<String>, Vec<String>) = given
+            .into_iter()
+            .partition(|p| crate::phoenix::Target::is_phoenix(p));
+        let (mut specs, expand_issues) = if plain.is_empty() && !phoenix.is_empty() {
+            (Vec::new(), Vec::new())
+        } else {
+            crate::inputs::expand(&plain)
+        };
+        // Each project read once; the downloads live until the run is over.
+        let mut read: Vec<super::phoenix::Read> = Vec::new();
+        let mut seen = std::collections::HashSet::new();
+        for source in &phoenix {
+            if let Ok(t) = crate::phoenix::Target::parse(source)
+                && !seen.insert((t.base, t.project))
+            {
+                continue;
+            }
+            read.push(self.read_phoenix(source, &super::PhoenixOptions::new())?);
+        }
+        specs.extend(read.iter().map(super::phoenix::Read::spec));
+        self.run_specs(specs, expand_issues, on_trace)
+    }
+
+    /// Lint these inputs as one run.
+    pub(super) fn run_specs(
+        &self,
+        specs: Vec<crate::inputs::InputSpec>,
+        expand_issues: Vec<crate::finding::InputIssue>,
+        mut on_trace: impl FnMut(TraceResult<'_>),
+    ) -> Result<Report, Error> {
         let (threads, _) = crate::cli::worker_threads(self.settings.jobs);
         let pool = rayon::ThreadPoolBuilder::new()
             .num_threads(threads)

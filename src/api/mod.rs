@@ -6,7 +6,9 @@ mod access;
 mod error;
 mod linter;
 mod load;
+mod phoenix;
 
 pub use error::Error;
 pub use linter::{Linter, LinterBuilder, TraceResult};
 pub use load::{Loaded, load_traces};
+pub use phoenix::{PhoenixOptions, PhoenixRun, WrittenBack};

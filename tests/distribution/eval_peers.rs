@@ -3,7 +3,8 @@
 //! `scripts/eval-peers.txt` (`TRACELINT_EVAL_VENV`: deepeval and Ray Data, whose pins cannot
 //! share the tools venv), against the wheel maturin built (shared with `wheel.rs`), with the
 //! promptfoo CLI `scripts/test` installs from npm (`TRACELINT_PROMPTFOO`) and the corpus
-//! generator (`examples/gen_corpus`, built beside the binary). Without them the test says so and
+//! generator (`examples/gen_corpus`, built beside the binary; the Ray Data test lints 100,000 of its
+//! traces). Without them the test says so and
 //! passes, unless `TRACELINT_FULL_TEST` is set, where a missing one is a failure.
 
 use std::path::PathBuf;
@@ -73,6 +74,8 @@ fn deepeval_promptfoo_and_ray_data_run_the_module() {
                 "-p",
                 "no:cacheprovider",
                 "-v",
+                // The output of passed tests too: the Ray Data test's figures.
+                "-rP",
                 "python/tests/eval",
             ])
             .env("PYTHONPATH", &site)
@@ -95,4 +98,16 @@ fn deepeval_promptfoo_and_ray_data_run_the_module() {
             "test_ray_data.py::test_ray_data_counts_equal_check_and_the_shards_merge_into_checks_sarif",
         ],
     );
+    // Traces per second per core, on Ray and with `check`: told, not asserted (the machine is
+    // shared, and these are the test profile's unoptimised builds).
+    let figures: Vec<&str> = tests
+        .stdout
+        .lines()
+        .filter(|l| l.starts_with("ray data: "))
+        .collect();
+    assert_eq!(figures.len(), 1, "{}", tests.all());
+    #[allow(clippy::print_stderr)]
+    {
+        eprintln!("{}", figures[0]);
+    }
 }
