@@ -40,7 +40,7 @@ pub use common::body::Body;
 pub use common::emit::{Emit, Parsed};
 pub use input::detect::{Container, Head, are_tool_definitions, detect};
 pub use input::file::{parse_bytes, parse_file};
-pub(crate) use input::file::{load_whole, read_path};
+pub(crate) use input::file::{file_format, load_whole, read_path};
 pub use input::format::InputFormat;
 pub use crate::inputs::NOT_A_TRACE_NOTE;
 pub use common::limits::{EMPTY_FILE, Limits, NOT_A_TRACE};

@@ -143,15 +143,25 @@ const SESSION_WORDS: &[&str] = &["shell", "session", "terminal", "tty", "pty"];
 
 /// Does the field name the shell session a call that runs a command opens or talks to
 /// (Copilot CLI's `bash {"command", "shellId"}`)? The agent names it: a value it creates.
+#[cfg(test)]
 pub(crate) fn names_a_session(field: &str, args: &Map<String, Value>) -> bool {
-    let runs_command = MODE_KEYS
+    runs_command(args) && session_field(field)
+}
+
+/// Do the arguments name a command or mode to run (a string under a `MODE_KEYS` or
+/// `SHELL_KEYS` key)? The first half of `names_a_session`, the same for every field of a call.
+pub(crate) fn runs_command(args: &Map<String, Value>) -> bool {
+    MODE_KEYS
         .iter()
         .chain(SHELL_KEYS)
-        .any(|k| args.get(*k).is_some_and(Value::is_string));
-    runs_command
-        && name_words(field)
-            .iter()
-            .any(|w| SESSION_WORDS.contains(&w.as_str()))
+        .any(|k| args.get(*k).is_some_and(Value::is_string))
+}
+
+/// Does the field's name say it names a shell session? The second half of `names_a_session`.
+pub(crate) fn session_field(field: &str) -> bool {
+    name_words(field)
+        .iter()
+        .any(|w| SESSION_WORDS.contains(&w.as_str()))
 }
 
 /// A name's words, lower case: split at `_`, `-`, `.` and lower→upper case changes.
@@ -171,7 +181,11 @@ fn name_words(name: &str) -> Vec<String> {
             out.push(std::mem::take(&mut cur));
         }
         prev_lower = c.is_lowercase() || c.is_ascii_digit();
-        cur.extend(c.to_lowercase());
+        if c.is_ascii() {
+            cur.push(c.to_ascii_lowercase());
+        } else {
+            cur.extend(c.to_lowercase());
+        }
     }
     if !cur.is_empty() {
         out.push(cur);

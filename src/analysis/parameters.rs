@@ -242,7 +242,11 @@ fn words(field: &str) -> Vec<String> {
                 out.push(std::mem::take(&mut cur));
             }
         }
-        cur.extend(c.to_lowercase());
+        if c.is_ascii() {
+            cur.push(c.to_ascii_lowercase());
+        } else {
+            cur.extend(c.to_lowercase());
+        }
     }
     if !cur.is_empty() {
         out.push(cur);

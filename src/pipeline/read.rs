@@ -36,10 +36,14 @@ impl OtelHold<'_> {
     }
 }
 
-/// When every input (two or more) is a span file on disk, the trace ids found in more than one
-/// of them (the OTel reader's first pass, run over each file up front): the traces of every
-/// other id are linted and freed as their file is read instead of waiting for the last file.
-/// `None` when any input is something else, or cannot be indexed cleanly.
+/// When two or more inputs are read and each is a span file on disk or (the format left to
+/// detection) a file on disk that is read as another format than OTel, with one span file at
+/// least: the trace ids found in more than one span file (the OTel reader's first pass, run
+/// over each span file up front). The traces of every other id are linted and freed as their
+/// file is read instead of waiting for the last file: only the OTel reader gives a trace an id,
+/// so no other input can continue them. `None` when an input may be read as OTel without being
+/// a span file (stdin, a pipe, a file whose records are detected as spans further in), or a span
+/// file cannot be indexed cleanly.
 pub(crate) fn shared_trace_ids(
     specs: &[InputSpec],
     settings: &Settings,
@@ -54,13 +58,43 @@ pub(crate) fn shared_trace_ids(
         (!inputs::is_pipe(&file)).then_some(file)
     };
     let spans = |spec: &InputSpec| open(spec).is_some_and(otel::looks_like_spans);
-    if !specs.iter().all(spans) {
+    let is_span: Vec<bool> = pool.install(|| specs.par_iter().map(spans).collect());
+    if !is_span.contains(&true) {
         return None;
+    }
+    if is_span.contains(&false) {
+        // Every other input must be one the OTel reader will not read.
+        if settings.input_format.is_some() {
+            return None;
+        }
+        let not_otel = |(spec, _): (&InputSpec, &bool)| {
+            let opts = ReadOptions {
+                format: None,
+                limits: settings.limits,
+                skip_tools_files: spec.walked,
+            };
+            open(spec).is_some_and(|file| {
+                adapters::file_format(file, &spec.display, &opts)
+                    != ReadOutcome::Read(InputFormat::Otel)
+            })
+        };
+        let others_clear = pool.install(|| {
+            specs
+                .par_iter()
+                .zip(is_span.par_iter())
+                .filter(|(_, span)| !**span)
+                .all(not_otel)
+        });
+        if !others_clear {
+            return None;
+        }
     }
     let keys: Vec<Option<Vec<String>>> = pool.install(|| {
         specs
             .par_iter()
-            .map(|spec| otel::trace_keys(open(spec)?, settings.limits))
+            .zip(is_span.par_iter())
+            .filter(|(_, span)| **span)
+            .map(|(spec, _)| otel::trace_keys(open(spec)?, settings.limits))
             .collect()
     });
     let mut seen: HashSet<String> = HashSet::new();

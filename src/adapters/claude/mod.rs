@@ -73,6 +73,16 @@ pub fn parse_lines(
                 out.issue(issue);
             }
             Ok(line) => {
+                let cur = Cursor::record(&line.text, line.number);
+                // Most lines are read in one pass: the record's fields straight from the line.
+                // A line that does not read as a record, and a tool or flat event (located as a
+                // whole), are read through the line's raw value, as before.
+                if let Ok(rec) = serde_json::from_str::<Record<'_>>(&line.text)
+                    && !located_whole(&rec)
+                {
+                    read_fields(&mut session, rec, None, &cur, "", out);
+                    continue;
+                }
                 let raw: &RawValue = match serde_json::from_str(&line.text) {
                     Ok(r) => r,
                     Err(e) => {
@@ -87,7 +97,6 @@ pub fn parse_lines(
                         continue;
                     }
                 };
-                let cur = Cursor::record(&line.text, line.number);
                 read_record(&mut session, raw, &cur, "", out);
             }
         }
@@ -211,6 +220,28 @@ fn read_record(
             return;
         }
     };
+    read_fields(session, rec, Some(raw), cur, prefix, out);
+}
+
+/// Does reading this record need its whole raw value: a tool event or a flat event (no
+/// `type`), which are located (and read) as a whole?
+fn located_whole(rec: &Record<'_>) -> bool {
+    matches!(
+        rec.kind.as_deref(),
+        None | Some("tool_use" | "tool_result" | "server_tool_use" | "mcp_tool_use")
+    )
+}
+
+/// Read one record's fields into the session. `raw`, the record's whole value, is read only
+/// for the records `located_whole` names, and `read_record` always gives it.
+fn read_fields(
+    session: &mut Session,
+    rec: Record<'_>,
+    raw: Option<&RawValue>,
+    cur: &Cursor<'_>,
+    prefix: &str,
+    out: &mut dyn Emit,
+) {
     session.note_context(
         rec.session_id
             .as_deref()
@@ -281,6 +312,7 @@ fn read_record(
             return;
         }
         Some("tool_use" | "tool_result" | "server_tool_use" | "mcp_tool_use") => {
+            let Some(raw) = raw else { return };
             if gemini_stream_event(raw) {
                 let at = cur.at(raw, prefix.to_owned());
                 session.problem(
@@ -314,6 +346,7 @@ fn read_record(
         // nothing to lint, read past.
         Some(_) => return,
         None => {
+            let Some(raw) = raw else { return };
             key = ThreadKey::Main;
             if let Some(calls) = rec.tool_calls {
                 openai::chat::read_tool_calls(calls, cur, &child(prefix, "tool_calls"), &mut got);

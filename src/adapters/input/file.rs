@@ -55,6 +55,35 @@ pub fn parse_file<R: Read + Seek>(
     ReadOutcome::Read(InputFormat::Otel)
 }
 
+/// The format `parse_file` would read a file as (or why it would read nothing), found without
+/// running the adapter: only what decides the format is read (the whole of a JSON document).
+pub(crate) fn file_format<R: Read + Seek>(mut file: R, path: &str, opts: &ReadOptions) -> ReadOutcome {
+    let mut head = vec![0; 4096];
+    let mut filled = 0;
+    while filled < head.len() {
+        match file.read(&mut head[filled..]) {
+            Ok(0) => break,
+            Ok(n) => filled += n,
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+            Err(_) => return ReadOutcome::Failed,
+        }
+    }
+    let stream = match opts.format {
+        Some(f) => f == InputFormat::Otel,
+        None => otel::is_otlp_prefix(&head[..filled]),
+    };
+    if stream {
+        return ReadOutcome::Read(InputFormat::Otel);
+    }
+    if file.seek(SeekFrom::Start(0)).is_err() {
+        return ReadOutcome::Failed;
+    }
+    if inspect::is_zip(&head[..filled]) && opts.format.is_none_or(|f| f == InputFormat::Inspect) {
+        return ReadOutcome::Read(InputFormat::Inspect);
+    }
+    super::read::detect_reader(BufReader::with_capacity(256 << 10, file), path, opts)
+}
+
 /// Parse a whole input held in memory (library API and tests).
 pub fn parse_bytes(
     bytes: &[u8],

@@ -64,10 +64,34 @@ pub(super) fn read_zip<R: Read + Seek>(
 /// Read one input: decide document vs. JSON Lines, detect the format (unless given), and run
 /// the adapter.
 pub fn parse_reader<R: BufRead>(
+    reader: R,
+    path: &str,
+    opts: &ReadOptions,
+    out: &mut dyn Emit,
+) -> ReadOutcome {
+    read_or_detect(reader, path, opts, out, false)
+}
+
+/// What `parse_reader` would read this input as, found the same way but without running the
+/// adapter (what it would say of the input is dropped): `Read(format)`, or why it would read
+/// nothing.
+pub(crate) fn detect_reader<R: BufRead>(reader: R, path: &str, opts: &ReadOptions) -> ReadOutcome {
+    read_or_detect(
+        reader,
+        path,
+        opts,
+        &mut crate::adapters::Parsed::default(),
+        true,
+    )
+}
+
+/// `parse_reader`, or with `detect_only` its decisions alone, up to the format.
+fn read_or_detect<R: BufRead>(
     mut reader: R,
     path: &str,
     opts: &ReadOptions,
     out: &mut dyn Emit,
+    detect_only: bool,
 ) -> ReadOutcome {
     let (format, limits) = (opts.format, opts.limits);
     let undetected = |head: &Head, why: Undetected, out: &mut dyn Emit| {
@@ -225,6 +249,9 @@ pub fn parse_reader<R: BufRead>(
                 }
             }
         };
+        if detect_only {
+            return ReadOutcome::Read(format);
+        }
         if let Some(p) = &preamble {
             out.issue(p.issue(path));
         }
@@ -364,6 +391,9 @@ pub fn parse_reader<R: BufRead>(
             }
         }
     };
+    if detect_only {
+        return ReadOutcome::Read(format);
+    }
     let mut tally = empty::Tally::new(out);
     parse_body(
         format,

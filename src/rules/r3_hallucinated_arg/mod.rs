@@ -70,10 +70,17 @@ impl Rule for HallucinatedArg {
         }
         // Every value this walk will ask about (and the parts of a composite one), so the index
         // searches for them only.
+        // Each call's judged fields, worked out once (by step index) for this walk and the
+        // judging below.
+        let mut judged_at: Vec<Option<Vec<Judged<'_>>>> = vec![None; cx.trace.steps.len()];
         let mut asked: Vec<Value> = Vec::new();
-        for call in cx.trace.steps.iter().filter_map(|s| s.as_call()) {
+        for step in &cx.trace.steps {
+            let StepKind::ToolCall(call) = &step.kind else {
+                continue;
+            };
             if let Args::Known(Value::Object(m)) = &call.args {
-                for (_, value, _) in judged(cx, &call.name, m) {
+                let fields: Vec<Judged<'_>> = judged(cx, &call.name, m).collect();
+                for &(_, value, _) in &fields {
                     asked.push(value.clone());
                     for part in parts(value).into_iter().flatten() {
                         asked.extend(web_form(&part));
@@ -85,6 +92,9 @@ impl Rule for HallucinatedArg {
                         asked.extend(web_form(&page));
                         asked.push(page);
                     }
+                }
+                if let Some(slot) = judged_at.get_mut(step.index) {
+                    *slot = Some(fields);
                 }
             }
         }
@@ -175,7 +185,11 @@ impl Rule for HallucinatedArg {
                 continue;
             };
             out.count_tool(Some(&call.name), true);
-            for (field, value, origin) in judged(cx, &call.name, args) {
+            let fields = match judged_at.get_mut(step.index).and_then(Option::take) {
+                Some(fields) => fields,
+                None => judged(cx, &call.name, args).collect(),
+            };
+            for (field, value, origin) in fields {
                 let provided = origin == Some(ValueOrigin::Provided);
                 let mut derivation = if origin == Some(ValueOrigin::Created) {
                     seen.check_created(value)
@@ -623,6 +637,9 @@ fn signal(value: &Value, home: Option<&str>) -> &'static str {
     }
 }
 
+/// A field R3 judges: its name, its value and its origin (`judged`).
+type Judged<'a> = (&'a String, &'a Value, Option<ValueOrigin>);
+
 /// The fields of a call's arguments R3 judges (`skipped` aside), with their origin: declared
 /// (the tools file, or the built-in table of the agent the tools are recognised as), or read as
 /// `created` for a path of a call that says it creates (by its mode or its tool's name) and for
@@ -632,7 +649,7 @@ fn judged<'a>(
     cx: &TraceCx<'a>,
     tool: &str,
     args: &'a serde_json::Map<String, Value>,
-) -> impl Iterator<Item = (&'a String, &'a Value, Option<ValueOrigin>)> {
+) -> impl Iterator<Item = Judged<'a>> {
     let spec = cx.origin_spec(tool);
     // A schema `init` or `infer` guessed from calls says nothing of where values come from.
     let bare = spec.is_none_or(|s| {
@@ -643,6 +660,7 @@ fn judged<'a>(
     });
     let creating =
         crate::analysis::effects::creates(args) || crate::analysis::effects::creates_by_name(tool);
+    let runs_command = crate::analysis::effects::runs_command(args);
     args.iter().filter_map(move |(field, value)| {
         // A path, or a bare name in a field that holds one (`write {"filePath": "hello.txt"}`).
         let pathlike = value.as_str().is_some_and(|v| v.contains(['/', '\\']))
@@ -656,7 +674,7 @@ fn judged<'a>(
             })
             .or_else(|| {
                 // The shell session a command runs in is named by the agent.
-                crate::analysis::effects::names_a_session(field, args)
+                (runs_command && crate::analysis::effects::session_field(field))
                     .then_some(ValueOrigin::Generated)
             });
         if skipped(spec, field, value, origin) {
