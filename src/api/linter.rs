@@ -6,6 +6,7 @@ use std::io::Read;
 use std::path::{Path, PathBuf};
 
 use super::Error;
+use super::phoenix::{PhoenixOptions, PhoenixRun};
 use crate::adapters::{self, InputFormat, Limits, ReadOptions};
 use crate::config::{self, Config};
 use crate::finding::{Finding, RuleId, Tier};
@@ -306,6 +307,70 @@ pub struct TraceResult<'a> {
 }
 
 impl Linter {
+    /// Read the spans of a running Arize Phoenix server's project through its REST API (paged,
+    /// bounded), lint them as OpenTelemetry traces, and, when asked, write each finding back
+    /// as an annotation on the span of the step it cites: what `tracelint check
+    /// phoenix:http://HOST:PORT/projects/NAME` does. `source` is written as for the command
+    /// (`phoenix:http://HOST:PORT` reads the `default` project). An API key is read from
+    /// `PHOENIX_API_KEY`, as Phoenix's own clients do.
+    ///
+    /// ```no_run
+    /// use tracelint::{Linter, PhoenixOptions};
+    ///
+    /// let linter = Linter::builder().tools("tools.json").build()?;
+    /// let run = linter.lint_phoenix(
+    ///     "phoenix:http://127.0.0.1:6006/projects/support-agent",
+    ///     &PhoenixOptions::new().since("24h").write_back(true),
+    /// )?;
+    /// println!("{} findings", run.report.findings().len());
+    /// if let Some(w) = run.written {
+    ///     println!("{} annotations on {} spans", w.annotations, w.spans);
+    /// }
+    /// # Ok::<(), tracelint::Error>(())
+    /// ```
+    ///
+    /// # Errors
+    /// [`Error::Phoenix`] when the source is not a Phoenix address, the window is malformed,
+    /// or the server cannot be read or written to; [`Error::Run`] as for
+    /// [`lint_paths`](Self::lint_paths).
+    pub fn lint_phoenix(
+        &self,
+        source: &str,
+        options: &PhoenixOptions,
+    ) -> Result<PhoenixRun, Error> {
+        let source = if crate::phoenix::Target::is_phoenix(source) {
+            source.to_owned()
+        } else {
+            format!("{}{source}", crate::phoenix::PREFIX)
+        };
+        let read = self.read_phoenix(&source, options)?;
+        let report = self.run_specs(vec![read.spec()], Vec::new(), |_| {})?;
+        let written = if options.write_back {
+            Some(super::phoenix::write_back(
+                &read,
+                &report,
+                options.include_candidates,
+            )?)
+        } else {
+            None
+        };
+        Ok(PhoenixRun { report, written })
+    }
+
+    /// Check the options and download the spans `source` names (before anything is linted).
+    fn read_phoenix(
+        &self,
+        source: &str,
+        options: &PhoenixOptions,
+    ) -> Result<super::phoenix::Read, Error> {
+        super::phoenix::read(
+            self.settings.input_format,
+            self.settings.limits.max_record,
+            source,
+            options,
+        )
+    }
+
     /// A builder with every default: no tools sources, every rule, failing on hard defects.
     pub fn builder() -> LinterBuilder {
         LinterBuilder::default()
@@ -420,7 +485,7 @@ impl Linter {
             {
                 continue;
             }
-            read.push(self.read_phoenix(source, &super::PhoenixOptions::new())?);
+            read.push(self.read_phoenix(source, &PhoenixOptions::new())?);
         }
         specs.extend(read.iter().map(super::phoenix::Read::spec));
         self.run_specs(specs, expand_issues, on_trace)

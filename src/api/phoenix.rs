@@ -3,7 +3,7 @@
 //! phoenix:URL` does. The talking is `crate::phoenix`'s; this file only maps its options and
 //! results onto the library's types.
 
-use super::{Error, Linter};
+use super::Error;
 use crate::inputs::InputSpec;
 use crate::phoenix::download::{self, Download};
 use crate::phoenix::{self as px, Target, annotate};
@@ -21,8 +21,8 @@ use crate::reporters::Report;
 pub struct PhoenixOptions {
     since: Option<String>,
     until: Option<String>,
-    write_back: bool,
-    include_candidates: bool,
+    pub(super) write_back: bool,
+    pub(super) include_candidates: bool,
 }
 
 impl PhoenixOptions {
@@ -104,123 +104,81 @@ impl Read {
     }
 }
 
-impl Linter {
-    /// Read the spans of a running Arize Phoenix server's project through its REST API (paged,
-    /// bounded), lint them as OpenTelemetry traces, and, when asked, write each finding back
-    /// as an annotation on the span of the step it cites: what `tracelint check
-    /// phoenix:http://HOST:PORT/projects/NAME` does. `source` is written as for the command
-    /// (`phoenix:http://HOST:PORT` reads the `default` project). An API key is read from
-    /// `PHOENIX_API_KEY`, as Phoenix's own clients do.
-    ///
-    /// ```no_run
-    /// use tracelint::{Linter, PhoenixOptions};
-    ///
-    /// let linter = Linter::builder().tools("tools.json").build()?;
-    /// let run = linter.lint_phoenix(
-    ///     "phoenix:http://127.0.0.1:6006/projects/support-agent",
-    ///     &PhoenixOptions::new().since("24h").write_back(true),
-    /// )?;
-    /// println!("{} findings", run.report.findings().len());
-    /// if let Some(w) = run.written {
-    ///     println!("{} annotations on {} spans", w.annotations, w.spans);
-    /// }
-    /// # Ok::<(), tracelint::Error>(())
-    /// ```
-    ///
-    /// # Errors
-    /// [`Error::Phoenix`] when the source is not a Phoenix address, the window is malformed,
-    /// or the server cannot be read or written to; [`Error::Run`] as for
-    /// [`lint_paths`](Self::lint_paths).
-    pub fn lint_phoenix(
-        &self,
-        source: &str,
-        options: &PhoenixOptions,
-    ) -> Result<PhoenixRun, Error> {
-        let source = if Target::is_phoenix(source) {
-            source.to_owned()
-        } else {
-            format!("{}{source}", px::PREFIX)
-        };
-        let read = self.read_phoenix(&source, options)?;
-        let report = self.run_specs(vec![read.spec()], Vec::new(), |_| {})?;
-        let written = if options.write_back {
-            match report
-                .inputs
-                .iter()
-                .position(|i| i.path == read.target.shown)
-            {
-                Some(input) => {
-                    let w = annotate::write_back(
-                        &read.target,
-                        &read.options,
-                        &report,
-                        input,
-                        &read.download,
-                        options.include_candidates,
-                    )
-                    .map_err(|e| Error::Phoenix(e.0))?;
-                    Some(WrittenBack {
-                        annotations: w.annotations,
-                        spans: w.spans,
-                        unplaced: w.unplaced,
-                    })
-                }
-                None => Some(WrittenBack {
-                    annotations: 0,
-                    spans: 0,
-                    unplaced: 0,
-                }),
-            }
-        } else {
-            None
-        };
-        Ok(PhoenixRun { report, written })
+/// Check the options and download the spans `source` names (before anything is linted).
+pub(super) fn read(
+    input_format: Option<crate::adapters::InputFormat>,
+    max_record: usize,
+    source: &str,
+    options: &PhoenixOptions,
+) -> Result<Read, Error> {
+    if let Some(f) = input_format
+        && f != crate::adapters::InputFormat::Otel
+    {
+        return Err(Error::Phoenix(format!(
+            "the input format `{}` with a `phoenix:` source: Phoenix serves OpenTelemetry spans (`otel`)",
+            f.name()
+        )));
     }
+    let target = Target::parse(source).map_err(Error::Phoenix)?;
+    let now = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_nanos() as i128);
+    let when = |what: &str, v: &Option<String>| -> Result<Option<i128>, Error> {
+        v.as_deref()
+            .map(|t| px::parse_instant(t, now).map_err(|e| Error::Phoenix(format!("{what} {e}"))))
+            .transpose()
+    };
+    let mut opts = px::Options {
+        since: when("since", &options.since)?,
+        until: when("until", &options.until)?,
+        api_key: std::env::var(px::API_KEY_ENV)
+            .ok()
+            .filter(|k| !k.trim().is_empty()),
+        ..px::Options::default()
+    };
+    if let (Some(s), Some(u)) = (opts.since, opts.until)
+        && s >= u
+    {
+        return Err(Error::Phoenix("since must be before until".to_owned()));
+    }
+    opts.bounds.max_span_bytes = max_record;
+    let download = download::download(&target, &opts).map_err(|e| Error::Phoenix(e.0))?;
+    Ok(Read {
+        target,
+        options: opts,
+        download,
+    })
+}
 
-    /// Check the options and download the spans `source` names (before anything is linted).
-    pub(super) fn read_phoenix(
-        &self,
-        source: &str,
-        options: &PhoenixOptions,
-    ) -> Result<Read, Error> {
-        if let Some(f) = self.settings.input_format
-            && f != crate::adapters::InputFormat::Otel
-        {
-            return Err(Error::Phoenix(format!(
-                "the input format `{}` with a `phoenix:` source: Phoenix serves OpenTelemetry spans (`otel`)",
-                f.name()
-            )));
-        }
-        let target = Target::parse(source).map_err(Error::Phoenix)?;
-        let now = std::time::SystemTime::now()
-            .duration_since(std::time::UNIX_EPOCH)
-            .map_or(0, |d| d.as_nanos() as i128);
-        let when = |what: &str, v: &Option<String>| -> Result<Option<i128>, Error> {
-            v.as_deref()
-                .map(|t| {
-                    px::parse_instant(t, now).map_err(|e| Error::Phoenix(format!("{what} {e}")))
-                })
-                .transpose()
-        };
-        let mut opts = px::Options {
-            since: when("since", &options.since)?,
-            until: when("until", &options.until)?,
-            api_key: std::env::var(px::API_KEY_ENV)
-                .ok()
-                .filter(|k| !k.trim().is_empty()),
-            ..px::Options::default()
-        };
-        if let (Some(s), Some(u)) = (opts.since, opts.until)
-            && s >= u
-        {
-            return Err(Error::Phoenix("since must be before until".to_owned()));
-        }
-        opts.bounds.max_span_bytes = self.settings.limits.max_record;
-        let download = download::download(&target, &opts).map_err(|e| Error::Phoenix(e.0))?;
-        Ok(Read {
-            target,
-            options: opts,
-            download,
-        })
-    }
+/// Write the report's findings on `read`'s spans back to the server as annotations.
+pub(super) fn write_back(
+    read: &Read,
+    report: &Report,
+    include_candidates: bool,
+) -> Result<WrittenBack, Error> {
+    let Some(input) = report
+        .inputs
+        .iter()
+        .position(|i| i.path == read.target.shown)
+    else {
+        return Ok(WrittenBack {
+            annotations: 0,
+            spans: 0,
+            unplaced: 0,
+        });
+    };
+    let w = annotate::write_back(
+        &read.target,
+        &read.options,
+        report,
+        input,
+        &read.download,
+        include_candidates,
+    )
+    .map_err(|e| Error::Phoenix(e.0))?;
+    Ok(WrittenBack {
+        annotations: w.annotations,
+        spans: w.spans,
+        unplaced: w.unplaced,
+    })
 }
