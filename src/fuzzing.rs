@@ -1,6 +1,7 @@
-//! The fuzz targets' shared driver (`fuzz/`, under the internal `__internal` feature): read bytes as a trace input (forced format or detected),
-//! lint every trace read, and render the report in every output format, so one input exercises
-//! an adapter, the rules and the reporters. It owns no parsing of its own.
+//! The fuzz targets' shared driver (`fuzz/`, under the internal `__internal` feature): read bytes
+//! as a trace input (forced format or detected) through both readers; for the `lint_render`
+//! target, also lint every trace read and render the report in every output format, so one input
+//! exercises an adapter, the rules and the reporters. It owns no parsing of its own.
 
 use std::io::Cursor;
 
@@ -16,9 +17,10 @@ const LIMITS: Limits = Limits {
     max_record: 1 << 16,
 };
 
-/// Parse `data` through both entry points (`parse_reader` and the seekable `parse_file`), lint
-/// what was read and render it. `format` `None` runs detection.
-pub fn parse_lint_render(data: &[u8], format: Option<InputFormat>) {
+/// Parse `data` through both entry points (`parse_reader` and the seekable `parse_file`) and
+/// nothing else: the parser targets, whose executions are counted in millions. `format` `None`
+/// runs detection.
+pub fn parse(data: &[u8], format: Option<InputFormat>) -> (Parsed, Parsed) {
     let opts = ReadOptions {
         format,
         limits: LIMITS,
@@ -28,6 +30,13 @@ pub fn parse_lint_render(data: &[u8], format: Option<InputFormat>) {
     adapters::parse_reader(data, "fuzz.jsonl", &opts, &mut parsed);
     let mut seek = Parsed::default();
     adapters::parse_file(Cursor::new(data), "fuzz.jsonl", &opts, &mut seek);
+    (parsed, seek)
+}
+
+/// Parse `data` as [`parse`] does, lint what was read and render it (the `lint_render` target:
+/// what a parser reads, through every rule and reporter).
+pub fn parse_lint_render(data: &[u8], format: Option<InputFormat>) {
+    let (parsed, seek) = parse(data, format);
     lint_and_render(parsed, true);
     // The seekable reader's traces are linted too; rendering them again would only repeat the
     // reporters' work (a third of an execution) on what the reader path rendered already.

@@ -1,9 +1,9 @@
-//! Format auto-detection on arbitrary bytes, then whichever adapter it picks, the rules and every
-//! reporter.
+//! Format auto-detection on arbitrary bytes, then whichever adapter it picks, through both readers;
+//! the rules and reporters are `lint_render`'s.
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
 
 fuzz_target!(|data: &[u8]| {
-    tracelint_fuzz::parse_lint_render(data, None);
+    tracelint_fuzz::parse(data, None);
 });

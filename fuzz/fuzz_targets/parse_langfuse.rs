@@ -1,9 +1,10 @@
-//! The `langfuse` adapter on arbitrary bytes (forced format), then the rules and every reporter.
+//! The `langfuse` adapter on arbitrary bytes (forced format) through both readers (the
+//! streaming one and the seekable one); the rules and reporters are `lint_render`'s.
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
 use tracelint::adapters::InputFormat;
 
 fuzz_target!(|data: &[u8]| {
-    tracelint_fuzz::parse_lint_render(data, Some(InputFormat::Langfuse));
+    tracelint_fuzz::parse(data, Some(InputFormat::Langfuse));
 });
