@@ -9,8 +9,9 @@ use crate::phoenix::download::{self, Download};
 use crate::phoenix::{self as px, Target, annotate};
 use crate::reporters::Report;
 
-/// Which spans [`Linter::lint_phoenix`] reads, and whether it writes the findings back: the
-/// `--since`, `--until` and `--write-back` flags of `tracelint check phoenix:URL`.
+/// Which spans [`Linter::lint_phoenix`](crate::Linter::lint_phoenix) reads, and whether it
+/// writes the findings back: the `--since`, `--until` and `--write-back` flags of `tracelint
+/// check phoenix:URL`.
 ///
 /// ```
 /// let read = tracelint::PhoenixOptions::new().since("24h").write_back(true);
@@ -62,8 +63,8 @@ impl PhoenixOptions {
     }
 }
 
-/// What [`Linter::lint_phoenix`] did: the report over the spans it read, and what it wrote
-/// back (`None` unless [`PhoenixOptions::write_back`] was set).
+/// What [`Linter::lint_phoenix`](crate::Linter::lint_phoenix) did: the report over the spans
+/// it read, and what it wrote back (`None` unless [`PhoenixOptions::write_back`] was set).
 #[derive(Debug)]
 #[non_exhaustive]
 pub struct PhoenixRun {
