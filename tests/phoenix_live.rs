@@ -16,7 +16,7 @@ use std::process::{Command, Output};
 
 use serde_json::Value;
 
-use server::{Phoenix, Reader, emit, venv_bin};
+use server::{Phoenix, Reader, emit, planted_annotations, venv_bin};
 
 fn tracelint(args: &[&str]) -> Output {
     Command::new(env!("CARGO_BIN_EXE_tracelint"))
@@ -39,7 +39,6 @@ fn check_reads_phoenix_and_writes_findings_back_once() {
     let mut server = Phoenix::start(&bin, dir.path());
     let project = "tracelint test";
     let sent = emit(&bin, &format!("{}/v1/traces", server.url), project);
-    let id = |name: &str| sent["spans"][name].as_str().unwrap().to_owned();
     server.wait_for_spans("tracelint%20test", 5);
     let input = format!("phoenix:{}/projects/{}", server.url, "tracelint%20test");
 
@@ -86,21 +85,7 @@ fn check_reads_phoenix_and_writes_findings_back_once() {
         "{stderr}"
     );
     let (first, first_ids, _) = reader.read(&server.url, project);
-    let mut expected = vec![
-        (
-            id("get_weather"),
-            "tracelint:R1:1".to_owned(),
-            "hard_defect".to_owned(),
-            "R1".to_owned(),
-        ),
-        (
-            id("fetch_page"),
-            "tracelint:R2a:1".to_owned(),
-            "hard_event".to_owned(),
-            "R2a".to_owned(),
-        ),
-    ];
-    expected.sort();
+    let expected = planted_annotations(&sent);
     assert_eq!(first, expected);
 
     // A second run adds none: the same annotations, updated in place.

@@ -94,9 +94,7 @@ fn corpus(args: &[String]) -> Result<(), String> {
     mkdir(&dir.join("claude"))?;
     mkdir(&dir.join("openai"))?;
     mkdir(&dir.join("otel"))?;
-    let mut tools = create(&dir.join("tools.json"))?;
-    serde_json::to_writer_pretty(&mut tools, &tools_file()).map_err(|e| e.to_string())?;
-    tools.flush().map_err(io)?;
+    write_json(&dir.join("tools.json"), &tools_file())?;
 
     let mut native = Native::new(create(&dir.join("native.jsonl"))?);
     let mut claude = Claude::default();
@@ -150,9 +148,7 @@ fn corpus(args: &[String]) -> Result<(), String> {
         },
         "largest_trace_calls": gen_.largest_run(),
     });
-    let mut out = create(&dir.join("stats.json"))?;
-    serde_json::to_writer_pretty(&mut out, &stats).map_err(|e| e.to_string())?;
-    out.flush().map_err(io)?;
+    write_json(&dir.join("stats.json"), &stats)?;
     println!("{stats}");
     Ok(())
 }
@@ -168,9 +164,7 @@ fn long(args: &[String]) -> Result<(), String> {
     let mut out = create(&dir.join(format!("long-{steps}.json")))?;
     Native::<std::io::Sink>::write_document(&run, &mut out).map_err(io)?;
     out.flush().map_err(io)?;
-    let mut tools = create(&dir.join("tools.json"))?;
-    serde_json::to_writer_pretty(&mut tools, &tools_file()).map_err(|e| e.to_string())?;
-    tools.flush().map_err(io)?;
+    write_json(&dir.join("tools.json"), &tools_file())?;
     println!(
         "{}",
         serde_json::json!({"steps": run.steps(), "calls": run.calls()})
@@ -187,9 +181,7 @@ fn traces(args: &[String]) -> Result<(), String> {
     }
     let mut gen_ = Generator::brief(seed_at(args, 4)?);
     mkdir(&dir.join("native"))?;
-    let mut tools = create(&dir.join("tools.json"))?;
-    serde_json::to_writer_pretty(&mut tools, &tools_file()).map_err(|e| e.to_string())?;
-    tools.flush().map_err(io)?;
+    write_json(&dir.join("tools.json"), &tools_file())?;
     let (mut calls, mut largest) = (0, 0);
     let mut index = 0;
     for file in 0..files {
@@ -213,9 +205,14 @@ fn traces(args: &[String]) -> Result<(), String> {
         "largest_trace_bytes": {"native": largest},
         "largest_trace_calls": gen_.largest_run(),
     });
-    let mut out = create(&dir.join("stats.json"))?;
-    serde_json::to_writer_pretty(&mut out, &stats).map_err(|e| e.to_string())?;
-    out.flush().map_err(io)?;
+    write_json(&dir.join("stats.json"), &stats)?;
     println!("{stats}");
     Ok(())
+}
+
+/// Write `value` as pretty JSON to `path`.
+fn write_json(path: &Path, value: &serde_json::Value) -> Result<(), String> {
+    let mut out = create(path)?;
+    serde_json::to_writer_pretty(&mut out, value).map_err(|e| e.to_string())?;
+    out.flush().map_err(io)
 }

@@ -10,7 +10,9 @@
 use std::path::PathBuf;
 use std::time::Duration;
 
-use crate::support::{assert_pytest_passed, dev_cache, repo, require, run, tracelint_bin};
+use crate::support::{
+    assert_pytest_passed, dev_cache, pip_install, repo, require, run, tracelint_bin,
+};
 use crate::wheel::{built_wheel, wheel_file};
 
 fn from_env(var: &str) -> Option<PathBuf> {
@@ -50,18 +52,9 @@ fn deepeval_promptfoo_and_ray_data_run_the_module() {
     let scratch = tempfile::tempdir().expect("a temp dir");
     let site = scratch.path().join("site");
     let installed = run(
-        std::process::Command::new(&python)
-            .args([
-                "-m",
-                "pip",
-                "install",
-                "--no-index",
-                "--no-deps",
-                "--disable-pip-version-check",
-                "--target",
-            ])
-            .arg(&site)
-            .arg(wheel_file(dir)),
+        pip_install(&python, &wheel_file(dir))
+            .arg("--target")
+            .arg(&site),
         Duration::from_secs(300),
     );
     assert_eq!(installed.code, Some(0), "pip install: {}", installed.all());

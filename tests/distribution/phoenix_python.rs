@@ -11,8 +11,8 @@ use std::time::Duration;
 
 use serde_json::{Value, json};
 
-use crate::phoenix_server::{Phoenix, Reader, emit, script, venv_bin};
-use crate::support::{repo, run, tracelint_bin};
+use crate::phoenix_server::{Phoenix, Reader, emit, planted_annotations, script, venv_bin};
+use crate::support::{pip_install, repo, run, tracelint_bin};
 use crate::wheel::{built_wheel, wheel_file};
 
 #[test]
@@ -23,18 +23,9 @@ fn the_module_lints_phoenix_and_writes_findings_back_once() {
     // The wheel's files, importable through PYTHONPATH by the Phoenix venv's Python.
     let site = scratch.path().join("site");
     let installed = run(
-        Command::new(bin.join("python"))
-            .args([
-                "-m",
-                "pip",
-                "install",
-                "--no-index",
-                "--no-deps",
-                "--disable-pip-version-check",
-                "--target",
-            ])
-            .arg(&site)
-            .arg(wheel_file(wheel)),
+        pip_install(&bin.join("python"), &wheel_file(wheel))
+            .arg("--target")
+            .arg(&site),
         Duration::from_secs(300),
     );
     assert_eq!(installed.code, Some(0), "pip install: {}", installed.all());
@@ -43,7 +34,6 @@ fn the_module_lints_phoenix_and_writes_findings_back_once() {
     let mut server = Phoenix::start(&bin, scratch.path());
     let project = "tracelint test";
     let sent = emit(&bin, &format!("{}/v1/traces", server.url), project);
-    let id = |name: &str| sent["spans"][name].as_str().unwrap().to_owned();
     server.wait_for_spans("tracelint%20test", 5);
     let input = format!("phoenix:{}/projects/tracelint%20test", server.url);
 
@@ -116,21 +106,7 @@ fn the_module_lints_phoenix_and_writes_findings_back_once() {
         json!({"annotations": 2, "spans": 2, "unplaced": 0})
     );
     let (notes, note_ids, _) = reader.read(&server.url, project);
-    let mut expected = vec![
-        (
-            id("get_weather"),
-            "tracelint:R1:1".to_owned(),
-            "hard_defect".to_owned(),
-            "R1".to_owned(),
-        ),
-        (
-            id("fetch_page"),
-            "tracelint:R2a:1".to_owned(),
-            "hard_event".to_owned(),
-            "R2a".to_owned(),
-        ),
-    ];
-    expected.sort();
+    let expected = planted_annotations(&sent);
     assert_eq!(notes, expected);
 
     // A second run adds none: the same annotations, updated in place.

@@ -11,7 +11,9 @@ use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use crate::install::{FAST_RELEASE, shared_target, shared_target_lock};
-use crate::support::{Output, assert_pytest_passed, repo, require_tool, run, tracelint_bin};
+use crate::support::{
+    Output, assert_pytest_passed, pip_install, repo, require_tool, run, tracelint_bin,
+};
 use crate::wheel::{built_wheel, wheel_file};
 
 const OURS: &str = env!("CARGO_PKG_VERSION");
@@ -65,16 +67,7 @@ fn the_wheel_gives_the_module_and_the_command_and_its_tests_pass() {
         Duration::from_secs(300),
     );
     ok(
-        std::process::Command::new(venv.join("bin/python"))
-            .args([
-                "-m",
-                "pip",
-                "install",
-                "--no-index",
-                "--no-deps",
-                "--disable-pip-version-check",
-            ])
-            .arg(&wheel),
+        &mut pip_install(&venv.join("bin/python"), &wheel),
         "pip install the wheel",
         Duration::from_secs(300),
     );

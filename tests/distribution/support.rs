@@ -295,3 +295,19 @@ pub(crate) fn path_without_tracelint(scratch: &Path) -> OsString {
     }
     std::env::join_paths(dirs).expect("a PATH")
 }
+
+/// `PYTHON -m pip install WHEEL`, offline and without dependencies (the wheel needs none): add
+/// `--target DIR` to install beside an interpreter instead of into it.
+pub(crate) fn pip_install(python: &Path, wheel: &Path) -> Command {
+    let mut cmd = Command::new(python);
+    cmd.args([
+        "-m",
+        "pip",
+        "install",
+        "--no-index",
+        "--no-deps",
+        "--disable-pip-version-check",
+    ])
+    .arg(wheel);
+    cmd
+}

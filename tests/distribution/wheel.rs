@@ -13,7 +13,7 @@ use std::sync::OnceLock;
 use std::time::Duration;
 
 use crate::install::{FAST_RELEASE, shared_target, shared_target_lock};
-use crate::support::{Output, repo, require_tool, run, tracelint_bin};
+use crate::support::{Output, pip_install, repo, require_tool, run, tracelint_bin};
 
 const OURS: &str = env!("CARGO_PKG_VERSION");
 
@@ -85,16 +85,7 @@ fn maturin_wheel_installs_into_a_fresh_venv_and_runs() {
         "python3 -m venv",
     );
     ok(
-        std::process::Command::new(venv.join("bin/python"))
-            .args([
-                "-m",
-                "pip",
-                "install",
-                "--no-index",
-                "--no-deps",
-                "--disable-pip-version-check",
-            ])
-            .arg(&wheel),
+        &mut pip_install(&venv.join("bin/python"), &wheel),
         "pip install the wheel",
     );
     let show = ok(

@@ -208,3 +208,26 @@ impl Reader {
         )
     }
 }
+
+/// The annotations a write-back puts on the trace `emit` sent, sorted as `Reader::read` gives
+/// them: (span id, identifier, label, rule) for the planted R1 on `get_weather` and R2a on
+/// `fetch_page`.
+pub fn planted_annotations(sent: &Value) -> Vec<(String, String, String, String)> {
+    let id = |name: &str| sent["spans"][name].as_str().unwrap().to_owned();
+    let mut expected = vec![
+        (
+            id("get_weather"),
+            "tracelint:R1:1".to_owned(),
+            "hard_defect".to_owned(),
+            "R1".to_owned(),
+        ),
+        (
+            id("fetch_page"),
+            "tracelint:R2a:1".to_owned(),
+            "hard_event".to_owned(),
+            "R2a".to_owned(),
+        ),
+    ];
+    expected.sort();
+    expected
+}

@@ -21,18 +21,13 @@ pub fn parse_file<R: Read + Seek>(
     out: &mut dyn Emit,
 ) -> ReadOutcome {
     let mut head = vec![0; 4096];
-    let mut filled = 0;
-    while filled < head.len() {
-        match file.read(&mut head[filled..]) {
-            Ok(0) => break,
-            Ok(n) => filled += n,
-            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
-            Err(e) => {
-                out.issue(InputIssue::file(path, format!("cannot read: {e}")));
-                return ReadOutcome::Failed;
-            }
+    let filled = match read_head(&mut file, &mut head) {
+        Ok(n) => n,
+        Err(e) => {
+            out.issue(InputIssue::file(path, format!("cannot read: {e}")));
+            return ReadOutcome::Failed;
         }
-    }
+    };
     let stream = match opts.format {
         Some(f) => f == InputFormat::Otel,
         None => otel::is_otlp_prefix(&head[..filled]),
@@ -59,15 +54,9 @@ pub fn parse_file<R: Read + Seek>(
 /// running the adapter: only what decides the format is read (the whole of a JSON document).
 pub(crate) fn file_format<R: Read + Seek>(mut file: R, path: &str, opts: &ReadOptions) -> ReadOutcome {
     let mut head = vec![0; 4096];
-    let mut filled = 0;
-    while filled < head.len() {
-        match file.read(&mut head[filled..]) {
-            Ok(0) => break,
-            Ok(n) => filled += n,
-            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
-            Err(_) => return ReadOutcome::Failed,
-        }
-    }
+    let Ok(filled) = read_head(&mut file, &mut head) else {
+        return ReadOutcome::Failed;
+    };
     let stream = match opts.format {
         Some(f) => f == InputFormat::Otel,
         None => otel::is_otlp_prefix(&head[..filled]),
@@ -141,4 +130,18 @@ pub(crate) fn load_whole(path: &Path) -> Result<Vec<Trace>, String> {
             format!("cannot read: {source}"),
         )])),
     }
+}
+
+/// Fill `head` from the start of `file` as far as the file goes: the bytes read.
+fn read_head(file: &mut impl Read, head: &mut [u8]) -> std::io::Result<usize> {
+    let mut filled = 0;
+    while filled < head.len() {
+        match file.read(&mut head[filled..]) {
+            Ok(0) => break,
+            Ok(n) => filled += n,
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+            Err(e) => return Err(e),
+        }
+    }
+    Ok(filled)
 }
