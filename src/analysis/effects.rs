@@ -118,6 +118,37 @@ pub(crate) fn creates_by_name(tool: &str) -> bool {
         .any(|w| CREATE_NAMES.contains(&w.as_str()))
 }
 
+/// Words of a tool's name that say a call of it looks something up (`Read`, `read_file`,
+/// `list_directory`, `WebFetch`, `get_issue`, `search_code`, `view`).
+const LOOKUP_NAMES: &[&str] = &[
+    "read", "get", "list", "ls", "search", "find", "fetch", "view", "show", "glob", "grep",
+    "cat", "query", "lookup", "describe", "inspect", "stat", "info", "browse",
+];
+
+/// Does the call only look something up? Its tool's name says it reads (`LOOKUP_NAMES`; an
+/// MCP tool by its own name, not its server's), and neither that name, a mode it is asked
+/// for (a mode that reads decides: `{"command": "view"}`), nor a command line it runs says it
+/// creates or changes anything. A tool a registry declares
+/// side-effecting is the caller's to rule out.
+pub(crate) fn looks_up(call: &ToolCall) -> bool {
+    let Some(Value::Object(args)) = call.args.known() else {
+        return false;
+    };
+    // A mode decides (an editor's `view` reads); a command line the agent wrote may do anything.
+    if runs_command(args) {
+        return mode(args).is_some_and(|m| {
+            !m.contains(char::is_whitespace) && LOOKUP_NAMES.contains(&m.as_str())
+        });
+    }
+    let own = call.name.rsplit("__").next().unwrap_or(&call.name);
+    if creates_by_name(own) || looks_like_a_write(call) {
+        return false;
+    }
+    name_words(own)
+        .iter()
+        .any(|w| LOOKUP_NAMES.contains(&w.as_str()))
+}
+
 /// Does the field's name say its path is where the call puts its output?
 pub(crate) fn output_field(field: &str) -> bool {
     name_words(field)

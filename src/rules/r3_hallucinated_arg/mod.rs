@@ -88,6 +88,7 @@ impl Rule for HallucinatedArg {
                     }
                     asked.extend(web_form(value));
                     asked.extend(version_base(value));
+                    asked.extend(prefixed(value));
                     for page in same_page(value) {
                         asked.extend(web_form(&page));
                         asked.push(page);
@@ -223,7 +224,8 @@ impl Rule for HallucinatedArg {
                 // Made of observed parts (a URL's host and path, a path's scratch directory,
                 // package or identifier), unless the tool said it is not there: a composite
                 // that does not exist was made up all the same.
-                // So is a new version of an observed name (`report-v2` after `report`), and in a
+                // So is a new version of an observed name (`report-v2` after `report`), an
+                // observed target behind a scheme word (`xref:`, `file:`), and in a
                 // Gemini CLI session a file near the
                 // top of the working directory (Gemini CLI shows the agent the folder
                 // structure in its first message, which its logs do not record).
@@ -241,6 +243,7 @@ impl Rule for HallucinatedArg {
                         })
                         || version_base(value)
                             .is_some_and(|b| seen.check(&b) == Derivation::Derivable)
+                        || prefixed(value).is_some_and(|r| seen.check(&r) == Derivation::Derivable)
                         || seen.composite_path(value)
                         || (gemini && below_cwd(value, &cwds).is_some_and(|d| d <= TOP_LEVELS + 1))
                         || (unrecorded_instructions
@@ -274,6 +277,17 @@ impl Rule for HallucinatedArg {
                             SOURCE_CAP >> 20,
                         ),
                     ),
+                    // The call only looked the value up and the tool answered it: the value
+                    // names something that exists, whatever told the agent of it.
+                    Derivation::NotDerivable if !provided && resolved_lookup(cx, step.index, call) => {
+                        out.suppress(
+                            step,
+                            Some(&call.name),
+                            format!(
+                                "`{field}` is not derivable from what the agent observed, but the call only looked it up and the tool answered without fault: the value names something that exists"
+                            ),
+                        );
+                    }
                     Derivation::NotDerivable => {
                         let signal = signal(value, home.as_deref());
                         let tier = if provided {
@@ -408,6 +422,18 @@ fn web_form(value: &Value) -> Option<Value> {
         .map(Value::String)
 }
 
+/// What a value names behind a short lower-case scheme word (`xref:modules/a/page.adoc`,
+/// `file:src/x.ts`, `npm:left-pad`): a cross-reference, a link or a package spec made of an
+/// observed target. Not a URL (`://`), a Windows drive (`c:`) or a time (`10:30`).
+fn prefixed(value: &Value) -> Option<Value> {
+    let s = value.as_str()?.trim();
+    let (scheme, rest) = s.split_once(':')?;
+    let short_word =
+        (2..=12).contains(&scheme.len()) && scheme.bytes().all(|b| b.is_ascii_lowercase());
+    (short_word && rest.chars().count() >= 3 && !rest.starts_with("//"))
+        .then(|| Value::String(rest.to_owned()))
+}
+
 /// The name a versioned value is a new version of (`report` of `report-v2`, `a_b` of
 /// `a_b_v10`): a `-`, `_` or `.` and `v` with 1 to 3 digits at its end, after at least 4
 /// characters.
@@ -502,6 +528,17 @@ fn read_without_fault(cx: &TraceCx<'_>, call: usize) -> bool {
         }),
         _ => false,
     }
+}
+
+/// Did a call that only looks something up (`effects::looks_up`, and not declared
+/// side-effecting) get an answer: a result without fault that does not say its value is not
+/// there? Then what it named exists: a guess that held is not a defect the record can show.
+fn resolved_lookup(cx: &TraceCx<'_>, index: usize, call: &crate::model::ToolCall) -> bool {
+    !cx.origin_spec(&call.name)
+        .is_some_and(|s| s.metadata.is_side_effecting())
+        && crate::analysis::effects::looks_up(call)
+        && read_without_fault(cx, index)
+        && !not_found(cx, index)
 }
 
 /// Other URLs of the page a URL names: without the host's `www.`; a GitHub file's page
