@@ -277,9 +277,15 @@ impl Rule for HallucinatedArg {
                             SOURCE_CAP >> 20,
                         ),
                     ),
-                    // The call only looked the value up and the tool answered it: the value
-                    // names something that exists, whatever told the agent of it.
-                    Derivation::NotDerivable if !provided && resolved_lookup(cx, step.index, call) => {
+                    // The call only looked up the place the value names (a file, a folder, a
+                    // web page) and the tool answered: it exists, whatever told the agent of
+                    // it. Not an id: a made-up order number that resolves is someone else's
+                    // order; nor a search's date or place, which any answers.
+                    Derivation::NotDerivable
+                        if !provided
+                            && names_a_place(value, home.as_deref())
+                            && resolved_lookup(cx, step.index, call) =>
+                    {
                         out.suppress(
                             step,
                             Some(&call.name),
@@ -528,6 +534,14 @@ fn read_without_fault(cx: &TraceCx<'_>, call: usize) -> bool {
         }),
         _ => false,
     }
+}
+
+/// Is the value an address of a place: a web URL, or a filesystem path?
+fn names_a_place(value: &Value, home: Option<&str>) -> bool {
+    value.as_str().is_some_and(|s| {
+        let norm = normalize_text(s);
+        norm.contains("://") || paths::path_form(&norm, home).is_some()
+    })
 }
 
 /// Did a call that only looks something up (`effects::looks_up`, and not declared

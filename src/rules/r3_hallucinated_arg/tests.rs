@@ -426,18 +426,21 @@ fn a_lookup_the_tool_answered_names_something_that_exists() {
         )
     };
     let t = trace(&[
-        // Read, listed, fetched: answered without fault, not reported.
+        // A file read, a folder listed, a file viewed: answered without fault, not reported.
         call(1, "Read", r#"{"file_path": "/srv/app/guessed/settings.py"}"#),
         result(1, "DEBUG = False"),
-        call(2, "mcp__github__get_issue", r#"{"issue_id": "GH-88123"}"#),
-        result(2, "{\"title\": \"crash on start\"}"),
+        call(2, "mcp__fs__list_directory", r#"{"path": "/srv/app/listed"}"#),
+        result(2, "settings.py"),
         call(3, "str_replace_editor", r#"{"command": "view", "path": "/srv/app/other/views.py"}"#),
         result(3, "def index(): ..."),
         // A lookup that failed, or said the thing is not there, is reported.
         call(4, "Read", r#"{"file_path": "/srv/app/guessed/secrets.env"}"#),
         error(4, "File does not exist."),
-        call(5, "mcp__github__get_issue", r#"{"issue_id": "GH-77001"}"#),
+        call(5, "WebFetch", r#"{"url": "https://docs.guessed-site.io/setup"}"#),
         result(5, "Not Found"),
+        // An id that resolves is not proof: a made-up order number may be someone else's.
+        call(10, "get_shipping_status", r#"{"order_id": "ORD-77812"}"#),
+        result(10, "{\"status\": \"in_transit\"}"),
         // A call that acts is reported whatever it answered: `cancel_order` worked, on an id
         // nothing showed; so does an editor asked to create, a lookup named by its server
         // only, and a tool the tools file declares side-effecting.
@@ -447,8 +450,15 @@ fn a_lookup_the_tool_answered_names_something_that_exists() {
         result(7, "cancelled"),
         call(8, "get_and_charge", r#"{"card_id": "CARD-9001"}"#),
         result(8, "charged"),
+        // A search answers whatever it is given: its date and place are still judged.
+        call(9, "search_direct_flight", r#"{"origin": "JFK", "date": "2024-05-20"}"#),
+        result(9, "[{\"flight_number\": \"HAT001\"}]"),
     ]);
-    let tools = r#"{"tools": {"get_and_charge": {"metadata": {"side_effecting": true}}}}"#;
+    let tools = r#"{"tools": {
+        "get_and_charge": {"metadata": {"side_effecting": true}},
+        "search_direct_flight": {"schema": {"type": "object", "properties": {
+            "origin": {"type": "string"}, "date": {"type": "string"}}}}
+    }}"#;
     let out = lint_in(
         &t,
         Some(tools),
@@ -464,10 +474,13 @@ fn a_lookup_the_tool_answered_names_something_that_exists() {
         values,
         [
             "\"/srv/app/guessed/secrets.env\"",
-            "\"GH-77001\"",
+            "\"https://docs.guessed-site.io/setup\"",
+            "\"ORD-77812\"",
             "\"A-4512\"",
             "\"BK-5521\"",
-            "\"CARD-9001\""
+            "\"CARD-9001\"",
+            "\"2024-05-20\"",
+            "\"JFK\""
         ],
         "{out}"
     );
