@@ -712,6 +712,8 @@ fn judged<'a>(
     let creating =
         crate::analysis::effects::creates(args) || crate::analysis::effects::creates_by_name(tool);
     let runs_command = crate::analysis::effects::runs_command(args);
+    // What a search is given, besides where to look, is a query the agent writes.
+    let search = crate::analysis::effects::searches(tool, args);
     args.iter().filter_map(move |(field, value)| {
         // A path, or a bare name in a field that holds one (`write {"filePath": "hello.txt"}`).
         let pathlike = value.as_str().is_some_and(|v| v.contains(['/', '\\']))
@@ -729,6 +731,9 @@ fn judged<'a>(
                     .then_some(ValueOrigin::Generated)
             });
         if skipped(spec, field, value, origin) {
+            return None;
+        }
+        if search && origin != Some(ValueOrigin::Provided) && !names_a_place(value, None) {
             return None;
         }
         if bare && origin != Some(ValueOrigin::Provided) && !identifies(field, value) {
@@ -883,7 +888,7 @@ fn skipped(
     value: &Value,
     origin: Option<ValueOrigin>,
 ) -> bool {
-    if !matches!(value, Value::String(_) | Value::Number(_)) || redacted(value) {
+    if !matches!(value, Value::String(_) | Value::Number(_)) || redacted(value) || glob(value) {
         return true;
     }
     if matches!(origin, Some(ValueOrigin::Generated | ValueOrigin::Choice)) {
@@ -913,6 +918,14 @@ fn skipped(
         && value
             .as_str()
             .is_some_and(|s| s.split_whitespace().nth(1).is_some())
+}
+
+/// A glob pattern (`*.md`, `src/**/*.ts`, `*route*.py`), not a URL: what to match, written by
+/// the agent, not a name of one thing.
+fn glob(value: &Value) -> bool {
+    value
+        .as_str()
+        .is_some_and(|s| s.contains('*') && !s.contains("://"))
 }
 
 fn quote(v: &Value) -> String {

@@ -450,9 +450,16 @@ fn a_lookup_the_tool_answered_names_something_that_exists() {
         result(7, "cancelled"),
         call(8, "get_and_charge", r#"{"card_id": "CARD-9001"}"#),
         result(8, "charged"),
-        // A search answers whatever it is given: its date and place are still judged.
+        // What a search is given is a query the agent writes: not judged; nor is a glob.
         call(9, "search_direct_flight", r#"{"origin": "JFK", "date": "2024-05-20"}"#),
         result(9, "[{\"flight_number\": \"HAT001\"}]"),
+        call(11, "mcp__serena__find_file", r#"{"file_mask": "*route*.py", "relative_path": "made/up"}"#),
+        error(11, "Error: relative path made/up does not exist"),
+        // A generic API tool reads with GET (answered: not reported), acts with POST.
+        call(12, "call_api_endpoint", r#"{"method": "GET", "path": "/stores/10810/sales"}"#),
+        result(12, "{\"sales\": []}"),
+        call(13, "call_api_endpoint", r#"{"method": "POST", "path": "/orders/9931/refunds"}"#),
+        result(13, "{}"),
     ]);
     let tools = r#"{"tools": {
         "get_and_charge": {"metadata": {"side_effecting": true}},
@@ -479,8 +486,8 @@ fn a_lookup_the_tool_answered_names_something_that_exists() {
             "\"A-4512\"",
             "\"BK-5521\"",
             "\"CARD-9001\"",
-            "\"2024-05-20\"",
-            "\"JFK\""
+            "\"made/up\"",
+            "\"/orders/9931/refunds\""
         ],
         "{out}"
     );
@@ -488,7 +495,7 @@ fn a_lookup_the_tool_answered_names_something_that_exists() {
         .iter()
         .filter(|l| l.contains("only looked it up"))
         .count();
-    assert_eq!(looked_up, 3, "{out}");
+    assert_eq!(looked_up, 4, "{out}");
 }
 
 #[test]
