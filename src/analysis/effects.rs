@@ -118,6 +118,71 @@ pub(crate) fn creates_by_name(tool: &str) -> bool {
         .any(|w| CREATE_NAMES.contains(&w.as_str()))
 }
 
+/// Words of a tool's name that say a call of it looks something up (`Read`, `read_file`,
+/// `list_directory`, `WebFetch`, `get_issue`, `search_code`, `view`).
+const LOOKUP_NAMES: &[&str] = &[
+    "read", "reader", "get", "list", "ls", "search", "find", "fetch", "view", "show", "glob",
+    "grep", "cat", "query", "lookup", "describe", "inspect", "stat", "info", "browse",
+    "navigate", "goto", "visit", "scrape", "crawl",
+];
+
+/// Words of a tool's name that say a call of it searches (`Grep`, `search_code`,
+/// `find_symbol`): what it is given, besides where to look, is a query.
+const SEARCH_NAMES: &[&str] = &["search", "find", "grep", "glob", "query"];
+
+/// HTTP methods that only read (`{"method": "GET", "path": …}` of a generic API tool).
+const READ_METHODS: &[&str] = &["get", "head"];
+
+/// Does the call only look something up? Its tool's name says it reads (`LOOKUP_NAMES`; an
+/// MCP tool by its own name, not its server's), and neither that name, a mode it is asked
+/// for (a mode that reads decides: `{"command": "view"}`, and so does an HTTP method: `GET`),
+/// nor a command line it runs says it creates or changes anything. A tool a registry declares
+/// side-effecting is the caller's to rule out.
+pub(crate) fn looks_up(call: &ToolCall) -> bool {
+    let Some(Value::Object(args)) = call.args.known() else {
+        return false;
+    };
+    looks_up_with(&call.name, args)
+}
+
+/// `looks_up`, of a tool's name and its call's arguments.
+pub(crate) fn looks_up_with(tool: &str, args: &Map<String, Value>) -> bool {
+    // A mode decides (an editor's `view` reads); a command line the agent wrote may do anything.
+    if runs_command(args) {
+        return mode(args).is_some_and(|m| {
+            !m.contains(char::is_whitespace) && LOOKUP_NAMES.contains(&m.as_str())
+        });
+    }
+    // An HTTP method decides for a generic API tool.
+    if let Some(m) = ["method", "http_method"]
+        .iter()
+        .find_map(|k| args.get(*k).and_then(Value::as_str))
+    {
+        return READ_METHODS.contains(&m.trim().to_ascii_lowercase().as_str());
+    }
+    let own = own_name(tool);
+    if creates_by_name(own) || writes(tool, args) {
+        return false;
+    }
+    name_words(own)
+        .iter()
+        .any(|w| LOOKUP_NAMES.contains(&w.as_str()))
+}
+
+/// Is a call of this tool with these arguments a search (`looks_up_with`, and the tool's own
+/// name says it searches or finds)?
+pub(crate) fn searches(tool: &str, args: &Map<String, Value>) -> bool {
+    looks_up_with(tool, args)
+        && name_words(own_name(tool))
+            .iter()
+            .any(|w| SEARCH_NAMES.contains(&w.as_str()))
+}
+
+/// An MCP tool's own name, without its server's (`mcp__github__get_issue` → `get_issue`).
+fn own_name(tool: &str) -> &str {
+    tool.rsplit("__").next().unwrap_or(tool)
+}
+
 /// Does the field's name say its path is where the call puts its output?
 pub(crate) fn output_field(field: &str) -> bool {
     name_words(field)
@@ -200,6 +265,11 @@ pub(crate) fn looks_like_a_write(call: &ToolCall) -> bool {
     let Some(Value::Object(args)) = call.args.known() else {
         return false;
     };
+    writes(&call.name, args)
+}
+
+/// `looks_like_a_write`, of a tool's name and its call's arguments.
+fn writes(tool: &str, args: &Map<String, Value>) -> bool {
     let shell = MODE_KEYS
         .iter()
         .chain(SHELL_KEYS)
@@ -213,7 +283,7 @@ pub(crate) fn looks_like_a_write(call: &ToolCall) -> bool {
     {
         return CREATE_MODES.contains(&m.as_str()) || CHANGE_MODES.contains(&m.as_str());
     }
-    let name = call.name.to_ascii_lowercase();
+    let name = tool.to_ascii_lowercase();
     WRITE_NAMES.iter().any(|w| name.contains(w))
 }
 

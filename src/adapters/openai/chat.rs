@@ -130,9 +130,12 @@ pub fn read_message(
         "system" | "developer" => read_text(body, Role::System, cur, &body_ptr, out),
         "user" | "human" => read_text(body, Role::User, cur, &body_ptr, out),
         "assistant" | "ai" | "model" | "gpt" | "bot" | "chatbot" => {
+            let from_content = out.items.len();
             read_text(body, Role::Assistant, cur, &body_ptr, out);
             if let Some(calls) = msg.tool_calls {
+                let from_calls = out.items.len();
                 read_tool_calls(calls, cur, &child(pointer, "tool_calls"), out);
+                drop_repeated_calls(out, from_content, from_calls);
             }
             if let Some(call) = msg.function_call {
                 let ptr = child(pointer, "function_call");
@@ -166,6 +169,56 @@ pub fn read_message(
             format!("unknown message role `{other}`"),
         ),
     }
+}
+
+/// Some converters write each call twice in one message: in `tool_calls` and again as a
+/// content block (`{"type": "tool_use", "tool_call_id": …, "name": …, "arguments": …}`). A
+/// content call (items `from_content..from_calls`) that repeats one of `tool_calls` (items
+/// from `from_calls` on) — the same id, or, without an id, the same name and arguments — is the
+/// same call: the `tool_calls` entry is kept.
+fn drop_repeated_calls(out: &mut Collected, from_content: usize, from_calls: usize) {
+    let listed: Vec<&ToolCall> = out.items[from_calls..]
+        .iter()
+        .filter_map(|i| match &i.kind {
+            StepKind::ToolCall(c) => Some(c),
+            _ => None,
+        })
+        .collect();
+    if listed.is_empty() {
+        return;
+    }
+    // Each `tool_calls` entry stands for one content call at most.
+    let mut taken = vec![false; listed.len()];
+    let repeats: Vec<bool> = out.items[from_content..from_calls]
+        .iter()
+        .map(|i| {
+            let StepKind::ToolCall(c) = &i.kind else {
+                return false;
+            };
+            let same = |l: &ToolCall| match (&c.call_id, &l.call_id) {
+                (Some(a), Some(b)) => a == b,
+                // Without an id (or with arguments the block's reader does not know): the
+                // same tool, with the same arguments or none read.
+                _ => c.name == l.name && (c.args == l.args || c.args.known().is_none()),
+            };
+            match (0..listed.len()).find(|&k| !taken[k] && same(listed[k])) {
+                Some(k) => {
+                    taken[k] = true;
+                    true
+                }
+                None => false,
+            }
+        })
+        .collect();
+    if !repeats.contains(&true) {
+        return;
+    }
+    let mut k = 0;
+    out.items.retain(|_| {
+        let i = k;
+        k += 1;
+        !(i >= from_content && i < from_calls && repeats[i - from_content])
+    });
 }
 
 fn read_text(

@@ -681,3 +681,23 @@ fn a_session_metadata_line_is_read_past() {
     assert!(p.issues.is_empty(), "{:?}", p.issues);
     assert_eq!(counts(&p.traces[0]), crate::adapters::testing::counted(1, 1, 0, 0));
 }
+
+/// A converter that writes each call twice in a message, in `tool_calls` and again as a content
+/// block (with its id as `tool_call_id`, or with none): one call each, the `tool_calls` entry.
+#[test]
+fn a_call_written_twice_in_one_message_is_one_call() {
+    let text = r#"{"messages": [
+  {"role": "user", "content": "read it"},
+  {"role": "assistant", "content": [{"type": "reasoning", "text": "[REDACTED]"}, {"type": "tool_use", "tool_call_id": "call_1", "name": "read", "arguments": "{\"filePath\": \"/a\"}"}, {"type": "tool_use", "name": "read", "input": {"filePath": "/b"}}], "tool_calls": [{"id": "call_1", "type": "function", "function": {"name": "read", "arguments": "{\"filePath\": \"/a\"}"}}, {"id": "call_2", "type": "function", "function": {"name": "read", "arguments": "{\"filePath\": \"/b\"}"}}]},
+  {"role": "tool", "tool_call_id": "call_1", "content": "a"},
+  {"role": "tool", "tool_call_id": "call_2", "content": "b"}
+ ]}"#;
+    let p = parse(text);
+    insta::assert_snapshot!(steps(&p, 0), @r"
+    0 2:31 /messages/0/content message User: read it
+    1 3:268 /messages/1/tool_calls/0 call call_1 read {filePath} raw
+    2 3:375 /messages/1/tool_calls/1 call call_2 read {filePath} raw
+    3 4:3 /messages/2 result call_1 Unknown: a
+    4 5:3 /messages/3 result call_2 Unknown: b
+    ");
+}

@@ -88,6 +88,7 @@ impl Rule for HallucinatedArg {
                     }
                     asked.extend(web_form(value));
                     asked.extend(version_base(value));
+                    asked.extend(prefixed(value));
                     for page in same_page(value) {
                         asked.extend(web_form(&page));
                         asked.push(page);
@@ -223,7 +224,8 @@ impl Rule for HallucinatedArg {
                 // Made of observed parts (a URL's host and path, a path's scratch directory,
                 // package or identifier), unless the tool said it is not there: a composite
                 // that does not exist was made up all the same.
-                // So is a new version of an observed name (`report-v2` after `report`), and in a
+                // So is a new version of an observed name (`report-v2` after `report`), an
+                // observed target behind a scheme word (`xref:`, `file:`), and in a
                 // Gemini CLI session a file near the
                 // top of the working directory (Gemini CLI shows the agent the folder
                 // structure in its first message, which its logs do not record).
@@ -241,6 +243,7 @@ impl Rule for HallucinatedArg {
                         })
                         || version_base(value)
                             .is_some_and(|b| seen.check(&b) == Derivation::Derivable)
+                        || prefixed(value).is_some_and(|r| seen.check(&r) == Derivation::Derivable)
                         || seen.composite_path(value)
                         || (gemini && below_cwd(value, &cwds).is_some_and(|d| d <= TOP_LEVELS + 1))
                         || (unrecorded_instructions
@@ -274,6 +277,23 @@ impl Rule for HallucinatedArg {
                             SOURCE_CAP >> 20,
                         ),
                     ),
+                    // The call only looked up the place the value names (a file, a folder, a
+                    // web page) and the tool answered: it exists, whatever told the agent of
+                    // it. Not an id: a made-up order number that resolves is someone else's
+                    // order; nor a search's date or place, which any answers.
+                    Derivation::NotDerivable
+                        if !provided
+                            && names_a_place(value, home.as_deref())
+                            && resolved_lookup(cx, step.index, call) =>
+                    {
+                        out.suppress(
+                            step,
+                            Some(&call.name),
+                            format!(
+                                "`{field}` is not derivable from what the agent observed, but the call only looked it up and the tool answered without fault: the value names something that exists"
+                            ),
+                        );
+                    }
                     Derivation::NotDerivable => {
                         let signal = signal(value, home.as_deref());
                         let tier = if provided {
@@ -408,6 +428,18 @@ fn web_form(value: &Value) -> Option<Value> {
         .map(Value::String)
 }
 
+/// What a value names behind a short lower-case scheme word (`xref:modules/a/page.adoc`,
+/// `file:src/x.ts`, `npm:left-pad`): a cross-reference, a link or a package spec made of an
+/// observed target. Not a URL (`://`), a Windows drive (`c:`) or a time (`10:30`).
+fn prefixed(value: &Value) -> Option<Value> {
+    let s = value.as_str()?.trim();
+    let (scheme, rest) = s.split_once(':')?;
+    let short_word =
+        (2..=12).contains(&scheme.len()) && scheme.bytes().all(|b| b.is_ascii_lowercase());
+    (short_word && rest.chars().count() >= 3 && !rest.starts_with("//"))
+        .then(|| Value::String(rest.to_owned()))
+}
+
 /// The name a versioned value is a new version of (`report` of `report-v2`, `a_b` of
 /// `a_b_v10`): a `-`, `_` or `.` and `v` with 1 to 3 digits at its end, after at least 4
 /// characters.
@@ -502,6 +534,25 @@ fn read_without_fault(cx: &TraceCx<'_>, call: usize) -> bool {
         }),
         _ => false,
     }
+}
+
+/// Is the value an address of a place: a web URL, or a filesystem path?
+fn names_a_place(value: &Value, home: Option<&str>) -> bool {
+    value.as_str().is_some_and(|s| {
+        let norm = normalize_text(s);
+        norm.contains("://") || paths::path_form(&norm, home).is_some()
+    })
+}
+
+/// Did a call that only looks something up (`effects::looks_up`, and not declared
+/// side-effecting) get an answer: a result without fault that does not say its value is not
+/// there? Then what it named exists: a guess that held is not a defect the record can show.
+fn resolved_lookup(cx: &TraceCx<'_>, index: usize, call: &crate::model::ToolCall) -> bool {
+    !cx.origin_spec(&call.name)
+        .is_some_and(|s| s.metadata.is_side_effecting())
+        && crate::analysis::effects::looks_up(call)
+        && read_without_fault(cx, index)
+        && !not_found(cx, index)
 }
 
 /// Other URLs of the page a URL names: without the host's `www.`; a GitHub file's page
@@ -661,6 +712,8 @@ fn judged<'a>(
     let creating =
         crate::analysis::effects::creates(args) || crate::analysis::effects::creates_by_name(tool);
     let runs_command = crate::analysis::effects::runs_command(args);
+    // What a search is given, besides where to look, is a query the agent writes.
+    let search = crate::analysis::effects::searches(tool, args);
     args.iter().filter_map(move |(field, value)| {
         // A path, or a bare name in a field that holds one (`write {"filePath": "hello.txt"}`).
         let pathlike = value.as_str().is_some_and(|v| v.contains(['/', '\\']))
@@ -678,6 +731,9 @@ fn judged<'a>(
                     .then_some(ValueOrigin::Generated)
             });
         if skipped(spec, field, value, origin) {
+            return None;
+        }
+        if search && origin != Some(ValueOrigin::Provided) && !names_a_place(value, None) {
             return None;
         }
         if bare && origin != Some(ValueOrigin::Provided) && !identifies(field, value) {
@@ -832,7 +888,7 @@ fn skipped(
     value: &Value,
     origin: Option<ValueOrigin>,
 ) -> bool {
-    if !matches!(value, Value::String(_) | Value::Number(_)) || redacted(value) {
+    if !matches!(value, Value::String(_) | Value::Number(_)) || redacted(value) || glob(value) {
         return true;
     }
     if matches!(origin, Some(ValueOrigin::Generated | ValueOrigin::Choice)) {
@@ -862,6 +918,14 @@ fn skipped(
         && value
             .as_str()
             .is_some_and(|s| s.split_whitespace().nth(1).is_some())
+}
+
+/// A glob pattern (`*.md`, `src/**/*.ts`, `*route*.py`), not a URL: what to match, written by
+/// the agent, not a name of one thing.
+fn glob(value: &Value) -> bool {
+    value
+        .as_str()
+        .is_some_and(|s| s.contains('*') && !s.contains("://"))
 }
 
 fn quote(v: &Value) -> String {

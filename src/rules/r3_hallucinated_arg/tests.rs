@@ -81,6 +81,7 @@ fn flagged_values(trace: &str, tools: Option<&str>, cwd: &str) -> Vec<String> {
         &[(ContextKind::WorkingDirectory, cwd)],
     ))
     .iter()
+    .filter(|l| !l.starts_with("suppressed"))
     .map(|l| l.split('`').nth(3).unwrap_or_default().to_owned())
     .collect()
 }
@@ -195,12 +196,14 @@ fn a_module_name_derives_its_source_file() {
         Default::default(),
         &[(ContextKind::WorkingDirectory, "/repo")],
     );
-    // `tests/test_mod.py`: `tests` was listed, `test_mod.py` was not (a guess).
-    assert_eq!(r3(&out).len(), 2, "{out}");
-    assert!(
-        out.contains("/repo/tests/test_mod.py") && out.contains("/repo/src/pkg/other.py"),
-        "{out}"
-    );
+    // `tests/test_mod.py`: `tests` was listed, `test_mod.py` was not (a guess, but one the
+    // tool answered: not reported); `pkg.other` is not a module the agent saw.
+    let findings: Vec<&str> = r3(&out)
+        .into_iter()
+        .filter(|l| !l.starts_with("suppressed"))
+        .collect();
+    assert_eq!(findings.len(), 1, "{out}");
+    assert!(findings[0].contains("/repo/src/pkg/other.py"), "{out}");
 }
 
 /// A screenshot (or a download, an export) is written to a file the agent names: that name is
@@ -390,20 +393,20 @@ fn a_successful_call_confirms_the_values_it_used() {
         )
     };
     let t = trace(&[
-        // Guessed, then read successfully: judged once.
-        call(1, "Read", r#"{"file_path": "/repo/guessed_a.py"}"#),
+        // Guessed, then used successfully: judged once (a tool that does not only look up).
+        call(1, "Load", r#"{"file_path": "/repo/guessed_a.py"}"#),
         result(1, "print(1)"),
         call(2, "Edit", r#"{"file_path": "/repo/guessed_a.py"}"#),
         // A result that does not say (no status) but reads as output confirms too.
-        call(3, "Read", r#"{"file_path": "/repo/guessed_b.py"}"#),
+        call(3, "Load", r#"{"file_path": "/repo/guessed_b.py"}"#),
         unknown(3, "     1\tprint(2)"),
         call(4, "Edit", r#"{"file_path": "/repo/guessed_b.py"}"#),
         // One that reads as an error does not; a failure never does. The Edit of a path the
-        // agent already used is not judged again: its first use (the Read) was.
-        call(5, "Read", r#"{"file_path": "/repo/guessed_c.py"}"#),
+        // agent already used is not judged again: its first use (the Load) was.
+        call(5, "Load", r#"{"file_path": "/repo/guessed_c.py"}"#),
         unknown(5, "Error: file not found"),
         call(6, "Edit", r#"{"file_path": "/repo/guessed_c.py"}"#),
-        call(7, "Read", r#"{"file_path": "/repo/guessed_d.py"}"#),
+        call(7, "Load", r#"{"file_path": "/repo/guessed_d.py"}"#),
         error(7),
         call(8, "Edit", r#"{"file_path": "/repo/guessed_d.py"}"#),
     ]);
@@ -411,7 +414,88 @@ fn a_successful_call_confirms_the_values_it_used() {
         .into_iter()
         .map(|(tool, _, _)| tool)
         .collect();
-    assert_eq!(got, ["Read", "Read", "Read", "Read"]);
+    assert_eq!(got, ["Load", "Load", "Load", "Load"]);
+}
+
+#[test]
+fn a_lookup_the_tool_answered_names_something_that_exists() {
+    let error = |id: u32, content: &str| {
+        format!(
+            r#"{{"type": "tool_result", "call_id": "{id}", "content": {}, "status": "error"}}"#,
+            serde_json::Value::String(content.into())
+        )
+    };
+    let t = trace(&[
+        // A file read, a folder listed, a file viewed: answered without fault, not reported.
+        call(1, "Read", r#"{"file_path": "/srv/app/guessed/settings.py"}"#),
+        result(1, "DEBUG = False"),
+        call(2, "mcp__fs__list_directory", r#"{"path": "/srv/app/listed"}"#),
+        result(2, "settings.py"),
+        call(3, "str_replace_editor", r#"{"command": "view", "path": "/srv/app/other/views.py"}"#),
+        result(3, "def index(): ..."),
+        // A lookup that failed, or said the thing is not there, is reported.
+        call(4, "Read", r#"{"file_path": "/srv/app/guessed/secrets.env"}"#),
+        error(4, "File does not exist."),
+        call(5, "WebFetch", r#"{"url": "https://docs.guessed-site.io/setup"}"#),
+        result(5, "Not Found"),
+        // An id that resolves is not proof: a made-up order number may be someone else's.
+        call(10, "get_shipping_status", r#"{"order_id": "ORD-77812"}"#),
+        result(10, "{\"status\": \"in_transit\"}"),
+        // A call that acts is reported whatever it answered: `cancel_order` worked, on an id
+        // nothing showed; so does an editor asked to create, a lookup named by its server
+        // only, and a tool the tools file declares side-effecting.
+        call(6, "cancel_order", r#"{"order_id": "A-4512"}"#),
+        result(6, "{\"cancelled\": \"A-4512\"}"),
+        call(7, "mcp__search__cancel_booking", r#"{"booking_id": "BK-5521"}"#),
+        result(7, "cancelled"),
+        call(8, "get_and_charge", r#"{"card_id": "CARD-9001"}"#),
+        result(8, "charged"),
+        // What a search is given is a query the agent writes: not judged; nor is a glob.
+        call(9, "search_direct_flight", r#"{"origin": "JFK", "date": "2024-05-20"}"#),
+        result(9, "[{\"flight_number\": \"HAT001\"}]"),
+        call(11, "mcp__serena__find_file", r#"{"file_mask": "*route*.py", "relative_path": "made/up"}"#),
+        error(11, "Error: relative path made/up does not exist"),
+        // A generic API tool reads with GET (answered: not reported), acts with POST.
+        call(12, "call_api_endpoint", r#"{"method": "GET", "path": "/stores/10810/sales"}"#),
+        result(12, "{\"sales\": []}"),
+        call(13, "call_api_endpoint", r#"{"method": "POST", "path": "/orders/9931/refunds"}"#),
+        result(13, "{}"),
+    ]);
+    let tools = r#"{"tools": {
+        "get_and_charge": {"metadata": {"side_effecting": true}},
+        "search_direct_flight": {"schema": {"type": "object", "properties": {
+            "origin": {"type": "string"}, "date": {"type": "string"}}}}
+    }}"#;
+    let out = lint_in(
+        &t,
+        Some(tools),
+        Default::default(),
+        &[(ContextKind::WorkingDirectory, "/home/dev")],
+    );
+    let values: Vec<&str> = r3(&out)
+        .iter()
+        .filter(|l| !l.starts_with("suppressed"))
+        .map(|l| l.split('`').nth(3).unwrap_or_default())
+        .collect();
+    assert_eq!(
+        values,
+        [
+            "\"/srv/app/guessed/secrets.env\"",
+            "\"https://docs.guessed-site.io/setup\"",
+            "\"ORD-77812\"",
+            "\"A-4512\"",
+            "\"BK-5521\"",
+            "\"CARD-9001\"",
+            "\"made/up\"",
+            "\"/orders/9931/refunds\""
+        ],
+        "{out}"
+    );
+    let looked_up = r3(&out)
+        .iter()
+        .filter(|l| l.contains("only looked it up"))
+        .count();
+    assert_eq!(looked_up, 4, "{out}");
 }
 
 #[test]
@@ -537,7 +621,7 @@ fn windows_paths_join_the_working_directory_in_either_form() {
 #[test]
 fn a_composite_of_observed_values_is_observed() {
     let t = trace(&[
-        call(1, "get_nodes", r#"{"file_key": "fk1"}"#),
+        call(1, "load_nodes", r#"{"file_key": "fk1"}"#),
         result(1, r#"{"nodes": [{"id": "0:11258"}, {"id": "0:11040"}]}"#),
         call(2, "get_images", r#"{"node_ids": "0:11258,0:11040"}"#),
         call(3, "get_images", r#"{"node_ids": "0:11258; 0:11040"}"#),
@@ -727,8 +811,8 @@ fn composites_of_observed_parts_are_observed_unless_not_found() {
         result(3, "ok"),
         call(4, "WebFetch", r#"{"url": "https://docs.acme-cloud.io/v2/api"}"#),
         result(4, "ok"),
+        // (Not looked up yet: a lookup the tool answered names something that exists.)
         call(5, "WebFetch", r#"{"url": "https://docs.acme-cloud.io/api/reference"}"#),
-        result(5, "ok"),
         // Files named by identifiers seen in code, in listed directories.
         call(6, "Read", r#"{"file_path": "/repo/src/foo_bar.py"}"#),
         result(6, "x = 1"),
@@ -746,7 +830,6 @@ fn composites_of_observed_parts_are_observed_unless_not_found() {
         result(11, "x"),
         // A plain word is not an identifier: `helpers` in prose does not name a file.
         call(12, "Read", r#"{"file_path": "/repo/src/helpers.py"}"#),
-        result(12, "x"),
     ]);
     let got: Vec<String> = flagged_values(&t, None, "/repo");
     assert_eq!(
@@ -801,37 +884,37 @@ fn unrecorded_context_and_names_built_from_observed_ones() {
     let t = trace(&[
         call(
             1,
-            "Read",
+            "Load",
             r#"{"file_path": "/home/u/.claude/projects/-home-u-my-app/memory/design-notes.md"}"#,
         ),
         result(1, "notes"),
         // Named by the system prompt, whether or not the file exists yet.
         call(
             10,
-            "Read",
+            "Load",
             r#"{"file_path": "/home/u/.claude/projects/-home-u-my-app/memory/MEMORY.md"}"#,
         ),
         result(10, "File does not exist."),
         // Another project's memory is not this one's.
         call(
             2,
-            "Read",
+            "Load",
             r#"{"file_path": "/home/u/.claude/projects/-home-u-x/memory/a.md"}"#,
         ),
         result(2, "notes"),
-        call(3, "Read", r#"{"file_path": "/home/u/my-app/src/cli.ts"}"#),
+        call(3, "Load", r#"{"file_path": "/home/u/my-app/src/cli.ts"}"#),
         result(
             3,
             "import { create } from './commands/workspace/create.js';\nimport Footer from './footer.js';",
         ),
-        call(4, "Read", r#"{"file_path": "/home/u/my-app/src/commands/workspace/create.ts"}"#),
-        call(5, "Read", r#"{"file_path": "/home/u/my-app/src/footer.tsx"}"#),
-        call(6, "Read", r#"{"file_path": "/home/u/my-app/src/header.tsx"}"#),
+        call(4, "Load", r#"{"file_path": "/home/u/my-app/src/commands/workspace/create.ts"}"#),
+        call(5, "Load", r#"{"file_path": "/home/u/my-app/src/footer.tsx"}"#),
+        call(6, "Load", r#"{"file_path": "/home/u/my-app/src/header.tsx"}"#),
         result(6, "ok"),
-        call(7, "get_task", r#"{"task_id": "T-88213-import"}"#),
+        call(7, "load_task", r#"{"task_id": "T-88213-import"}"#),
         result(7, "{\"id\": \"rpt-20240112\"}"),
-        call(8, "get_task", r#"{"task_id": "rpt-20240112-v2"}"#),
-        call(9, "get_task", r#"{"task_id": "rpt-20249999-v2"}"#),
+        call(8, "load_task", r#"{"task_id": "rpt-20240112-v2"}"#),
+        call(9, "load_task", r#"{"task_id": "rpt-20249999-v2"}"#),
     ]);
     let got: Vec<String> = r3_signals(&t, None, "/home/u/my-app")
         .into_iter()
@@ -859,23 +942,23 @@ fn files_named_by_imports_the_agent_read_are_observed() {
     let t = trace(&[
         call(0, "Bash", r#"{"command": "git ls-files | head -2"}"#),
         result(0, "src/lib.rs\nweb/components/forms/Form.tsx"),
-        call(1, "Read", r#"{"file_path": "/repo/src/lib.rs"}"#),
+        call(1, "Load", r#"{"file_path": "/repo/src/lib.rs"}"#),
         result(1, "use crate::parser::lexer::{Token, Lexer};\nmod parser;"),
-        call(2, "Read", r#"{"file_path": "/repo/src/parser/lexer.rs"}"#),
+        call(2, "Load", r#"{"file_path": "/repo/src/parser/lexer.rs"}"#),
         result(2, "pub struct Token;"),
-        call(3, "Read", r#"{"file_path": "/repo/web/components/forms/Form.tsx"}"#),
+        call(3, "Load", r#"{"file_path": "/repo/web/components/forms/Form.tsx"}"#),
         result(
             3,
             "import Modal from '../ui/Modal';\nimport { db } from '@/lib/db';\nimport './ui/Form.css';",
         ),
-        call(4, "Read", r#"{"file_path": "/repo/web/components/ui/Modal.tsx"}"#),
+        call(4, "Load", r#"{"file_path": "/repo/web/components/ui/Modal.tsx"}"#),
         result(4, "export default function Modal() {}"),
-        call(5, "Read", r#"{"file_path": "/repo/web/lib/db.ts"}"#),
+        call(5, "Load", r#"{"file_path": "/repo/web/lib/db.ts"}"#),
         result(5, "export const db = 1"),
         // Named by no import: a test beside the module, a sibling of another name.
-        call(6, "Read", r#"{"file_path": "/repo/web/components/ui/Modal.test.tsx"}"#),
+        call(6, "Load", r#"{"file_path": "/repo/web/components/ui/Modal.test.tsx"}"#),
         result(6, "test"),
-        call(7, "Read", r#"{"file_path": "/repo/src/parser/grammar.rs"}"#),
+        call(7, "Load", r#"{"file_path": "/repo/src/parser/grammar.rs"}"#),
         result(7, "x"),
     ]);
     let got: Vec<String> = flagged_values(&t, None, "/repo");
@@ -946,17 +1029,17 @@ fn the_same_page_under_another_url_is_observed() {
 #[test]
 fn calls_after_an_unrecorded_output_are_not_judged() {
     let t = trace(&[
-        call(1, "read_file", r#"{"path": "/repo/made_up_before.md"}"#),
+        call(1, "load_file", r#"{"path": "/repo/made_up_before.md"}"#),
         r#"{"type": "tool_result", "call_id": "1", "status": "ok"}"#.to_owned(),
-        call(2, "read_file", r#"{"path": "/repo/named_in_that_output.md"}"#),
+        call(2, "load_file", r#"{"path": "/repo/named_in_that_output.md"}"#),
         result(2, "ok"),
-        call(3, "read_file", r#"{"path": "/repo/also_after.md"}"#),
+        call(3, "load_file", r#"{"path": "/repo/also_after.md"}"#),
     ]);
     let out = lint(&t, None, Default::default());
     assert_eq!(
         r3(&out),
         [
-            "1:99: candidate R3 read_file: `path` = `\"/repo/made_up_before.md\"` is not derivable from anything the agent observed before the call",
+            "1:99: candidate R3 load_file: `path` = `\"/repo/made_up_before.md\"` is not derivable from anything the agent observed before the call",
             "suppressed R3 -: 2 call(s) made after a tool result whose output the record does not hold (what that tool showed the agent is unknown): their arguments are not judged"
         ],
         "{out}"
@@ -987,6 +1070,28 @@ fn without_a_working_directory_a_given_relative_path_joins_any_directory() {
         [
             "\"d:\\\\Codes\\\\shop\\\\api\\\\requirements.txt\"",
             "\"/home/dev/shop/web/requirements.txt\""
+        ]
+    );
+}
+
+#[test]
+fn an_observed_target_behind_a_scheme_word_is_observed() {
+    let t = trace(&[
+        result(
+            0,
+            "ERROR (asciidoctor): target of xref not found: modules/guide/pages/setup.adoc",
+        ),
+        call(1, "t", r#"{"link": "xref:modules/guide/pages/setup.adoc"}"#),
+        call(2, "t", r#"{"link": "xref:modules/guide/pages/invented.adoc"}"#),
+        // A time and a drive are not a scheme and its target.
+        call(3, "t", r#"{"link": "c:modules/guide/pages/setup.adoc"}"#),
+    ]);
+    let tools = r#"[{"name": "t", "inputSchema": {"type": "object", "properties": {"link": {"type": "string"}}}}]"#;
+    assert_eq!(
+        flagged_values(&t, Some(tools), "/home/dev"),
+        [
+            "\"xref:modules/guide/pages/invented.adoc\"",
+            "\"c:modules/guide/pages/setup.adoc\""
         ]
     );
 }
