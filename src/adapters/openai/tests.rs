@@ -729,3 +729,26 @@ fn a_clis_own_records_between_messages_are_passed_over() {
     2 5:1  result Shell:0 Unknown: a b
     ");
 }
+
+/// A converted session keeps its working directory in `meta.session_meta.cwd`: it is the
+/// trace's working directory, the sub-agents' too.
+#[test]
+fn a_converted_sessions_working_directory_is_read() {
+    let text = r#"{"messages": [
+  {"role": "user", "content": "fix it"},
+  {"role": "assistant", "content": "", "tool_calls": [{"id": "c1", "type": "function", "function": {"name": "bash", "arguments": "{\"command\": \"ls\"}"}}]},
+  {"role": "tool", "tool_call_id": "c1", "content": "a"},
+  {"role": "assistant-subagent-a1", "content": "", "tool_calls": [{"id": "c2", "type": "function", "function": {"name": "bash", "arguments": "{\"command\": \"pwd\"}"}}]}
+ ], "meta": {"session_meta": {"session_id": "s", "cwd": "/home/leul/task-44"}}}"#;
+    let p = parse(text);
+    assert_eq!(p.traces.len(), 2);
+    for t in &p.traces {
+        let cwds: Vec<&str> = t
+            .context
+            .iter()
+            .filter(|c| c.kind == crate::model::ContextKind::WorkingDirectory)
+            .map(|c| c.value.as_str())
+            .collect();
+        assert_eq!(cwds, ["/home/leul/task-44"], "{}", t.run_id);
+    }
+}
