@@ -190,6 +190,25 @@ pub(crate) fn output_field(field: &str) -> bool {
         .is_some_and(|w| OUTPUT_FIELDS.contains(&w.as_str()))
 }
 
+/// Fields holding the text an edit replaces (`old_string`, `old_str`, `oldText`).
+const OLD_TEXT_FIELDS: &[&str] = &["old_string", "old_str", "oldtext", "old_text", "oldstring"];
+
+/// Does the field hold the text an edit replaces (`OLD_TEXT_FIELDS`, any case)?
+pub(crate) fn old_text_field(field: &str) -> bool {
+    OLD_TEXT_FIELDS.contains(&field.to_ascii_lowercase().as_str())
+}
+
+/// Does the field name a handle of the agent's own session: a shell, a terminal, a session, a
+/// background command (`shell_id`, `bash_id`, `shellId`, `terminal_id`)?
+pub(crate) fn handle_field(field: &str) -> bool {
+    let words = name_words(field);
+    words.len() >= 2
+        && words.last().is_some_and(|w| w == "id")
+        && words
+            .iter()
+            .any(|w| SESSION_WORDS.contains(&w.as_str()) || w == "bash")
+}
+
 /// Words of a field's name that say it holds a path (`file_path`, `filename`, `dir`).
 const PATH_WORDS: &[&str] = &[
     "path", "file", "filename", "filepath", "dir", "directory", "folder",

@@ -18,6 +18,9 @@ pub(super) struct Body<'a> {
     pub(super) kind: Option<Value>,
     #[serde(default, borrow)]
     pub(super) messages: Option<&'a RawValue>,
+    /// A converted session's metadata (`{"session_meta": {"cwd": …}}`).
+    #[serde(default, borrow)]
+    pub(super) meta: Option<&'a RawValue>,
     #[serde(default, borrow)]
     pub(super) traj: Option<&'a RawValue>,
     #[serde(default, borrow)]

@@ -164,6 +164,9 @@ pub fn read_message(
                 "a call turn needs a `value`",
             ),
         },
+        // Records a CLI keeps beside the conversation, not messages: Kimi CLI's context file
+        // interleaves `{"role": "_checkpoint", "id": 3}` and `{"role": "_usage", …}`.
+        other if other.starts_with('_') => {}
         other => out.problem(
             cur.at(raw, pointer.to_owned()),
             format!("unknown message role `{other}`"),

@@ -8,7 +8,9 @@
 use serde_json::Value;
 use serde_json::value::RawValue;
 
-use crate::model::{InputRef, Role, SchemaSource, StepKind, ToolSpec, Trace};
+use crate::model::{
+    Context, ContextKind, InputRef, Role, SchemaSource, StepKind, ToolSpec, Trace,
+};
 
 use crate::adapters::common::content::{self, Collected, Problem};
 use crate::adapters::common::cursor::Cursor;
@@ -151,6 +153,19 @@ impl Conv {
         }
     }
 
+    /// Record what the run's record keeps outside its messages (a converted session's working
+    /// directory), once.
+    pub fn context(&mut self, kind: ContextKind, value: String) {
+        if !self
+            .trace
+            .context
+            .iter()
+            .any(|c| c.kind == kind && c.value == value)
+        {
+            self.trace.context.push(Context { kind, value });
+        }
+    }
+
     /// Record a fact about the run (a failed model request).
     pub fn note(&mut self, note: String) {
         self.touched = true;
@@ -208,6 +223,7 @@ impl Conv {
             t.partial = self.trace.partial;
             t.embedded_tools.clone_from(&self.trace.embedded_tools);
             t.attributes.clone_from(&self.trace.attributes);
+            t.context.clone_from(&self.trace.context);
             out.push(t);
         }
         out.insert(0, self.trace);

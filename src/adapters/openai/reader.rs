@@ -5,7 +5,7 @@ use serde_json::Value;
 use serde_json::value::RawValue;
 
 use crate::finding::InputIssue;
-use crate::model::InputRef;
+use crate::model::{ContextKind, InputRef};
 
 use crate::adapters::Emit;
 use crate::adapters::common::content::Problem;
@@ -244,6 +244,9 @@ impl<'i> Reader<'i> {
             _ => default_id.to_owned(),
         };
         let mut conv = Conv::new(run_id, self.input.clone());
+        if let Some(cwd) = body.meta.and_then(session_cwd) {
+            conv.context(ContextKind::WorkingDirectory, cwd);
+        }
         if let Some(t) = body.tools {
             conv.tools(t, false);
         }
@@ -334,6 +337,26 @@ fn keys_of(raw: &RawValue) -> String {
 }
 
 /// Is this record a chat session file's metadata line (`{"_type": "metadata", …}`)?
+/// The working directory a converted session's metadata keeps (`meta.session_meta.cwd`, as
+/// converters of Claude Code, Codex and OpenCode sessions write it).
+fn session_cwd(meta: &RawValue) -> Option<String> {
+    #[derive(serde::Deserialize)]
+    struct Meta {
+        #[serde(default)]
+        session_meta: Option<SessionMeta>,
+    }
+    #[derive(serde::Deserialize)]
+    struct SessionMeta {
+        #[serde(default)]
+        cwd: Option<Value>,
+    }
+    let meta: Meta = serde_json::from_str(meta.get()).ok()?;
+    match meta.session_meta?.cwd? {
+        Value::String(s) if !s.trim().is_empty() => Some(s),
+        _ => None,
+    }
+}
+
 fn session_metadata(raw: &RawValue) -> bool {
     #[derive(serde::Deserialize)]
     struct Meta {

@@ -701,3 +701,54 @@ fn a_call_written_twice_in_one_message_is_one_call() {
     4 5:3 /messages/3 result call_2 Unknown: b
     ");
 }
+
+/// Kimi CLI's context file: message lines with the CLI's own records between them
+/// (`_checkpoint`, `_usage`), which are not messages and are passed over.
+#[test]
+fn a_clis_own_records_between_messages_are_passed_over() {
+    let text = concat!(
+        r#"{"role": "_checkpoint", "id": 0}"#,
+        "\n",
+        r#"{"role": "user", "content": "list it"}"#,
+        "\n",
+        r#"{"role": "_usage", "token_count": 5303}"#,
+        "\n",
+        r#"{"role": "assistant", "content": "", "tool_calls": [{"type": "function", "id": "Shell:0", "function": {"name": "Shell", "arguments": "{\"command\": \"ls\"}"}}]}"#,
+        "\n",
+        r#"{"role": "tool", "content": [{"type": "text", "text": "a b"}], "tool_call_id": "Shell:0"}"#,
+        "\n",
+        r#"{"role": "_checkpoint", "id": 1}"#,
+        "\n",
+    );
+    let p = parse(text);
+    assert!(p.issues.is_empty(), "{:?}", p.issues);
+    assert_eq!(p.traces.len(), 1);
+    insta::assert_snapshot!(steps(&p, 0), @r"
+    0 2:29 /content message User: list it
+    1 4:53 /tool_calls/0 call Shell:0 Shell {command} raw
+    2 5:1  result Shell:0 Unknown: a b
+    ");
+}
+
+/// A converted session keeps its working directory in `meta.session_meta.cwd`: it is the
+/// trace's working directory, the sub-agents' too.
+#[test]
+fn a_converted_sessions_working_directory_is_read() {
+    let text = r#"{"messages": [
+  {"role": "user", "content": "fix it"},
+  {"role": "assistant", "content": "", "tool_calls": [{"id": "c1", "type": "function", "function": {"name": "bash", "arguments": "{\"command\": \"ls\"}"}}]},
+  {"role": "tool", "tool_call_id": "c1", "content": "a"},
+  {"role": "assistant-subagent-a1", "content": "", "tool_calls": [{"id": "c2", "type": "function", "function": {"name": "bash", "arguments": "{\"command\": \"pwd\"}"}}]}
+ ], "meta": {"session_meta": {"session_id": "s", "cwd": "/home/leul/task-44"}}}"#;
+    let p = parse(text);
+    assert_eq!(p.traces.len(), 2);
+    for t in &p.traces {
+        let cwds: Vec<&str> = t
+            .context
+            .iter()
+            .filter(|c| c.kind == crate::model::ContextKind::WorkingDirectory)
+            .map(|c| c.value.as_str())
+            .collect();
+        assert_eq!(cwds, ["/home/leul/task-44"], "{}", t.run_id);
+    }
+}

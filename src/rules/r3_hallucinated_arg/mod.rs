@@ -267,6 +267,9 @@ impl Rule for HallucinatedArg {
                 if derivation != Derivation::Derivable && in_memory_directory(value, &cwds) {
                     derivation = Derivation::Derivable;
                 }
+                let accepted = (derivation == Derivation::NotDerivable && !provided)
+                    .then(|| accepted(cx, step.index, call, field, value, origin, home.as_deref()))
+                    .flatten();
                 match derivation {
                     Derivation::Derivable => {}
                     Derivation::BeyondCap => out.suppress(
@@ -277,20 +280,15 @@ impl Rule for HallucinatedArg {
                             SOURCE_CAP >> 20,
                         ),
                     ),
-                    // The call only looked up the place the value names (a file, a folder, a
-                    // web page) and the tool answered: it exists, whatever told the agent of
-                    // it. Not an id: a made-up order number that resolves is someone else's
-                    // order; nor a search's date or place, which any answers.
-                    Derivation::NotDerivable
-                        if !provided
-                            && names_a_place(value, home.as_deref())
-                            && resolved_lookup(cx, step.index, call) =>
-                    {
+                    // The tool accepted what the value names, and that proves it was there
+                    // (`accepted`): not a defect the record can show.
+                    Derivation::NotDerivable if accepted.is_some() => {
                         out.suppress(
                             step,
                             Some(&call.name),
                             format!(
-                                "`{field}` is not derivable from what the agent observed, but the call only looked it up and the tool answered without fault: the value names something that exists"
+                                "`{field}` is not derivable from what the agent observed, but {}",
+                                accepted.unwrap_or_default()
                             ),
                         );
                     }
@@ -544,15 +542,66 @@ fn names_a_place(value: &Value, home: Option<&str>) -> bool {
     })
 }
 
-/// Did a call that only looks something up (`effects::looks_up`, and not declared
-/// side-effecting) get an answer: a result without fault that does not say its value is not
-/// there? Then what it named exists: a guess that held is not a defect the record can show.
-fn resolved_lookup(cx: &TraceCx<'_>, index: usize, call: &crate::model::ToolCall) -> bool {
-    !cx.origin_spec(&call.name)
-        .is_some_and(|s| s.metadata.is_side_effecting())
-        && crate::analysis::effects::looks_up(call)
-        && read_without_fault(cx, index)
-        && !not_found(cx, index)
+/// Did the tool accept what a value names, so that it was there whatever told the agent of
+/// it? Only for a call answered without fault (`read_without_fault`) that does not say the
+/// thing is not there, and never for a value the call creates. Then, with why (the message's
+/// end):
+/// - the address of a place (a path, a web URL; a bare file name in a path field) that a call
+///   reached — a lookup, or any call not declared side-effecting: it exists. Not an id: a
+///   made-up order number that resolves may be someone else's order;
+/// - the text an edit replaces (`old_string`): the edit found it in the file;
+/// - a handle of the agent's own session (a shell, a terminal, a background `bash_id`) the
+///   runtime answered for: the runtime gave it out, in notices a record may not keep.
+fn accepted(
+    cx: &TraceCx<'_>,
+    index: usize,
+    call: &crate::model::ToolCall,
+    field: &str,
+    value: &Value,
+    origin: Option<ValueOrigin>,
+    home: Option<&str>,
+) -> Option<String> {
+    if origin == Some(ValueOrigin::Created) || !read_without_fault(cx, index) || not_found(cx, index)
+    {
+        return None;
+    }
+    let lookup = crate::analysis::effects::looks_up(call);
+    let side_effecting = cx
+        .origin_spec(&call.name)
+        .is_some_and(|s| s.metadata.is_side_effecting());
+    let place = names_a_place(value, home)
+        || (crate::analysis::effects::path_field(field) && bare_file_name(value));
+    if place && (lookup || !side_effecting) {
+        return Some(if lookup {
+            "the call only looked it up and the tool answered without fault: the value names something that exists".to_owned()
+        } else {
+            "the call reached it and the tool answered without fault: the place it names exists".to_owned()
+        });
+    }
+    if crate::analysis::effects::old_text_field(field) && crate::analysis::effects::looks_like_a_write(call) {
+        return Some("the edit found it in the file and the tool answered without fault: the text was there".to_owned());
+    }
+    if crate::analysis::effects::handle_field(field) {
+        return Some("the runtime answered for it without fault: a handle of this session that the runtime gave out, in notices a record may not keep".to_owned());
+    }
+    None
+}
+
+/// A file name alone (`CONSTITUTION.md`, `render.yaml`): one token with a dot before a short
+/// alphanumeric extension, no separator, no scheme.
+fn bare_file_name(value: &Value) -> bool {
+    value.as_str().is_some_and(|s| {
+        let s = s.trim();
+        !s.is_empty()
+            && s.len() <= 255
+            && !s.contains(char::is_whitespace)
+            && !s.contains(['/', '\\', ':'])
+            && s.rsplit_once('.').is_some_and(|(stem, ext)| {
+                !stem.is_empty()
+                    && (1..=10).contains(&ext.len())
+                    && ext.bytes().all(|b| b.is_ascii_alphanumeric())
+            })
+    })
 }
 
 /// Other URLs of the page a URL names: without the host's `www.`; a GitHub file's page

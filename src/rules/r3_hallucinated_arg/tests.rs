@@ -394,21 +394,21 @@ fn a_successful_call_confirms_the_values_it_used() {
     };
     let t = trace(&[
         // Guessed, then used successfully: judged once (a tool that does not only look up).
-        call(1, "Load", r#"{"file_path": "/repo/guessed_a.py"}"#),
+        call(1, "Load", r#"{"doc_id": "DOC-guessed-a"}"#),
         result(1, "print(1)"),
-        call(2, "Edit", r#"{"file_path": "/repo/guessed_a.py"}"#),
+        call(2, "Annotate", r#"{"doc_id": "DOC-guessed-a"}"#),
         // A result that does not say (no status) but reads as output confirms too.
-        call(3, "Load", r#"{"file_path": "/repo/guessed_b.py"}"#),
+        call(3, "Load", r#"{"doc_id": "DOC-guessed-b"}"#),
         unknown(3, "     1\tprint(2)"),
-        call(4, "Edit", r#"{"file_path": "/repo/guessed_b.py"}"#),
-        // One that reads as an error does not; a failure never does. The Edit of a path the
-        // agent already used is not judged again: its first use (the Load) was.
-        call(5, "Load", r#"{"file_path": "/repo/guessed_c.py"}"#),
+        call(4, "Annotate", r#"{"doc_id": "DOC-guessed-b"}"#),
+        // One that reads as an error does not; a failure never does. The Annotate of an id
+        // the agent already used is not judged again: its first use (the Load) was.
+        call(5, "Load", r#"{"doc_id": "DOC-guessed-c"}"#),
         unknown(5, "Error: file not found"),
-        call(6, "Edit", r#"{"file_path": "/repo/guessed_c.py"}"#),
-        call(7, "Load", r#"{"file_path": "/repo/guessed_d.py"}"#),
+        call(6, "Annotate", r#"{"doc_id": "DOC-guessed-c"}"#),
+        call(7, "Load", r#"{"doc_id": "DOC-guessed-d"}"#),
         error(7),
-        call(8, "Edit", r#"{"file_path": "/repo/guessed_d.py"}"#),
+        call(8, "Annotate", r#"{"doc_id": "DOC-guessed-d"}"#),
     ]);
     let got: Vec<String> = r3_signals(&t, None, "/")
         .into_iter()
@@ -455,11 +455,14 @@ fn a_lookup_the_tool_answered_names_something_that_exists() {
         result(9, "[{\"flight_number\": \"HAT001\"}]"),
         call(11, "mcp__serena__find_file", r#"{"file_mask": "*route*.py", "relative_path": "made/up"}"#),
         error(11, "Error: relative path made/up does not exist"),
-        // A generic API tool reads with GET (answered: not reported), acts with POST.
+        // A generic API tool's path it reached, with GET or POST, exists (not reported); one
+        // the tool said is not there is reported.
         call(12, "call_api_endpoint", r#"{"method": "GET", "path": "/stores/10810/sales"}"#),
         result(12, "{\"sales\": []}"),
         call(13, "call_api_endpoint", r#"{"method": "POST", "path": "/orders/9931/refunds"}"#),
         result(13, "{}"),
+        call(14, "call_api_endpoint", r#"{"method": "GET", "path": "/invoices/5520/lines"}"#),
+        result(14, "HTTP 404 Not Found"),
     ]);
     let tools = r#"{"tools": {
         "get_and_charge": {"metadata": {"side_effecting": true}},
@@ -487,7 +490,7 @@ fn a_lookup_the_tool_answered_names_something_that_exists() {
             "\"BK-5521\"",
             "\"CARD-9001\"",
             "\"made/up\"",
-            "\"/orders/9931/refunds\""
+            "\"/invoices/5520/lines\""
         ],
         "{out}"
     );
@@ -496,6 +499,11 @@ fn a_lookup_the_tool_answered_names_something_that_exists() {
         .filter(|l| l.contains("only looked it up"))
         .count();
     assert_eq!(looked_up, 4, "{out}");
+    let reached = r3(&out)
+        .iter()
+        .filter(|l| l.contains("the place it names exists"))
+        .count();
+    assert_eq!(reached, 1, "{out}");
 }
 
 #[test]
@@ -901,7 +909,6 @@ fn unrecorded_context_and_names_built_from_observed_ones() {
             "Load",
             r#"{"file_path": "/home/u/.claude/projects/-home-u-x/memory/a.md"}"#,
         ),
-        result(2, "notes"),
         call(3, "Load", r#"{"file_path": "/home/u/my-app/src/cli.ts"}"#),
         result(
             3,
@@ -910,7 +917,6 @@ fn unrecorded_context_and_names_built_from_observed_ones() {
         call(4, "Load", r#"{"file_path": "/home/u/my-app/src/commands/workspace/create.ts"}"#),
         call(5, "Load", r#"{"file_path": "/home/u/my-app/src/footer.tsx"}"#),
         call(6, "Load", r#"{"file_path": "/home/u/my-app/src/header.tsx"}"#),
-        result(6, "ok"),
         call(7, "load_task", r#"{"task_id": "T-88213-import"}"#),
         result(7, "{\"id\": \"rpt-20240112\"}"),
         call(8, "load_task", r#"{"task_id": "rpt-20240112-v2"}"#),
@@ -925,7 +931,6 @@ fn unrecorded_context_and_names_built_from_observed_ones() {
         values,
         [
             "\"/home/u/.claude/projects/-home-u-x/memory/a.md\"",
-            "\"/home/u/my-app/src/cli.ts\"",
             "\"/home/u/my-app/src/header.tsx\"",
             "\"T-88213-import\"",
             "\"rpt-20249999-v2\"",
@@ -957,9 +962,7 @@ fn files_named_by_imports_the_agent_read_are_observed() {
         result(5, "export const db = 1"),
         // Named by no import: a test beside the module, a sibling of another name.
         call(6, "Load", r#"{"file_path": "/repo/web/components/ui/Modal.test.tsx"}"#),
-        result(6, "test"),
         call(7, "Load", r#"{"file_path": "/repo/src/parser/grammar.rs"}"#),
-        result(7, "x"),
     ]);
     let got: Vec<String> = flagged_values(&t, None, "/repo");
     assert_eq!(
@@ -1029,17 +1032,17 @@ fn the_same_page_under_another_url_is_observed() {
 #[test]
 fn calls_after_an_unrecorded_output_are_not_judged() {
     let t = trace(&[
-        call(1, "load_file", r#"{"path": "/repo/made_up_before.md"}"#),
+        call(1, "load_file", r#"{"doc_id": "DOC-made-up-before"}"#),
         r#"{"type": "tool_result", "call_id": "1", "status": "ok"}"#.to_owned(),
-        call(2, "load_file", r#"{"path": "/repo/named_in_that_output.md"}"#),
+        call(2, "load_file", r#"{"doc_id": "DOC-named-in-that-output"}"#),
         result(2, "ok"),
-        call(3, "load_file", r#"{"path": "/repo/also_after.md"}"#),
+        call(3, "load_file", r#"{"doc_id": "DOC-also-after"}"#),
     ]);
     let out = lint(&t, None, Default::default());
     assert_eq!(
         r3(&out),
         [
-            "1:99: candidate R3 load_file: `path` = `\"/repo/made_up_before.md\"` is not derivable from anything the agent observed before the call",
+            "1:99: candidate R3 load_file: `doc_id` = `\"DOC-made-up-before\"` is not derivable from anything the agent observed before the call",
             "suppressed R3 -: 2 call(s) made after a tool result whose output the record does not hold (what that tool showed the agent is unknown): their arguments are not judged"
         ],
         "{out}"
@@ -1094,4 +1097,62 @@ fn an_observed_target_behind_a_scheme_word_is_observed() {
             "\"c:modules/guide/pages/setup.adoc\""
         ]
     );
+}
+
+/// What the tool accepted was there: a path an edit reached, the text it found to replace, a
+/// background shell the runtime answered for, a bare file name read. Each still judged when
+/// the call failed.
+#[test]
+fn what_the_tool_accepted_was_there() {
+    let error = |id: u32, content: &str| {
+        format!(
+            r#"{{"type": "tool_result", "call_id": "{id}", "content": {}, "status": "error"}}"#,
+            serde_json::Value::String(content.into())
+        )
+    };
+    let t = trace(&[
+        call(1, "Edit", r#"{"file_path": "/srv/app/kept.py", "old_string": "marker_kept_1"}"#),
+        result(1, "The file /srv/app/kept.py has been updated."),
+        call(2, "Edit", r#"{"file_path": "/srv/app/gone.py", "old_string": "marker_gone_2"}"#),
+        error(2, "String to replace was not in the file."),
+        call(3, "BashOutput", r#"{"bash_id": "b0eb8d"}"#),
+        result(3, "<status>completed</status>"),
+        call(4, "KillShell", r#"{"shell_id": "zz9911"}"#),
+        error(4, "No shell with that id"),
+        call(5, "read", r#"{"path": "CONSTITUTION.md"}"#),
+        result(5, "# Constitution"),
+        call(6, "read", r#"{"path": "GAME.md"}"#),
+        error(6, "ENOENT: no such file or directory"),
+    ]);
+    let tools = r#"[{"name": "Edit", "inputSchema": {"type": "object", "properties": {
+                      "file_path": {"type": "string"}, "old_string": {"type": "string"}}}}]"#;
+    let out = lint_in(
+        &t,
+        Some(tools),
+        Default::default(),
+        &[(ContextKind::WorkingDirectory, "/home/dev")],
+    );
+    let values: Vec<&str> = r3(&out)
+        .iter()
+        .filter(|l| !l.starts_with("suppressed"))
+        .map(|l| l.split('`').nth(3).unwrap_or_default())
+        .collect();
+    assert_eq!(
+        values,
+        [
+            "\"/srv/app/gone.py\"",
+            "\"marker_gone_2\"",
+            "\"zz9911\"",
+            "\"GAME.md\""
+        ],
+        "{out}"
+    );
+    for why in [
+        "the place it names exists",
+        "the text was there",
+        "a handle of this session",
+        "the value names something that exists",
+    ] {
+        assert!(out.contains(why), "{why}: {out}");
+    }
 }
