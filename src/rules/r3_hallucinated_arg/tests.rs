@@ -74,16 +74,29 @@ use crate::rules::testing::{lint_in, outcomes};
 /// The values of a trace's R3 findings (each quoted as JSON), linted with `tools` in working
 /// directory `cwd`.
 fn flagged_values(trace: &str, tools: Option<&str>, cwd: &str) -> Vec<String> {
-    r3(&lint_in(
+    values_of(&lint_in(
         trace,
         tools,
         Default::default(),
         &[(ContextKind::WorkingDirectory, cwd)],
     ))
-    .iter()
-    .filter(|l| !l.starts_with("suppressed"))
-    .map(|l| l.split('`').nth(3).unwrap_or_default().to_owned())
-    .collect()
+}
+
+/// The values of the R3 findings (not suppressions) in a report's text, each quoted as JSON.
+fn values_of(out: &str) -> Vec<String> {
+    r3(out)
+        .iter()
+        .filter(|l| !l.starts_with("suppressed"))
+        .map(|l| l.split('`').nth(3).unwrap_or_default().to_owned())
+        .collect()
+}
+
+/// A result with `status: error`.
+fn error(id: u32, content: &str) -> String {
+    format!(
+        r#"{{"type": "tool_result", "call_id": "{id}", "content": {}, "status": "error"}}"#,
+        serde_json::Value::String(content.into())
+    )
 }
 
 /// The R3 findings of a trace with a working directory: (tool, field, signal).
@@ -419,12 +432,6 @@ fn a_successful_call_confirms_the_values_it_used() {
 
 #[test]
 fn a_lookup_the_tool_answered_names_something_that_exists() {
-    let error = |id: u32, content: &str| {
-        format!(
-            r#"{{"type": "tool_result", "call_id": "{id}", "content": {}, "status": "error"}}"#,
-            serde_json::Value::String(content.into())
-        )
-    };
     let t = trace(&[
         // A file read, a folder listed, a file viewed: answered without fault, not reported.
         call(1, "Read", r#"{"file_path": "/srv/app/guessed/settings.py"}"#),
@@ -475,11 +482,7 @@ fn a_lookup_the_tool_answered_names_something_that_exists() {
         Default::default(),
         &[(ContextKind::WorkingDirectory, "/home/dev")],
     );
-    let values: Vec<&str> = r3(&out)
-        .iter()
-        .filter(|l| !l.starts_with("suppressed"))
-        .map(|l| l.split('`').nth(3).unwrap_or_default())
-        .collect();
+    let values = values_of(&out);
     assert_eq!(
         values,
         [
@@ -800,12 +803,6 @@ fn offered_constants_and_conventional_files_are_not_judged() {
 /// its module name — unless the tool answered that it is not there.
 #[test]
 fn composites_of_observed_parts_are_observed_unless_not_found() {
-    let failed = |id: u32, content: &str| {
-        format!(
-            r#"{{"type": "tool_result", "call_id": "{id}", "content": {}, "status": "error"}}"#,
-            serde_json::Value::String(content.into())
-        )
-    };
     let t = trace(&[
         call(1, "Bash", r#"{"command": "ls -a"}"#),
         result(1, "src/app.py  components  node_modules  README.md"),
@@ -828,9 +825,9 @@ fn composites_of_observed_parts_are_observed_unless_not_found() {
         result(7, "export"),
         // The same kind of composite, answered "not found": still made up.
         call(8, "Read", r#"{"file_path": "/repo/node_modules/FooBar.js"}"#),
-        failed(8, "<tool_use_error>File does not exist.</tool_use_error>"),
+        error(8, "<tool_use_error>File does not exist.</tool_use_error>"),
         call(9, "WebFetch", r#"{"url": "https://acme-cloud.io/v2"}"#),
-        failed(9, "Request failed with status code 404"),
+        error(9, "Request failed with status code 404"),
         // A scratch file; a file in a package seen by its module name.
         call(10, "Read", r#"{"file_path": "/tmp/build-output.log"}"#),
         result(10, "done"),
@@ -1104,12 +1101,6 @@ fn an_observed_target_behind_a_scheme_word_is_observed() {
 /// the call failed.
 #[test]
 fn what_the_tool_accepted_was_there() {
-    let error = |id: u32, content: &str| {
-        format!(
-            r#"{{"type": "tool_result", "call_id": "{id}", "content": {}, "status": "error"}}"#,
-            serde_json::Value::String(content.into())
-        )
-    };
     let t = trace(&[
         call(1, "Edit", r#"{"file_path": "/srv/app/kept.py", "old_string": "marker_kept_1"}"#),
         result(1, "The file /srv/app/kept.py has been updated."),
@@ -1132,11 +1123,7 @@ fn what_the_tool_accepted_was_there() {
         Default::default(),
         &[(ContextKind::WorkingDirectory, "/home/dev")],
     );
-    let values: Vec<&str> = r3(&out)
-        .iter()
-        .filter(|l| !l.starts_with("suppressed"))
-        .map(|l| l.split('`').nth(3).unwrap_or_default())
-        .collect();
+    let values = values_of(&out);
     assert_eq!(
         values,
         [
