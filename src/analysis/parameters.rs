@@ -157,11 +157,18 @@ const NAME_WORDS: &[&str] = &[
 ];
 
 /// Does a field's name say its value identifies something (an id, a key, a path, a URL)?
-/// What R3 judges when nothing declares where a tool's values come from.
+/// What R3 judges when nothing declares where a tool's values come from. The name's last word
+/// says what the value is (`order_id`, `file_path`), or a `name` of such a thing
+/// (`repo_name`): `clientLanguages` and `order_status` are languages and a status, not a
+/// client or an order.
 pub(crate) fn names_a_thing(field: &str) -> bool {
-    words(field).iter().any(|w| {
-        IDENTIFIER_WORDS.contains(&w.as_str()) || NAME_WORDS.contains(&w.as_str())
-    })
+    let words = words(field);
+    let thing = |w: &String| IDENTIFIER_WORDS.contains(&w.as_str()) || NAME_WORDS.contains(&w.as_str());
+    match words.split_last() {
+        Some((last, _)) if thing(last) => true,
+        Some((last, rest)) if last == "name" || last == "names" => rest.iter().any(thing),
+        _ => false,
+    }
 }
 
 /// Words of a field name that say its value is text the agent writes (a pattern, a query,
@@ -307,5 +314,15 @@ mod tests {
         // Only numbers: text in a knob's field is judged as text.
         assert!(!is_parameter("timeout", None, &json!("soon")));
         assert!(is_parameter("timeout", None, &json!("120")));
+    }
+
+    #[test]
+    fn a_field_names_a_thing_by_its_last_word() {
+        for field in ["order_id", "file_path", "url", "repo_name", "customerNumber", "client"] {
+            assert!(names_a_thing(field), "{field}");
+        }
+        for field in ["clientLanguages", "order_status", "name", "flight_date", "languages"] {
+            assert!(!names_a_thing(field), "{field}");
+        }
     }
 }

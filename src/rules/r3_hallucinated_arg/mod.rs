@@ -93,6 +93,11 @@ impl Rule for HallucinatedArg {
                         asked.extend(web_form(&page));
                         asked.push(page);
                     }
+                    if let Some((folder, name)) = named_page(value) {
+                        asked.push(folder);
+                        asked.push(name);
+                    }
+                    asked.extend(registry_package(value));
                 }
                 if let Some(slot) = judged_at.get_mut(step.index) {
                     *slot = Some(fields);
@@ -127,6 +132,13 @@ impl Rule for HallucinatedArg {
         // What the agent was told about its environment is observed from the start.
         for c in &cx.trace.context {
             seen.add_text(&c.value);
+        }
+        // And the addresses Claude Code's system prompt gives every session (where to send
+        // feedback, where its documentation is), which its records never hold.
+        if agent_is(cx, "claude-code") {
+            for url in CLAUDE_CODE_PROMPT_URLS {
+                seen.add_text(url);
+            }
         }
         let mut confirmations = Confirmations::default();
         // Calls made before anything the agent observed was recorded (no user, system or tool
@@ -265,6 +277,24 @@ impl Rule for HallucinatedArg {
                 // Claude Code's memory directory for the project is named in the agent's
                 // system prompt whether or not a file of it exists yet.
                 if derivation != Derivation::Derivable && in_memory_directory(value, &cwds) {
+                    derivation = Derivation::Derivable;
+                }
+                // A shell's start-up file in a home directory (`~/.zshrc`): every home has
+                // its kind, and an agent setting up a shell looks there by convention.
+                if derivation != Derivation::Derivable && home_start_up_file(value) {
+                    derivation = Derivation::Derivable;
+                }
+                // A page named after an observed name in a folder of a site the agent observed
+                // (`…/overwatch/LuneX_Gaming` after other pages of `…/overwatch/` and the name
+                // "LuneX Gaming"), and a package registry's page of an observed package: built
+                // from what was seen, found or not.
+                if derivation != Derivation::Derivable
+                    && (named_page(value).is_some_and(|(folder, name)| {
+                        seen.check(&folder) == Derivation::Derivable
+                            && seen.check(&name) == Derivation::Derivable
+                    }) || registry_package(value)
+                        .is_some_and(|p| seen.check(&p) == Derivation::Derivable))
+                {
                     derivation = Derivation::Derivable;
                 }
                 let accepted = (derivation == Derivation::NotDerivable && !provided)
@@ -585,6 +615,120 @@ fn accepted(
         return Some("the runtime answered for it without fault: a handle of this session that the runtime gave out, in notices a record may not keep".to_owned());
     }
     None
+}
+
+/// Addresses Claude Code's system prompt names in every session.
+const CLAUDE_CODE_PROMPT_URLS: &[&str] = &[
+    "https://github.com/anthropics/claude-code/issues",
+    "https://docs.anthropic.com/en/docs/claude-code/",
+    "https://docs.claude.com/en/docs/claude-code/",
+    "https://code.claude.com/docs/en/",
+    "https://docs.claude.com/en/docs/claude-code/claude_code_docs_map.md",
+    "https://code.claude.com/docs/en/claude_code_docs_map.md",
+];
+
+/// Shell start-up files every home directory may hold.
+const HOME_START_UP_FILES: &[&str] = &[
+    ".zshrc", ".zprofile", ".zshenv", ".zlogin", ".bashrc", ".bash_profile", ".bash_login",
+    ".profile", ".config/fish/config.fish", ".config/starship.toml",
+];
+
+/// Is the value a shell start-up file (`HOME_START_UP_FILES`) right in a home directory
+/// (`~`, `/root`, `/home/NAME`, `/Users/NAME`, `C:/Users/NAME`)?
+fn home_start_up_file(value: &Value) -> bool {
+    let Some(s) = value.as_str() else {
+        return false;
+    };
+    let path = s.trim().replace('\\', "/");
+    HOME_START_UP_FILES.iter().any(|file| {
+        let Some(home) = path
+            .strip_suffix(file)
+            .and_then(|h| h.strip_suffix('/'))
+        else {
+            return false;
+        };
+        let home = home
+            .get(1..2)
+            .filter(|c| *c == ":")
+            .map_or(home, |_| &home[2..]);
+        let mut parts = home.split('/');
+        match (parts.next(), parts.next(), parts.next(), parts.next()) {
+            (Some("~"), None, ..) => true,
+            (Some(""), Some("root"), None, _) => true,
+            (Some(""), Some("home" | "Users" | "users"), Some(name), None) => !name.is_empty(),
+            _ => false,
+        }
+    })
+}
+
+/// The folder and the name of a web page named after something
+/// (`https://liquipedia.net/overwatch/LuneX_Gaming` → `liquipedia.net/overwatch/` and
+/// `LuneX Gaming`): the host and the path up to the last segment (one segment at least),
+/// with `/` at its end, and that segment's words (two or more, split at `-`, `_` and spaces,
+/// `%xx` read), each letters and digits only.
+fn named_page(value: &Value) -> Option<(Value, Value)> {
+    let s = value.as_str()?.trim();
+    let (scheme, rest) = s.split_once("://")?;
+    if !scheme.eq_ignore_ascii_case("http") && !scheme.eq_ignore_ascii_case("https") {
+        return None;
+    }
+    let rest = rest.split(['?', '#']).next()?.trim_end_matches('/');
+    let (folder, last) = rest.rsplit_once('/')?;
+    if !folder.contains('/') || folder.contains(char::is_whitespace) {
+        return None;
+    }
+    let last = crate::analysis::urls::decoded(last);
+    let words: Vec<&str> = last
+        .split(['-', '_', ' '])
+        .filter(|w| !w.is_empty())
+        .collect();
+    let named = (2..=12).contains(&words.len())
+        && words.iter().all(|w| w.chars().all(char::is_alphanumeric))
+        && words.iter().any(|w| w.chars().any(char::is_alphabetic));
+    named.then(|| {
+        (
+            Value::String(format!("{folder}/")),
+            Value::String(words.join(" ")),
+        )
+    })
+}
+
+/// Package registries' pages of one package: the host and the path before the package's name.
+const REGISTRY_PAGES: &[&str] = &[
+    "npmjs.com/package/",
+    "www.npmjs.com/package/",
+    "pypi.org/project/",
+    "crates.io/crates/",
+    "docs.rs/",
+    "lib.rs/crates/",
+    "pkg.go.dev/",
+    "rubygems.org/gems/",
+    "www.nuget.org/packages/",
+    "packagist.org/packages/",
+    "hex.pm/packages/",
+    "pub.dev/packages/",
+];
+
+/// The package a registry's page is of (`https://www.npmjs.com/package/@scope/name` →
+/// `@scope/name`, `https://pypi.org/project/requests/` → `requests`).
+fn registry_package(value: &Value) -> Option<Value> {
+    let s = value.as_str()?.trim();
+    let (scheme, rest) = s.split_once("://")?;
+    if !scheme.eq_ignore_ascii_case("http") && !scheme.eq_ignore_ascii_case("https") {
+        return None;
+    }
+    let rest = rest.split(['?', '#']).next()?.trim_end_matches('/');
+    REGISTRY_PAGES.iter().find_map(|page| {
+        let name = rest.strip_prefix(page)?;
+        // `@scope/name` is one package; otherwise the first segment (a version may follow).
+        let name = if name.starts_with('@') || page.starts_with("pkg.go.dev") {
+            name
+        } else {
+            name.split('/').next()?
+        };
+        (name.len() >= 2 && !name.contains(char::is_whitespace))
+            .then(|| Value::String(name.to_owned()))
+    })
 }
 
 /// A file name alone (`CONSTITUTION.md`, `render.yaml`): one token with a dot before a short
@@ -963,10 +1107,21 @@ fn skipped(
     {
         return true;
     }
-    origin != Some(ValueOrigin::Provided)
-        && value
-            .as_str()
-            .is_some_and(|s| s.split_whitespace().nth(1).is_some())
+    origin != Some(ValueOrigin::Provided) && value.as_str().is_some_and(free_text)
+}
+
+/// Free-form text: more than one whitespace-separated token, or a run of words in a script
+/// written without spaces (`查看生成的文档`: four or more Chinese or Japanese characters).
+fn free_text(s: &str) -> bool {
+    s.split_whitespace().nth(1).is_some()
+        || s.chars()
+            .filter(|&c| {
+                matches!(c as u32,
+                    0x3040..=0x30FF // kana
+                    | 0x3400..=0x4DBF | 0x4E00..=0x9FFF | 0xF900..=0xFAFF) // ideographs
+            })
+            .nth(3)
+            .is_some()
 }
 
 /// A glob pattern (`*.md`, `src/**/*.ts`, `*route*.py`), not a URL: what to match, written by

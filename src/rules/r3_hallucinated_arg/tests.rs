@@ -1143,3 +1143,62 @@ fn what_the_tool_accepted_was_there() {
         assert!(out.contains(why), "{why}: {out}");
     }
 }
+
+/// A page named after an observed name in a folder of a site the agent observed, a registry's
+/// page of an observed package, a shell's start-up file in a home directory and a label in a
+/// script written without spaces: derived or chosen, not made up, found or not. A page whose
+/// name nothing showed, in an observed folder or not, stays reported; so does a start-up file
+/// outside a home.
+#[test]
+fn pages_named_after_observed_names_and_home_start_up_files() {
+    let t = trace(&[
+        call(1, "web_search", r#"{"query": "overwatch teams"}"#),
+        result(
+            1,
+            "https://liquipedia.net/overwatch/Dallas_Fuel and https://liquipedia.net/overwatch/Al_Qadsiah. Teams: LuneX Gaming, Crazy Raccoon. Install with npm i @webspatial/react-sdk",
+        ),
+        // Found or not, these were built from what the result showed.
+        call(2, "WebFetch", r#"{"url": "https://liquipedia.net/overwatch/LuneX_Gaming"}"#),
+        error(2, "Request failed with status code 404"),
+        call(3, "WebFetch", r#"{"url": "https://liquipedia.net/overwatch/crazy-raccoon/"}"#),
+        error(3, "Request failed with status code 404"),
+        call(4, "WebFetch", r#"{"url": "https://www.npmjs.com/package/@webspatial/react-sdk"}"#),
+        error(4, "403"),
+        // A name nothing showed, in the observed folder; an observed name in a folder nothing
+        // showed; a registry page of an unseen package.
+        call(5, "WebFetch", r#"{"url": "https://liquipedia.net/overwatch/Team_Falcons"}"#),
+        error(5, "Request failed with status code 404"),
+        call(6, "WebFetch", r#"{"url": "https://liquipedia.net/valorant/LuneX_Gaming"}"#),
+        error(6, "Request failed with status code 404"),
+        call(7, "WebFetch", r#"{"url": "https://pypi.org/project/made-up-pkg/"}"#),
+        error(7, "Request failed with status code 404"),
+        // Shell start-up files in a home directory, read or not there.
+        call(8, "Read", r#"{"file_path": "/Users/liza/.zshrc"}"#),
+        error(8, "File does not exist."),
+        call(9, "Read", r#"{"file_path": "~/.bash_profile"}"#),
+        error(9, "File does not exist."),
+        call(10, "Read", r#"{"file_path": "/srv/other/.zshrc"}"#),
+        error(10, "File does not exist."),
+        // A label in Chinese is text the agent writes.
+        call(11, "TaskList", r#"{"description": "查看生成的文档"}"#),
+        result(11, "No tasks"),
+    ]);
+    assert_eq!(
+        flagged_values(&t, None, "/repo"),
+        [
+            "\"https://liquipedia.net/overwatch/Team_Falcons\"",
+            "\"https://liquipedia.net/valorant/LuneX_Gaming\"",
+            "\"https://pypi.org/project/made-up-pkg/\"",
+            "\"/srv/other/.zshrc\"",
+        ]
+    );
+}
+
+#[test]
+fn text_in_a_script_written_without_spaces_is_free_text() {
+    assert!(super::free_text("查看生成的文档"));
+    assert!(super::free_text("two words"));
+    assert!(!super::free_text("ORD-4521"));
+    // Three characters may be a name (`东京都`), not yet a phrase.
+    assert!(!super::free_text("东京都"));
+}
