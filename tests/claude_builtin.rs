@@ -285,3 +285,96 @@ fn real_sessions_give_r2a_hard_events_exactly_at_is_error_results_and_never_mix_
     // The corpus has R4/R5 findings, so the thread check above is not vacuous.
     assert!(repeats >= 1, "{repeats}");
 }
+
+/// R3 in a Claude Code session (issue 41): the agent's own folder in the home (`~/.claude/`),
+/// a well-known system file, a web framework's configuration file and a task id of its own
+/// task list the runtime answered for are not reported; another agent's folder, a file guessed
+/// where nothing showed and a task id the runtime did not know are.
+#[test]
+fn r3_takes_claude_codes_own_folder_system_files_and_task_ids_as_known() {
+    let calls: &[(&str, &str, &str, bool)] = &[
+        (
+            "Read",
+            r#"{"file_path": "/Users/ben/.claude/settings.json"}"#,
+            "File does not exist.",
+            true,
+        ),
+        (
+            "Read",
+            r#"{"file_path": "/Users/ben/.codex/config.toml"}"#,
+            "File does not exist.",
+            true,
+        ),
+        (
+            "Read",
+            r#"{"file_path": "/etc/ssh/sshd_config"}"#,
+            "Port 22",
+            false,
+        ),
+        (
+            "Read",
+            r#"{"file_path": "/repo/next.config.js"}"#,
+            "File does not exist.",
+            true,
+        ),
+        (
+            "Read",
+            r#"{"file_path": "/srv/unseen/guessed.ts"}"#,
+            "File does not exist.",
+            true,
+        ),
+        (
+            "TaskUpdate",
+            r#"{"taskId": "10", "status": "completed"}"#,
+            "Updated task #10 status",
+            false,
+        ),
+        (
+            "TaskUpdate",
+            r#"{"taskId": "99", "status": "completed"}"#,
+            "Task not found",
+            true,
+        ),
+    ];
+    let mut lines = vec![serde_json::json!({
+        "type": "user", "uuid": "u0", "sessionId": "s", "cwd": "/repo", "version": "2.1.0",
+        "message": {"role": "user", "content": "set up my shell and finish the tasks"}
+    })];
+    for (i, (name, args, answer, is_error)) in calls.iter().enumerate() {
+        let id = format!("toolu_{i}");
+        lines.push(serde_json::json!({
+            "type": "assistant", "uuid": format!("a{i}"), "sessionId": "s", "cwd": "/repo", "version": "2.1.0",
+            "message": {"role": "assistant", "content": [{"type": "tool_use", "id": id, "name": name,
+                "input": serde_json::from_str::<serde_json::Value>(args).unwrap()}]}
+        }));
+        lines.push(serde_json::json!({
+            "type": "user", "uuid": format!("r{i}"), "sessionId": "s", "cwd": "/repo", "version": "2.1.0",
+            "message": {"role": "user", "content": [{"type": "tool_result", "tool_use_id": id,
+                "content": answer, "is_error": is_error}]}
+        }));
+    }
+    let text: String = lines.iter().map(|l| format!("{l}\n")).collect();
+    let (format, parsed) = adapters::parse_bytes(text.as_bytes(), "session.jsonl", None);
+    assert_eq!(format, Some(adapters::InputFormat::Claude));
+    let linter = Linter::new(None, Selection::default(), RuleSettings::default());
+    let mut values = Vec::new();
+    for trace in &parsed.traces {
+        for f in linter
+            .lint(trace)
+            .outcome
+            .findings
+            .iter()
+            .filter(|f| f.rule() == RuleId::R3)
+        {
+            values.push(f.message().split('`').nth(3).unwrap_or_default().to_owned());
+        }
+    }
+    assert_eq!(
+        values,
+        [
+            "\"/Users/ben/.codex/config.toml\"",
+            "\"/srv/unseen/guessed.ts\"",
+            "\"99\"",
+        ]
+    );
+}

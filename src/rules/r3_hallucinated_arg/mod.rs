@@ -98,6 +98,7 @@ impl Rule for HallucinatedArg {
                         asked.push(name);
                     }
                     asked.extend(registry_package(value));
+                    asked.extend(file_url_path(value));
                 }
                 if let Some(slot) = judged_at.get_mut(step.index) {
                     *slot = Some(fields);
@@ -280,8 +281,23 @@ impl Rule for HallucinatedArg {
                     derivation = Derivation::Derivable;
                 }
                 // A shell's start-up file in a home directory (`~/.zshrc`): every home has
-                // its kind, and an agent setting up a shell looks there by convention.
-                if derivation != Derivation::Derivable && home_start_up_file(value) {
+                // its kind, and an agent setting up a shell looks there by convention. The
+                // agent's own folder there (`~/.claude/`), and a well-known file of the system
+                // (`/etc/ssh/sshd_config`).
+                if derivation != Derivation::Derivable
+                    && (home_start_up_file(value)
+                        || in_own_agent_folder(cx, value)
+                        || system_file(value))
+                {
+                    derivation = Derivation::Derivable;
+                }
+                // A `file://` URL of an observed path.
+                if derivation != Derivation::Derivable
+                    && file_url_path(value).is_some_and(|p| {
+                        seen.check(&p) == Derivation::Derivable
+                            || (origin != Some(ValueOrigin::Created) && seen.composite_path(&p))
+                    })
+                {
                     derivation = Derivation::Derivable;
                 }
                 // A page named after an observed name in a folder of a site the agent observed
@@ -611,7 +627,9 @@ fn accepted(
     if crate::analysis::effects::old_text_field(field) && crate::analysis::effects::looks_like_a_write(call) {
         return Some("the edit found it in the file and the tool answered without fault: the text was there".to_owned());
     }
-    if crate::analysis::effects::handle_field(field) {
+    if crate::analysis::effects::handle_field(field)
+        || (OWN_TASK_TOOLS.contains(&call.name.as_str()) && matches!(field, "taskId" | "task_id"))
+    {
         return Some("the runtime answered for it without fault: a handle of this session that the runtime gave out, in notices a record may not keep".to_owned());
     }
     None
@@ -633,33 +651,72 @@ const HOME_START_UP_FILES: &[&str] = &[
     ".profile", ".config/fish/config.fish", ".config/starship.toml",
 ];
 
-/// Is the value a shell start-up file (`HOME_START_UP_FILES`) right in a home directory
-/// (`~`, `/root`, `/home/NAME`, `/Users/NAME`, `C:/Users/NAME`)?
-fn home_start_up_file(value: &Value) -> bool {
-    let Some(s) = value.as_str() else {
-        return false;
+/// What a path names inside a home directory (`~`, `/root`, `/home/NAME`, `/Users/NAME`,
+/// `C:/Users/NAME`, `\\` read as `/`): the rest after the home's `/`.
+fn in_home(value: &Value) -> Option<String> {
+    let path = value.as_str()?.trim().replace('\\', "/");
+    let path = match path.get(1..2) {
+        Some(":") => path[2..].to_owned(),
+        _ => path,
     };
-    let path = s.trim().replace('\\', "/");
-    HOME_START_UP_FILES.iter().any(|file| {
-        let Some(home) = path
-            .strip_suffix(file)
-            .and_then(|h| h.strip_suffix('/'))
-        else {
-            return false;
-        };
-        let home = home
-            .get(1..2)
-            .filter(|c| *c == ":")
-            .map_or(home, |_| &home[2..]);
-        let mut parts = home.split('/');
-        match (parts.next(), parts.next(), parts.next(), parts.next()) {
-            (Some("~"), None, ..) => true,
-            (Some(""), Some("root"), None, _) => true,
-            (Some(""), Some("home" | "Users" | "users"), Some(name), None) => !name.is_empty(),
-            _ => false,
+    let rest = if let Some(rest) = path.strip_prefix("~/") {
+        rest
+    } else if let Some(rest) = path.strip_prefix("/root/") {
+        rest
+    } else {
+        let rest = ["/home/", "/Users/", "/users/"]
+            .iter()
+            .find_map(|h| path.strip_prefix(h))?;
+        let (name, rest) = rest.split_once('/')?;
+        if name.is_empty() {
+            return None;
         }
+        rest
+    };
+    (!rest.is_empty()).then(|| rest.to_owned())
+}
+
+/// Is the value a shell start-up file (`HOME_START_UP_FILES`) right in a home directory?
+fn home_start_up_file(value: &Value) -> bool {
+    in_home(value).is_some_and(|rest| HOME_START_UP_FILES.contains(&rest.as_str()))
+}
+
+/// The folder in the home directory where each coding agent keeps its own settings, memory,
+/// skills and sessions (`~/.claude/` for Claude Code).
+const AGENT_FOLDERS: &[(&str, &str)] = &[
+    ("claude-code", ".claude/"),
+    ("codex", ".codex/"),
+    ("gemini-cli", ".gemini/"),
+];
+
+/// Is the value a path in the session's own agent's folder of the home directory
+/// (`~/.claude/settings.json` in a Claude Code session)? Its system prompt, its settings and
+/// the user's instructions name what is there, and a record holds none of them.
+fn in_own_agent_folder(cx: &TraceCx<'_>, value: &Value) -> bool {
+    in_home(value).is_some_and(|rest| {
+        AGENT_FOLDERS
+            .iter()
+            .any(|(agent, folder)| rest.starts_with(folder) && agent_is(cx, agent))
     })
 }
+
+/// The path a `file://` URL names (`file:///Users/a/x.html` → `/Users/a/x.html`).
+fn file_url_path(value: &Value) -> Option<Value> {
+    let s = value.as_str()?.trim();
+    let rest = s
+        .strip_prefix("file://")
+        .or_else(|| s.strip_prefix("FILE://"))?;
+    let path = crate::analysis::urls::decoded(rest.split(['?', '#']).next()?);
+    // `file:///C:/x` names `C:/x`.
+    let path = match path.get(2..3) {
+        Some(":") if path.starts_with('/') => path[1..].to_owned(),
+        _ => path,
+    };
+    (path.len() >= 2).then_some(Value::String(path))
+}
+
+/// Claude Code's own task list's tools, whose task ids the runtime gives out.
+const OWN_TASK_TOOLS: &[&str] = &["TaskUpdate", "TaskGet", "TaskOutput", "TaskStop"];
 
 /// The folder and the name of a web page named after something
 /// (`https://liquipedia.net/overwatch/LuneX_Gaming` → `liquipedia.net/overwatch/` and
@@ -991,6 +1048,15 @@ const CONVENTIONAL_FILES: &[&str] = &[
     "eslint.config.js", "eslint.config.mjs", ".eslintrc.json", ".prettierrc", "biome.json",
     ".golangci.yml", ".golangci.yaml", "ruff.toml", "tox.ini", "pytest.ini",
     ".pre-commit-config.yaml", "justfile", "deno.json", "index.html",
+    // Configuration files of common web frameworks and hosts, at a project's root.
+    "next.config.js", "next.config.mjs", "next.config.ts", "postcss.config.js",
+    "postcss.config.mjs", "postcss.config.cjs", "tailwind.config.js", "tailwind.config.ts",
+    "tailwind.config.cjs", "vite.config.mjs", "vitest.config.ts", "vitest.config.js",
+    "jest.config.js", "jest.config.ts", "webpack.config.js", "babel.config.js", ".babelrc",
+    "nuxt.config.ts", "svelte.config.js", "astro.config.mjs", "angular.json",
+    "playwright.config.ts", "turbo.json", "nx.json", "vercel.json", "netlify.toml",
+    "render.yaml", "fly.toml", "procfile", "components.json", "drizzle.config.ts",
+    "manage.py",
 ];
 
 /// A path whose file name is a conventional one (`CONVENTIONAL_FILES`), or such a name alone.
@@ -1081,7 +1147,11 @@ fn skipped(
     value: &Value,
     origin: Option<ValueOrigin>,
 ) -> bool {
-    if !matches!(value, Value::String(_) | Value::Number(_)) || redacted(value) || glob(value) {
+    if !matches!(value, Value::String(_) | Value::Number(_))
+        || redacted(value)
+        || glob(value)
+        || empty_json_text(value)
+    {
         return true;
     }
     if matches!(origin, Some(ValueOrigin::Generated | ValueOrigin::Choice)) {
@@ -1122,6 +1192,27 @@ fn free_text(s: &str) -> bool {
             })
             .nth(3)
             .is_some()
+}
+
+/// An empty list or object written as JSON text (`"[]"`, `"{ }"`): nothing to judge.
+fn empty_json_text(value: &Value) -> bool {
+    value.as_str().is_some_and(|s| {
+        let t: String = s.chars().filter(|c| !c.is_whitespace()).collect();
+        t == "[]" || t == "{}"
+    })
+}
+
+/// Folders of the system's own files: a file read there (`/etc/ssh/sshd_config`,
+/// `/proc/cpuinfo`), or written in a unit or binary folder (`/etc/systemd/system/x.service`,
+/// `/usr/local/bin/x`), is where such a file lives on every system of its kind.
+const SYSTEM_FOLDERS: &[&str] = &["/etc/", "/proc/", "/sys/", "/usr/local/bin/", "/usr/share/"];
+
+/// Is the value a path in a folder of the system's own files (`SYSTEM_FOLDERS`)?
+fn system_file(value: &Value) -> bool {
+    value.as_str().is_some_and(|s| {
+        let s = s.trim();
+        !s.contains("..") && SYSTEM_FOLDERS.iter().any(|f| s.starts_with(f) && s.len() > f.len())
+    })
 }
 
 /// A glob pattern (`*.md`, `src/**/*.ts`, `*route*.py`), not a URL: what to match, written by

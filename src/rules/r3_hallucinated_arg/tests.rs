@@ -1202,3 +1202,24 @@ fn text_in_a_script_written_without_spaces_is_free_text() {
     // Three characters may be a name (`东京都`), not yet a phrase.
     assert!(!super::free_text("东京都"));
 }
+
+/// A `file://` URL of an observed path and an empty JSON list: not reported; a `file://` URL
+/// of a path nothing showed is. (The agent's own folder, system files and Claude Code's task
+/// ids: `tests/claude_builtin.rs`, where a session is Claude Code's.)
+#[test]
+fn file_urls_and_empty_json_lists() {
+    let other = trace(&[
+        call(1, "write_file", r#"{"path": "/repo/site/index.html", "content": "<h1>hi</h1>"}"#),
+        result(1, "written"),
+        call(2, "navigate", r#"{"url": "file:///repo/site/index.html"}"#),
+        result(2, "navigated"),
+        call(3, "navigate", r#"{"url": "file:///opt/guessed/page.html"}"#),
+        error(3, "ERR_FILE_NOT_FOUND"),
+        call(4, "lint_fix", r#"{"TargetLintErrorIds": "[]", "path": "/repo/site/index.html"}"#),
+        result(4, "ok"),
+    ]);
+    assert_eq!(
+        flagged_values(&other, None, "/repo"),
+        ["\"file:///opt/guessed/page.html\""]
+    );
+}
