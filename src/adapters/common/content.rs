@@ -306,8 +306,15 @@ fn read_result(block: Block, raw: &RawValue, cur: &Cursor<'_>, ptr: String, out:
         _ => ResultStatus::Unknown,
     };
     let at = cur.step(raw, &[call_id.as_deref().unwrap_or("")], ptr);
+    // OpenCode's transcripts keep some outputs as `{"truncated": false}` alone: the output
+    // itself is not in the record.
+    let unrecorded = matches!(&block.content, Some(Value::Object(m))
+        if !m.is_empty() && m.keys().all(|k| k == "truncated"));
     let mut result = ToolResult::new(call_id, result_content(block.content), status);
     result.error = server_error;
+    if unrecorded {
+        result.content_recorded = false;
+    }
     out.push(StepKind::ToolResult(result), at);
 }
 
@@ -415,6 +422,25 @@ mod tests {
             }
             other => panic!("{other:?}"),
         }
+    }
+
+    #[test]
+    fn an_output_kept_as_its_truncation_flag_alone_is_not_recorded() {
+        let out = read(
+            r#"[{"type":"tool_result","tool_use_id":"a","tool_output":{"truncated":false}},
+                {"type":"tool_result","tool_use_id":"b","tool_output":{"preview":"x = 1","truncated":false}},
+                {"type":"tool_result","tool_use_id":"c","tool_output":{}}]"#,
+            Role::User,
+        );
+        let recorded: Vec<bool> = out
+            .items
+            .iter()
+            .map(|i| match &i.kind {
+                StepKind::ToolResult(r) => r.content_recorded,
+                other => panic!("{other:?}"),
+            })
+            .collect();
+        assert_eq!(recorded, [false, true, true]);
     }
 
     #[test]
