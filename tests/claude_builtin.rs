@@ -287,7 +287,8 @@ fn real_sessions_give_r2a_hard_events_exactly_at_is_error_results_and_never_mix_
 }
 
 /// R3 in a Claude Code session (issue 41): the agent's own folder in the home (`~/.claude/`),
-/// a well-known system file, a web framework's configuration file and a task id of its own
+/// a well-known system file (not any name in `/etc`), a unit created where units go, a web
+/// framework's configuration file and a task id of its own
 /// task list the runtime answered for are not reported; another agent's folder, a file guessed
 /// where nothing showed and a task id the runtime did not know are.
 #[test]
@@ -309,6 +310,18 @@ fn r3_takes_claude_codes_own_folder_system_files_and_task_ids_as_known() {
             "Read",
             r#"{"file_path": "/etc/ssh/sshd_config"}"#,
             "Port 22",
+            false,
+        ),
+        (
+            "Read",
+            r#"{"file_path": "/etc/app.conf"}"#,
+            "File does not exist.",
+            true,
+        ),
+        (
+            "Write",
+            r#"{"file_path": "/etc/systemd/system/monitor.service", "content": "[Unit]"}"#,
+            "File created",
             false,
         ),
         (
@@ -373,6 +386,7 @@ fn r3_takes_claude_codes_own_folder_system_files_and_task_ids_as_known() {
         values,
         [
             "\"/Users/ben/.codex/config.toml\"",
+            "\"/etc/app.conf\"",
             "\"/srv/unseen/guessed.ts\"",
             "\"99\"",
         ]

@@ -283,11 +283,11 @@ impl Rule for HallucinatedArg {
                 // A shell's start-up file in a home directory (`~/.zshrc`): every home has
                 // its kind, and an agent setting up a shell looks there by convention. The
                 // agent's own folder there (`~/.claude/`), and a well-known file of the system
-                // (`/etc/ssh/sshd_config`).
+                // (`/etc/ssh/sshd_config`, `/proc/cpuinfo`; a unit created in `/etc/systemd/system/`).
                 if derivation != Derivation::Derivable
                     && (home_start_up_file(value)
                         || in_own_agent_folder(cx, value)
-                        || system_file(value))
+                        || system_file(value, origin))
                 {
                     derivation = Derivation::Derivable;
                 }
@@ -1202,16 +1202,40 @@ fn empty_json_text(value: &Value) -> bool {
     })
 }
 
-/// Folders of the system's own files: a file read there (`/etc/ssh/sshd_config`,
-/// `/proc/cpuinfo`), or written in a unit or binary folder (`/etc/systemd/system/x.service`,
-/// `/usr/local/bin/x`), is where such a file lives on every system of its kind.
-const SYSTEM_FOLDERS: &[&str] = &["/etc/", "/proc/", "/sys/", "/usr/local/bin/", "/usr/share/"];
+/// Files every system of their kind has, at fixed places (`/etc/hosts`, `/etc/ssh/sshd_config`).
+const SYSTEM_FILES: &[&str] = &[
+    "/etc/hosts", "/etc/hostname", "/etc/os-release", "/etc/lsb-release", "/etc/debian_version",
+    "/etc/redhat-release", "/etc/issue", "/etc/passwd", "/etc/group", "/etc/shadow",
+    "/etc/sudoers", "/etc/fstab", "/etc/resolv.conf", "/etc/environment", "/etc/crontab",
+    "/etc/profile", "/etc/bash.bashrc", "/etc/zshrc", "/etc/timezone", "/etc/localtime",
+    "/etc/ssh/sshd_config", "/etc/ssh/ssh_config", "/etc/nginx/nginx.conf",
+    "/etc/apt/sources.list", "/etc/docker/daemon.json", "/etc/systemd/journald.conf",
+];
 
-/// Is the value a path in a folder of the system's own files (`SYSTEM_FOLDERS`)?
-fn system_file(value: &Value) -> bool {
+/// Folders whose files the system makes (`/proc/cpuinfo`), and folders where a service, a
+/// program or a site's configuration is created by convention (`/etc/systemd/system/x.service`).
+const SYSTEM_FOLDERS: &[&str] = &["/proc/", "/sys/"];
+const SYSTEM_CREATE_FOLDERS: &[&str] = &[
+    "/etc/systemd/system/", "/usr/local/bin/", "/etc/nginx/sites-available/",
+    "/etc/nginx/conf.d/", "/etc/cron.d/", "/etc/logrotate.d/", "/etc/sudoers.d/",
+];
+
+/// Is the value a well-known system file (`SYSTEM_FILES`), a file of a folder the system makes
+/// (`SYSTEM_FOLDERS`), or — for a path the call creates — a file right in a folder where such
+/// files are created by convention (`SYSTEM_CREATE_FOLDERS`)?
+fn system_file(value: &Value, origin: Option<ValueOrigin>) -> bool {
     value.as_str().is_some_and(|s| {
         let s = s.trim();
-        !s.contains("..") && SYSTEM_FOLDERS.iter().any(|f| s.starts_with(f) && s.len() > f.len())
+        let under = |folders: &[&str]| {
+            folders.iter().any(|f| {
+                s.strip_prefix(f)
+                    .is_some_and(|rest| !rest.is_empty() && !rest.contains(['/', '\\']))
+            })
+        };
+        !s.contains("..")
+            && (SYSTEM_FILES.contains(&s)
+                || SYSTEM_FOLDERS.iter().any(|f| s.starts_with(f) && s.len() > f.len())
+                || (origin == Some(ValueOrigin::Created) && under(SYSTEM_CREATE_FOLDERS)))
     })
 }
 
