@@ -249,7 +249,15 @@ pub(crate) fn session_field(field: &str) -> bool {
 }
 
 /// A name's words, lower case: split at `_`, `-`, `.` and lower→upper case changes.
-fn name_words(name: &str) -> Vec<String> {
+fn name_words(name: &str) -> std::rc::Rc<[String]> {
+    thread_local! {
+        static CACHE: super::word_cache::WordCache = super::word_cache::WordCache::default();
+    }
+    CACHE.with(|c| c.get(name, split_name))
+}
+
+/// Split a name into its words (`name_words`, remembered).
+fn split_name(name: &str) -> Vec<String> {
     let mut out = Vec::new();
     let mut cur = String::new();
     let mut prev_lower = false;

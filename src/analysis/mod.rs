@@ -26,3 +26,4 @@ pub(crate) mod provenance;
 pub(crate) mod schema_errors;
 pub(crate) mod suspicion;
 pub(crate) mod urls;
+pub(crate) mod word_cache;

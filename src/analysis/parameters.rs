@@ -229,7 +229,15 @@ pub(crate) fn is_parameter(field: &str, prop: Option<&Value>, value: &Value) -> 
 
 /// The words of a field name, lower case: split at separators, at lower-to-upper case changes
 /// (`maxResults`, `HTTPTimeout`) and between letters and digits.
-fn words(field: &str) -> Vec<String> {
+fn words(field: &str) -> std::rc::Rc<[String]> {
+    thread_local! {
+        static CACHE: super::word_cache::WordCache = super::word_cache::WordCache::default();
+    }
+    CACHE.with(|c| c.get(field, split_words))
+}
+
+/// Split a field name into its words (`words`, remembered).
+fn split_words(field: &str) -> Vec<String> {
     let mut out: Vec<String> = Vec::new();
     let mut cur = String::new();
     let chars: Vec<char> = field.chars().collect();
@@ -268,11 +276,11 @@ mod tests {
 
     #[test]
     fn field_names_split_into_words() {
-        assert_eq!(words("maxResults"), ["max", "results"]);
-        assert_eq!(words("HTTPTimeout"), ["http", "timeout"]);
-        assert_eq!(words("order_id"), ["order", "id"]);
-        assert_eq!(words("-A"), ["a"]);
-        assert_eq!(words("top_k2"), ["top", "k", "2"]);
+        assert_eq!(*words("maxResults"), ["max", "results"]);
+        assert_eq!(*words("HTTPTimeout"), ["http", "timeout"]);
+        assert_eq!(*words("order_id"), ["order", "id"]);
+        assert_eq!(*words("-A"), ["a"]);
+        assert_eq!(*words("top_k2"), ["top", "k", "2"]);
     }
 
     #[test]

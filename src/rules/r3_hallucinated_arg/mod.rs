@@ -1197,8 +1197,11 @@ fn free_text(s: &str) -> bool {
 /// An empty list or object written as JSON text (`"[]"`, `"{ }"`): nothing to judge.
 fn empty_json_text(value: &Value) -> bool {
     value.as_str().is_some_and(|s| {
-        let t: String = s.chars().filter(|c| !c.is_whitespace()).collect();
-        t == "[]" || t == "{}"
+        let mut t = s.chars().filter(|c| !c.is_whitespace());
+        matches!(
+            (t.next(), t.next(), t.next()),
+            (Some('['), Some(']'), None) | (Some('{'), Some('}'), None)
+        )
     })
 }
 

@@ -1223,3 +1223,15 @@ fn file_urls_and_empty_json_lists() {
         ["\"file:///opt/guessed/page.html\""]
     );
 }
+
+/// Only an empty list or object, whitespace anywhere, is empty JSON text.
+#[test]
+fn empty_json_text_is_an_empty_list_or_object_only() {
+    for empty in ["[]", "{}", " [ ] ", "{\n}", "\t[]\n"] {
+        assert!(super::empty_json_text(&serde_json::json!(empty)), "{empty:?}");
+    }
+    for other in ["[1]", "[]]", "{}{", "[", "", "  ", "[}", "{ a }", "[] x"] {
+        assert!(!super::empty_json_text(&serde_json::json!(other)), "{other:?}");
+    }
+    assert!(!super::empty_json_text(&serde_json::json!(["[]"])));
+}
