@@ -250,24 +250,29 @@ fn read(entry: Entry<'_>, cur: &Cursor<'_>, ptr: &str, legacy: &mut Legacy) -> C
 /// message re-sent in the next request (which drops fields such as `refusal`). Synthetic legacy
 /// call ids are left out, since a re-read numbers them afresh.
 fn signature(got: &Collected) -> String {
-    let mut sig = String::new();
-    let id = |id: &Option<String>| {
+    let mut sig = Vec::new();
+    fn id(id: &Option<String>) -> &str {
         id.as_deref()
             .filter(|i| !i.starts_with("function_call-"))
             .unwrap_or("")
-            .to_owned()
-    };
-    for item in &got.items {
-        let part = match &item.kind {
-            StepKind::Message(m) => serde_json::json!(["m", m.role, m.content]),
-            StepKind::ToolCall(c) => {
-                serde_json::json!(["c", id(&c.call_id), c.name, c.args, c.raw_args])
-            }
-            StepKind::ToolResult(r) => serde_json::json!(["r", id(&r.call_id), r.content]),
-        };
-        sig.push_str(&part.to_string());
     }
-    sig
+    // Written straight from the entry (no copy of its content): the same JSON array per item a
+    // `json!` of these parts would print.
+    for item in &got.items {
+        let written = match &item.kind {
+            StepKind::Message(m) => serde_json::to_writer(&mut sig, &("m", m.role, &m.content)),
+            StepKind::ToolCall(c) => serde_json::to_writer(
+                &mut sig,
+                &("c", id(&c.call_id), &c.name, &c.args, &c.raw_args),
+            ),
+            StepKind::ToolResult(r) => {
+                serde_json::to_writer(&mut sig, &("r", id(&r.call_id), &r.content))
+            }
+        };
+        // Writing to memory fails only for a value JSON cannot hold, which a parsed one never is.
+        debug_assert!(written.is_ok());
+    }
+    String::from_utf8(sig).unwrap_or_default()
 }
 
 /// A tool definition in any provider's request shape → (name, schema, source).
@@ -329,5 +334,49 @@ mod tests {
             tool_definition(json!({"name": "d"}), true).map(|t| t.2),
             Some(OPENAI_FUNCTIONS)
         );
+    }
+
+    /// The signature is written straight from the entry, byte for byte what printing a `json!`
+    /// array of the same parts gave (the form the re-sent history is compared in).
+    #[test]
+    fn signatures_are_the_json_arrays_of_each_item() {
+        use crate::adapters::common::content::Item;
+        use crate::model::{Args, CallOrigin, Location, Message, ResultStatus, Role, ToolCall, ToolResult};
+        let call = |id: &str, args: Args, raw: Option<&str>| ToolCall {
+            call_id: Some(id.into()),
+            name: "get_order".into(),
+            args,
+            raw_args: raw.map(str::to_owned),
+            origin: CallOrigin::Model,
+        };
+        let kinds = vec![
+            StepKind::Message(Message { role: Role::User, content: "order \"7\" ✓\n".into() }),
+            StepKind::ToolCall(call("call_1", Args::Known(json!({"z": 1.5, "a": [null, true], "id": "7"})), None)),
+            StepKind::ToolCall(call("function_call-3", Args::Malformed("not json".into()), Some("{oops"))),
+            StepKind::ToolCall(call("c", Args::Unknown("redacted".into()), None)),
+            StepKind::ToolResult(ToolResult::new(Some("call_1".into()), json!({"b": {"y": 2, "x": "é"}}), ResultStatus::default())),
+            StepKind::ToolResult(ToolResult::new(None, json!("plain text"), ResultStatus::default())),
+        ];
+        let got = Collected {
+            items: kinds.into_iter().map(|k| Item::new(k, Location::default())).collect(),
+            problems: Vec::new(),
+        };
+        let id = |id: &Option<String>| {
+            id.as_deref()
+                .filter(|i| !i.starts_with("function_call-"))
+                .unwrap_or("")
+                .to_owned()
+        };
+        let mut printed = String::new();
+        for item in &got.items {
+            let part = match &item.kind {
+                StepKind::Message(m) => json!(["m", m.role, m.content]),
+                StepKind::ToolCall(c) => json!(["c", id(&c.call_id), c.name, c.args, c.raw_args]),
+                StepKind::ToolResult(r) => json!(["r", id(&r.call_id), r.content]),
+            };
+            printed.push_str(&part.to_string());
+        }
+        assert_eq!(signature(&got), printed);
+        assert!(printed.contains(r#"["c","","get_order",{"state":"malformed","value":"not json"},"{oops"]"#));
     }
 }
