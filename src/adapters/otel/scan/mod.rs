@@ -49,6 +49,8 @@ pub enum Found<'a> {
 const MAX_DEPTH: usize = 512;
 /// Longest object key kept for matching container keys.
 const MAX_KEY: usize = 64;
+/// Capacity of a closed record's buffer kept for the next record (bytes).
+const SPARE_MAX: usize = 1 << 20;
 
 /// What a value at some position is to the scan.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -119,6 +121,9 @@ struct Scan<'p, R> {
     col: u32,
     max_record: usize,
     open: Option<Open>,
+    /// The bytes of the last record closed, emptied, for the next one to fill (up to
+    /// `SPARE_MAX` of capacity kept).
+    spare: Vec<u8>,
     stack: Vec<Frame>,
     /// Pointer tokens leading to each frame.
     tokens: Vec<String>,
@@ -149,6 +154,7 @@ pub fn scan<R: BufRead>(
         col: 0,
         max_record,
         open: None,
+        spare: Vec::new(),
         stack: Vec::new(),
         tokens: Vec::new(),
         dirty: false,
@@ -265,7 +271,7 @@ impl<R: BufRead> Scan<'_, R> {
                             depth: self.stack.len(),
                             offset: self.offset,
                             at: Location::new(self.line, self.col + 1, self.pointer()),
-                            bytes: Vec::new(),
+                            bytes: std::mem::take(&mut self.spare),
                             too_long: false,
                         });
                     }
@@ -344,6 +350,10 @@ impl<R: BufRead> Scan<'_, R> {
                         },
                         &open.bytes,
                     ));
+                    if open.bytes.capacity() <= SPARE_MAX {
+                        self.spare = open.bytes;
+                        self.spare.clear();
+                    }
                 }
             }
         }

@@ -140,3 +140,50 @@ fn deep_nesting_is_an_error_not_a_crash() {
         "{got:?}"
     );
 }
+
+/// `run`, reading through a buffer of `cap` bytes.
+fn run_buffered(text: &str, layout: Layout, cap: usize) -> Vec<String> {
+    let mut out = Vec::new();
+    let reader = std::io::BufReader::with_capacity(cap, text.as_bytes());
+    scan(reader, "f", layout, 1 << 20, 1, &mut |f| match f {
+        Found::Record(r, bytes) => out.push(format!(
+            "{}:{} {} {} {}",
+            r.at.line,
+            r.at.column,
+            r.at.pointer,
+            r.offset,
+            String::from_utf8_lossy(&bytes)
+        )),
+        Found::Issue(i) => out.push(format!("! {}:{} {}", i.line, i.column, i.message)),
+    });
+    out
+}
+
+/// Strings cut anywhere by the reader's buffer (an escape's backslash as a buffer's last byte,
+/// a key split in two, a raw newline or multi-byte character inside a string) read exactly as
+/// from one buffer: the same records, positions, pointers and errors.
+#[test]
+fn strings_read_the_same_whatever_the_buffer() {
+    let long_key = format!("{{\"resourceSpans\": [{{\"scopeSpans\": [{{\"{}\": 1, \"spans\": [{{\"k\": 1}}]}}]}}]}}", "x\\\"".repeat(40));
+    let cases: Vec<(String, Layout)> = vec![
+        (
+            "{\"resourceSpans\": [{\"scopeSpans\": [{\"spans\": [{\"a\\\"b\": \"c\\\\\\\"d\\u00e9\", \"t\": \"é\\n\"}, {\"x\": \"ü\nline\"}]}]}]}".into(),
+            Layout::Document,
+        ),
+        ("[{\"q\": \"a\\\"]}\\\\\"}, {\"r\": \"\\\\\"}]".into(), Layout::Document),
+        (
+            "{\"traceId\": \"a\\\\b\", \"n\": \"ok\"}\n{\"s\": \"unterminated\\\n{\"t\": \"\\\"\"}\n".into(),
+            Layout::Lines,
+        ),
+        ("[{\"a\": \"ends inside\\".into(), Layout::Document),
+        ("[{\"a\": \"ends inside".into(), Layout::Document),
+        (long_key, Layout::Document),
+    ];
+    for (text, layout) in &cases {
+        let whole = run_buffered(text, *layout, 1 << 16);
+        assert!(!whole.is_empty(), "{text}");
+        for cap in [1, 2, 3, 4, 5, 7, 11] {
+            assert_eq!(run_buffered(text, *layout, cap), whole, "{text} with a buffer of {cap}");
+        }
+    }
+}
