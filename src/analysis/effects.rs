@@ -3,6 +3,9 @@
 //! call that declares no side effect still looks like it changes something (an editor's write
 //! mode, a shell command that writes a file). R3 and R5 read it; it can only make them quieter.
 
+use std::sync::LazyLock;
+
+use aho_corasick::AhoCorasick;
 use serde_json::{Map, Value};
 
 use crate::model::ToolCall;
@@ -310,14 +313,23 @@ fn writes(tool: &str, args: &Map<String, Value>) -> bool {
     {
         return CREATE_MODES.contains(&m.as_str()) || CHANGE_MODES.contains(&m.as_str());
     }
-    let name = tool.to_ascii_lowercase();
-    WRITE_NAMES.iter().any(|w| name.contains(w))
+    static NAMES: LazyLock<AhoCorasick> = LazyLock::new(|| {
+        AhoCorasick::builder()
+            .ascii_case_insensitive(true)
+            .build(WRITE_NAMES)
+            .expect("the write names make a searcher")
+    });
+    NAMES.is_match(tool)
 }
 
 /// A command line that writes: a known writing command, or output redirected to a file
 /// (`> out.txt`, `>> log`; not `2>&1`, not `/dev/null`).
 fn shell_writes(cmd: &str) -> bool {
-    if SHELL_WRITES.iter().any(|w| cmd.contains(w)) {
+    // One pass for every fragment (a command line can be a whole script).
+    static FRAGMENTS: LazyLock<AhoCorasick> = LazyLock::new(|| {
+        AhoCorasick::new(SHELL_WRITES).expect("the shell fragments make a searcher")
+    });
+    if FRAGMENTS.is_match(cmd) {
         return true;
     }
     let b = cmd.as_bytes();
@@ -413,6 +425,13 @@ mod tests {
                 "apply_patch",
                 serde_json::json!({"input": "*** Begin Patch"}),
             ),
+            // A fragment anywhere in a long script; a write word in any case inside a name.
+            call(
+                "bash",
+                serde_json::json!({"command": format!("{}\nnpm install left-pad", "echo ok; ".repeat(500))}),
+            ),
+            call("mcp__fs__WriteFile", serde_json::json!({"target": "a"})),
+            call("bulkRENAME", serde_json::json!({"items": "a"})),
         ];
         for c in &writes {
             assert!(looks_like_a_write(c), "{} {:?}", c.name, c.args);
@@ -433,6 +452,11 @@ mod tests {
             ),
             call("Read", serde_json::json!({"file_path": "a"})),
             call("Grep", serde_json::json!({"pattern": "x->y", "path": "a"})),
+            call(
+                "bash",
+                serde_json::json!({"command": format!("{}git status", "echo ok; ".repeat(500))}),
+            ),
+            call("mcp__fs__read_text", serde_json::json!({"target": "a"})),
         ];
         for c in &reads {
             assert!(!looks_like_a_write(c), "{} {:?}", c.name, c.args);
