@@ -152,7 +152,7 @@ fn run_buffered(text: &str, layout: Layout, cap: usize) -> Vec<String> {
             r.at.column,
             r.at.pointer,
             r.offset,
-            String::from_utf8_lossy(&bytes)
+            String::from_utf8_lossy(bytes)
         )),
         Found::Issue(i) => out.push(format!("! {}:{} {}", i.line, i.column, i.message)),
     });
