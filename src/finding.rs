@@ -436,6 +436,18 @@ impl Finding {
         }
     }
 
+    /// Drop what only the wire formats and the baseline read — the itemised details, the
+    /// fields, each evidence's JSON pointer — for a finding that only the text report and a
+    /// Phoenix write-back will see (neither shows them), so the findings a text run holds until
+    /// the end take less memory.
+    pub(crate) fn drop_wire_only(&mut self) {
+        self.details = Vec::new();
+        self.fields = Vec::new();
+        for e in &mut self.evidence {
+            e.at.pointer = String::new();
+        }
+    }
+
     /// The primary location.
     pub(crate) fn at(&self) -> &Location {
         &self.evidence[0].at

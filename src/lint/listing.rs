@@ -17,8 +17,9 @@ pub(crate) const DEFAULT_MAX_FINDINGS: usize = 100_000;
 #[derive(Debug, Default)]
 pub(crate) struct Listing {
     cap: Option<usize>,
-    /// Kept findings by slot (a slot freed by an eviction is taken by the next one kept).
-    slots: Vec<Option<(u64, Finding)>>,
+    /// Kept findings by slot (a slot freed by an eviction is taken by the next one kept),
+    /// boxed: a slot is a pointer, so the table's spare capacity costs little.
+    slots: Vec<Option<(u64, Box<Finding>)>>,
     free: Vec<usize>,
     /// The kept findings' (rank, order, slot), worst on top.
     worst: BinaryHeap<(u8, u64, usize)>,
@@ -83,7 +84,7 @@ impl Listing {
                 self.slots.len() - 1
             }
         };
-        self.slots[slot] = Some((order, f));
+        self.slots[slot] = Some((order, Box::new(f)));
         self.worst.push((r, order, slot));
     }
 
@@ -104,7 +105,7 @@ impl Listing {
     /// The kept findings in report order, and per input with findings left out: (input,
     /// offered, left out).
     pub(crate) fn finish(self) -> (Vec<Finding>, Vec<(usize, usize, usize)>) {
-        let mut kept: Vec<(u64, Finding)> = self.slots.into_iter().flatten().collect();
+        let mut kept: Vec<(u64, Box<Finding>)> = self.slots.into_iter().flatten().collect();
         kept.sort_by_key(|(order, _)| *order);
         let cut = self
             .per_input
@@ -113,7 +114,7 @@ impl Listing {
             .filter(|(_, (_, out))| *out > 0)
             .map(|(i, (offered, out))| (i, *offered, *out))
             .collect();
-        (kept.into_iter().map(|(_, f)| f).collect(), cut)
+        (kept.into_iter().map(|(_, f)| *f).collect(), cut)
     }
 
     /// The cap in force.

@@ -692,6 +692,43 @@ mod tests {
         );
     }
 
+    /// A text-only run drops from the findings it keeps what the text never shows
+    /// (`Finding::drop_wire_only`): the text must read the same without it.
+    #[test]
+    fn text_never_shows_what_a_text_run_drops() {
+        let mut report = sample::report();
+        for (i, f) in report.findings.iter_mut().enumerate() {
+            f.fields = vec![format!("field{i}")];
+            for e in &mut f.evidence {
+                e.at.pointer = format!("/steps/{i}/arguments");
+            }
+        }
+        assert!(report.findings.iter().any(|f| !f.details.is_empty()));
+        let render_with = |report: &Report, first_failures: bool, color: bool| {
+            let opts = TextOptions {
+                include_candidates: true,
+                show_suppressions: true,
+                first_failures,
+                color,
+                ..TextOptions::default()
+            };
+            let mut out = Vec::new();
+            render(report, opts, &mut out).unwrap();
+            String::from_utf8(out).unwrap()
+        };
+        let mut lean = report.clone();
+        for f in &mut lean.findings {
+            f.drop_wire_only();
+        }
+        assert!(lean.findings.iter().all(|f| f.details.is_empty() && f.fields.is_empty()));
+        for (first_failures, color) in [(true, false), (false, true)] {
+            assert_eq!(
+                render_with(&lean, first_failures, color),
+                render_with(&report, first_failures, color)
+            );
+        }
+    }
+
     #[test]
     fn notes_are_one_line_per_distinct_note_before_the_summary() {
         let mut report = sample::report();
