@@ -74,9 +74,17 @@ pub fn parse_lines(
             }
             Ok(line) => {
                 let cur = Cursor::record(&line.text, line.number);
-                // Most lines are read in one pass: the record's fields straight from the line.
-                // A line that does not read as a record, and a tool or flat event (located as a
-                // whole), are read through the line's raw value, as before.
+                // Most lines are read in one pass: the record's fields straight from the line,
+                // its message's content split into blocks on the way (`MsgBlocks`); a message
+                // of another shape is read from its raw value. A line that does not read as a
+                // record, and a tool or flat event (located as a whole), are read through the
+                // line's raw value, as before.
+                if let Ok(rec) = serde_json::from_str::<Record<'_, MsgBlocks<'_>>>(&line.text)
+                    && !located_whole(&rec)
+                {
+                    read_fields(&mut session, rec, None, &cur, "", out);
+                    continue;
+                }
                 if let Ok(rec) = serde_json::from_str::<Record<'_>>(&line.text)
                     && !located_whole(&rec)
                 {
@@ -135,6 +143,48 @@ pub fn parse_document(text: &str, input: &InputRef, out: &mut dyn Emit) {
         }
     }
     session.finish(out);
+}
+
+/// `Msg` whose content is a list, its blocks split as it is read (`read_message`).
+#[derive(Deserialize)]
+struct MsgBlocks<'a> {
+    #[serde(default)]
+    role: Option<String>,
+    #[serde(default)]
+    model: Option<String>,
+    #[serde(borrow)]
+    content: Vec<&'a RawValue>,
+}
+
+/// A record's `message` as `read_fields` gets it: its raw value, or already read.
+trait MessageBody {
+    /// Read the message at `pointer` (its role, else `role`) into `got`; the model of an
+    /// assistant message.
+    fn read(self, role: Role, cur: &Cursor<'_>, pointer: &str, got: &mut Collected)
+    -> Option<String>;
+}
+
+impl MessageBody for &RawValue {
+    fn read(self, role: Role, cur: &Cursor<'_>, pointer: &str, got: &mut Collected) -> Option<String> {
+        read_message(self, role, cur, pointer, got)
+    }
+}
+
+impl MessageBody for MsgBlocks<'_> {
+    fn read(self, role: Role, cur: &Cursor<'_>, pointer: &str, got: &mut Collected) -> Option<String> {
+        let role = message_role(self.role.as_deref(), role);
+        content::read_content_list(&self.content, role, cur, &child(pointer, "content"), got);
+        self.model.filter(|_| role == Role::Assistant)
+    }
+}
+
+/// A message's role as it says it, else the record's.
+fn message_role(said: Option<&str>, role: Role) -> Role {
+    match said {
+        Some("assistant") => Role::Assistant,
+        Some("user") => Role::User,
+        _ => role,
+    }
 }
 
 /// An Anthropic message inside a record.
@@ -225,7 +275,7 @@ fn read_record(
 
 /// Does reading this record need its whole raw value: a tool event or a flat event (no
 /// `type`), which are located (and read) as a whole?
-fn located_whole(rec: &Record<'_>) -> bool {
+fn located_whole<M>(rec: &Record<'_, M>) -> bool {
     matches!(
         rec.kind.as_deref(),
         None | Some("tool_use" | "tool_result" | "server_tool_use" | "mcp_tool_use")
@@ -234,9 +284,9 @@ fn located_whole(rec: &Record<'_>) -> bool {
 
 /// Read one record's fields into the session. `raw`, the record's whole value, is read only
 /// for the records `located_whole` names, and `read_record` always gives it.
-fn read_fields(
+fn read_fields<M: MessageBody>(
     session: &mut Session,
-    rec: Record<'_>,
+    rec: Record<'_, M>,
     raw: Option<&RawValue>,
     cur: &Cursor<'_>,
     prefix: &str,
@@ -266,7 +316,7 @@ fn read_fields(
             };
             key = session.key_for_line(&rec);
             if let Some(m) = rec.message {
-                model = read_message(m, role, cur, &child(prefix, "message"), &mut got);
+                model = m.read(role, cur, &child(prefix, "message"), &mut got);
             } else if let Some(c) = rec.content {
                 content::read_content(c, role, cur, &child(prefix, "content"), &mut got);
             }
@@ -447,6 +497,23 @@ fn read_message(
     pointer: &str,
     got: &mut Collected,
 ) -> Option<String> {
+    // The usual message, its content a list of blocks: read with the blocks split in the same
+    // pass (no second pass over the content, most of the record's bytes). Anything else, and
+    // anything that does not read so, is read as before.
+    if let Ok(m) = serde_json::from_str::<MsgBlocks<'_>>(raw.get()) {
+        return m.read(role, cur, pointer, got);
+    }
+    read_any_message(raw, role, cur, pointer, got)
+}
+
+/// `read_message` for a message of any shape: the message first, then its content.
+fn read_any_message(
+    raw: &RawValue,
+    role: Role,
+    cur: &Cursor<'_>,
+    pointer: &str,
+    got: &mut Collected,
+) -> Option<String> {
     let m: Msg<'_> = match serde_json::from_str(raw.get()) {
         Ok(m) => m,
         Err(e) => {
@@ -457,11 +524,7 @@ fn read_message(
             return None;
         }
     };
-    let role = match m.role.as_deref() {
-        Some("assistant") => Role::Assistant,
-        Some("user") => Role::User,
-        _ => role,
-    };
+    let role = message_role(m.role.as_deref(), role);
     if let Some(c) = m.content {
         content::read_content(c, role, cur, &child(pointer, "content"), got);
     }

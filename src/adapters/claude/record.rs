@@ -6,9 +6,11 @@ use serde_json::Value;
 use serde_json::value::RawValue;
 
 /// The fields of a record that say where it belongs and what it holds. Large payloads stay
-/// borrowed `RawValue`s, read only when needed.
+/// borrowed `RawValue`s, read only when needed; the `message` is its raw value, or `M` as read
+/// in the same pass (`MsgBlocks`: its content's blocks split).
 #[derive(Deserialize)]
-pub(super) struct Record<'a> {
+#[serde(bound(deserialize = "M: Deserialize<'de>"))]
+pub(super) struct Record<'a, M = &'a RawValue> {
     #[serde(rename = "type", default)]
     pub(super) kind: Option<String>,
     #[serde(default)]
@@ -42,8 +44,8 @@ pub(super) struct Record<'a> {
     pub(super) slug: Option<String>,
     #[serde(default)]
     pub(super) model: Option<String>,
-    #[serde(default, borrow)]
-    pub(super) message: Option<&'a RawValue>,
+    #[serde(default)]
+    pub(super) message: Option<M>,
     #[serde(default, borrow)]
     pub(super) content: Option<&'a RawValue>,
     #[serde(default, borrow)]

@@ -211,7 +211,7 @@ impl Session {
     }
 
     /// The thread a `user`/`assistant` line belongs to.
-    pub(super) fn key_for_line(&mut self, rec: &Record<'_>) -> ThreadKey {
+    pub(super) fn key_for_line<M>(&mut self, rec: &Record<'_, M>) -> ThreadKey {
         if let Some(parent) = rec.parent_tool_use_id.as_deref().filter(|p| !p.is_empty()) {
             let key = ThreadKey::Task(parent.to_owned());
             let t = self.thread(&key);

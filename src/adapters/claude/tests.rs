@@ -524,3 +524,78 @@ fn a_file_is_one_conversation_until_its_last_line() {
         ]
     );
 }
+
+/// The one-pass reading of a message (`MsgBlocks`, its content's blocks split as the message is
+/// read) reads every message it accepts as the two-pass reading does, steps, places and
+/// problems alike; a message of another shape is left to the two-pass reading.
+#[test]
+fn a_message_read_in_one_pass_reads_as_in_two() {
+    use super::content::Collected;
+    use super::{MessageBody, MsgBlocks, read_any_message};
+    use crate::model::Role;
+    use crate::adapters::common::cursor::Cursor;
+    use serde_json::value::RawValue;
+
+    #[derive(serde::Deserialize)]
+    struct Line<'a> {
+        #[serde(borrow)]
+        message: Option<&'a RawValue>,
+    }
+    let mut files = Vec::new();
+    for dir in ["claude-code", "claude-code-2.1.332"] {
+        let mut stack = vec![real_dir(dir)];
+        while let Some(d) = stack.pop() {
+            for e in std::fs::read_dir(d).unwrap() {
+                let p = e.unwrap().path();
+                if p.is_dir() {
+                    stack.push(p);
+                } else if p.extension().is_some_and(|x| x == "jsonl") {
+                    files.push(p);
+                }
+            }
+        }
+    }
+    let mut lines: Vec<String> = files
+        .iter()
+        .flat_map(|p| std::fs::read_to_string(p).unwrap().lines().map(str::to_owned).collect::<Vec<_>>())
+        .collect();
+    // Shapes the one pass must leave alone, and list contents it must read alike.
+    for message in [
+        r#""just a string""#,
+        r#"{"role":"user","content":"a prompt"}"#,
+        r#"{"role":"user","content":null}"#,
+        r#"{"role":"assistant"}"#,
+        r#"{"role":7,"content":[]}"#,
+        r#"{"role":"user","content":{"type":"text","text":"one block"}}"#,
+        r#"{"role":"user","content":[],"content":[]}"#,
+        r#"{"content":["bare", {"type":"text","text":"x"}, 5, {"type":"tool_use","input":{}}]}"#,
+        r#"{"role":"assistant","model":"m","content":[{"type":"tool_use","id":"t1","name":"Read","input":{"file_path":"/a"}}]}"#,
+        r#"{"role":"user","content":[{"type":"tool_result","tool_use_id":"t1","content":[{"type":"text","text":"ok"}],"is_error":false}]}"#,
+    ] {
+        lines.push(format!(r#"{{"type":"user","message":{message}}}"#));
+    }
+    let (mut one_pass, mut two_pass_only) = (0, 0);
+    for (n, line) in lines.iter().enumerate() {
+        let Ok(Line { message: Some(raw) }) = serde_json::from_str::<Line<'_>>(line) else {
+            continue;
+        };
+        let cur = Cursor::record(line, n as u32 + 1);
+        for role in [Role::User, Role::Assistant] {
+            let mut two = Collected::default();
+            let model_two = read_any_message(raw, role, &cur, "/message", &mut two);
+            match serde_json::from_str::<MsgBlocks<'_>>(raw.get()) {
+                Ok(m) => {
+                    let mut one = Collected::default();
+                    let model_one = m.read(role, &cur, "/message", &mut one);
+                    assert_eq!(format!("{one:?}"), format!("{two:?}"), "line {}: {line}", n + 1);
+                    assert_eq!(model_one, model_two, "line {}", n + 1);
+                    one_pass += 1;
+                }
+                Err(_) => two_pass_only += 1,
+            }
+        }
+    }
+    assert!(one_pass > 200, "only {one_pass} messages read in one pass");
+    // The string, null, missing, object, mistyped and repeated contents.
+    assert!(two_pass_only >= 12, "{two_pass_only} messages left to two passes");
+}

@@ -140,6 +140,18 @@ pub fn read_content(
     }
 }
 
+/// Read a content list's blocks, already split (`read_content` on the list would read the
+/// same): for a reader that took them out of the enclosing message in the same pass.
+pub fn read_content_list(
+    blocks: &[&RawValue],
+    role: Role,
+    cur: &Cursor<'_>,
+    pointer: &str,
+    out: &mut Collected,
+) {
+    read_blocks(blocks, true, role, cur, pointer, out);
+}
+
 /// Read blocks in order; `listed` says they are the items of a list (each at its index under
 /// `pointer`) rather than one block at `pointer` itself.
 fn read_blocks(
