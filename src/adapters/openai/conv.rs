@@ -37,8 +37,12 @@ pub enum Entry<'a> {
 pub struct Conv {
     trace: Trace,
     legacy: Legacy,
-    /// One signature per appended entry, to find the part of a re-sent history already read.
+    /// One signature per appended entry, to find the part of a re-sent history already read;
+    /// none for a conversation read whole (`Conv::whole`), which no history is compared with.
     sigs: Vec<String>,
+    signed: bool,
+    /// Entries appended.
+    entries: usize,
     /// Whether any record fed this conversation.
     pub touched: bool,
     /// The entry holding the first user turn.
@@ -49,16 +53,35 @@ pub struct Conv {
 }
 
 impl Conv {
-    /// An empty conversation.
+    /// An empty conversation, which logged requests may continue (`resent`, `continued_by`).
     pub fn new(run_id: String, input: InputRef) -> Self {
         Self {
             trace: Trace::new(run_id, input),
             legacy: Legacy::default(),
             sigs: Vec::new(),
+            signed: true,
+            entries: 0,
             touched: false,
             first_user: None,
             subagents: Vec::new(),
         }
+    }
+
+    /// An empty conversation that is read whole (a dataset record's message list): no logged
+    /// request continues it, so its entries' signatures are not kept.
+    pub fn whole(run_id: String, input: InputRef) -> Self {
+        Self {
+            signed: false,
+            ..Self::new(run_id, input)
+        }
+    }
+
+    /// Count an entry appended, and keep its signature.
+    fn counted(&mut self, got: &Collected) {
+        if self.signed {
+            self.sigs.push(signature(got));
+        }
+        self.entries += 1;
     }
 
     /// Append entries as they are (messages of a message list, a response's output).
@@ -94,9 +117,9 @@ impl Conv {
                 self.subagents.len() - 1
             }
         };
-        let (_, trace, legacy) = &mut self.subagents[i];
-        let got = read(entry, cur, ptr, legacy);
-        self.sigs.push(signature(&got));
+        let got = read(entry, cur, ptr, &mut self.subagents[i].2);
+        self.counted(&got);
+        let trace = &mut self.subagents[i].1;
         problems.extend(got.problems);
         for item in got.items {
             trace.push(item.kind, item.at, item.meta);
@@ -179,9 +202,9 @@ impl Conv {
                 .iter()
                 .any(|i| matches!(&i.kind, StepKind::Message(m) if m.role == Role::User))
         {
-            self.first_user = Some(self.sigs.len());
+            self.first_user = Some(self.entries);
         }
-        self.sigs.push(signature(&got));
+        self.counted(&got);
         problems.extend(got.problems);
         for item in got.items {
             self.trace.push(item.kind, item.at, item.meta);
@@ -378,5 +401,51 @@ mod tests {
         }
         assert_eq!(signature(&got), printed);
         assert!(printed.contains(r#"["c","","get_order",{"state":"malformed","value":"not json"},"{oops"]"#));
+    }
+
+    /// A conversation read whole keeps no signatures and reads exactly as one a logged request
+    /// could continue: the same traces, sub-agents included, and the same first user turn.
+    #[test]
+    fn a_conversation_read_whole_reads_as_one_kept_for_requests() {
+        use crate::model::{InputRef, LineIndex};
+        use serde_json::value::RawValue;
+        let text = r#"[
+ {"role": "system", "content": "You help."},
+ {"role": "assistant-subagent-a1", "content": "I look first."},
+ {"role": "user", "content": "Cancel order 7."},
+ {"role": "assistant", "content": null, "tool_calls": [{"id": "c1", "type": "function",
+   "function": {"name": "cancel_order", "arguments": "{\"order_id\": \"7\"}"}}]},
+ {"role": "tool", "tool_call_id": "c1", "content": "{\"error\": \"not found\"}"},
+ {"role": "assistant-subagent-a1", "content": "Done."},
+ {"role": "assistant", "content": "It failed."}
+]"#;
+        let index = LineIndex::new(text);
+        let cur = Cursor::document(text, &index);
+        let items: Vec<&RawValue> = serde_json::from_str(text).unwrap();
+        let entries: Vec<(Entry<'_>, String)> = items
+            .iter()
+            .enumerate()
+            .map(|(i, raw)| (Entry::Item(raw), format!("/{i}")))
+            .collect();
+        let input = InputRef {
+            path: "t.json".into(),
+            format: "openai".into(),
+        };
+        let read = |mut conv: Conv| {
+            let mut problems = Vec::new();
+            conv.append(&entries, &cur, &mut problems);
+            let kept = (conv.sigs.len(), conv.entries, conv.first_user);
+            (format!("{:?}", conv.finish()), problems.len(), kept)
+        };
+        let (traces, problems, (sigs, entries_new, first_new)) =
+            read(Conv::new("r".into(), input.clone()));
+        let (whole, whole_problems, (no_sigs, entries_whole, first_whole)) =
+            read(Conv::whole("r".into(), input));
+        assert_eq!(whole, traces);
+        assert_eq!(whole_problems, problems);
+        assert_eq!((sigs, no_sigs), (7, 0));
+        assert_eq!((entries_new, entries_whole), (7, 7));
+        assert_eq!((first_new, first_whole), (Some(2), Some(2)));
+        assert!(traces.contains("agent-a1") && traces.contains("cancel_order"));
     }
 }

@@ -243,7 +243,7 @@ impl<'i> Reader<'i> {
             (None, _, Some(id @ (Value::String(_) | Value::Number(_)))) => plain(id),
             _ => default_id.to_owned(),
         };
-        let mut conv = Conv::new(run_id, self.input.clone());
+        let mut conv = Conv::whole(run_id, self.input.clone());
         if let Some(cwd) = body.meta.and_then(session_cwd) {
             conv.context(ContextKind::WorkingDirectory, cwd);
         }
