@@ -70,6 +70,9 @@ pub const SUBAGENT_ROLE: &str = "assistant-subagent-";
 
 /// The sub-agent a message belongs to, when its role names one.
 pub fn subagent_of(raw: &RawValue) -> Option<String> {
+    if !may_name_a_subagent(raw.get().as_bytes()) {
+        return None;
+    }
     #[derive(Deserialize)]
     struct Role {
         #[serde(default)]
@@ -78,6 +81,19 @@ pub fn subagent_of(raw: &RawValue) -> Option<String> {
     let r: Role = serde_json::from_str(raw.get()).ok()?;
     let id = r.role.as_ref()?.as_str()?.strip_prefix(SUBAGENT_ROLE)?;
     (!id.is_empty()).then(|| id.to_owned())
+}
+
+/// Could this message's role be a sub-agent's? Only when its text holds `subagent`, or an
+/// escape that could spell one of the role's characters (`\u002d`, `\u0061`…`\u007a`): most
+/// messages are told apart without reading them.
+fn may_name_a_subagent(text: &[u8]) -> bool {
+    if memchr::memmem::find(text, b"subagent").is_some() {
+        return true;
+    }
+    memchr::memmem::find_iter(text, b"\\u00").any(|at| {
+        let hex = text.get(at + 4..at + 6).unwrap_or_default();
+        matches!(hex, [b'2', b'd' | b'D'] | [b'6' | b'7', _])
+    })
 }
 
 /// Read one role-based message (chat, ShareGPT or Anthropic).

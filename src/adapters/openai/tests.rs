@@ -752,3 +752,21 @@ fn a_converted_sessions_working_directory_is_read() {
         assert_eq!(cwds, ["/home/leul/task-44"], "{}", t.run_id);
     }
 }
+
+/// A message is a sub-agent's by its role alone, however the role is written: plainly, or with
+/// escapes spelling its characters; a message that cannot be one is told apart unread.
+#[test]
+fn a_sub_agent_is_known_by_its_role_however_it_is_written() {
+    use super::chat::subagent_of;
+    use serde_json::value::RawValue;
+    let of = |text: &str| subagent_of(&RawValue::from_string(text.to_owned()).unwrap());
+    assert_eq!(of(r#"{"role":"assistant-subagent-a1","content":"x"}"#).as_deref(), Some("a1"));
+    assert_eq!(of(r#"{"role":"assistant\u002dsubagent-b2"}"#).as_deref(), Some("b2"));
+    assert_eq!(of(r#"{"role":"assistant-\u0073ubagent-c3"}"#).as_deref(), Some("c3"));
+    assert_eq!(of(r#"{"role":"\u0061ssistant-subagent-d4"}"#).as_deref(), Some("d4"));
+    // Not a sub-agent's: another role, the word elsewhere, an empty id, escapes of other text.
+    assert_eq!(of(r#"{"role":"assistant","content":"the subagent said"}"#), None);
+    assert_eq!(of(r#"{"role":"assistant-subagent-"}"#), None);
+    assert_eq!(of(r#"{"role":"user","content":"caf\u00e9 \u001b[0m"}"#), None);
+    assert_eq!(of(r#"{"role":"tool","content":"assistant-subagent-x"}"#), None);
+}
