@@ -156,12 +156,17 @@ impl<'a> Tally<'a> {
         }
     }
 
+    /// Calls were read, or the adapter already said what it could not read: `finish` says
+    /// nothing, whatever a scan found (so a whole document need not be scanned).
+    pub fn settled(&self) -> bool {
+        self.calls > 0 || self.issues > 0
+    }
+
     /// The input is read: no call while a record holds one, or results that answer no call
     /// read (more than one, or one that was not read either), is an input error; no call and
     /// no such record is a note.
     pub fn finish(self, path: &str, format: InputFormat, scan: &Scan) {
-        // Calls were read, or the adapter already said what it could not read.
-        if self.calls > 0 || self.issues > 0 {
+        if self.settled() {
             return;
         }
         // Results with no call read mean the calls were not read, unless no turn of the model

@@ -405,7 +405,9 @@ fn read_or_detect<R: BufRead>(
         &mut tally,
     );
     let mut scan = empty::Scan::default();
-    scan.document(text);
+    if !tally.settled() {
+        scan.document(text);
+    }
     tally.finish(path, format, &scan);
     ReadOutcome::Read(format)
 }
