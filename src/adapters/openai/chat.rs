@@ -43,25 +43,25 @@ impl Legacy {
 }
 
 #[derive(Deserialize)]
-struct ChatMsg<'a> {
+pub(super) struct ChatMsg<'a> {
     #[serde(default)]
-    role: Option<Value>,
+    pub(super) role: Option<Value>,
     #[serde(default)]
-    from: Option<Value>,
+    pub(super) from: Option<Value>,
     #[serde(default, borrow)]
-    content: Option<&'a RawValue>,
+    pub(super) content: Option<&'a RawValue>,
     #[serde(default, borrow)]
-    value: Option<&'a RawValue>,
+    pub(super) value: Option<&'a RawValue>,
     #[serde(default, borrow)]
-    tool_calls: Option<&'a RawValue>,
+    pub(super) tool_calls: Option<&'a RawValue>,
     #[serde(default, borrow)]
-    function_call: Option<&'a RawValue>,
+    pub(super) function_call: Option<&'a RawValue>,
     #[serde(default)]
-    tool_call_id: Option<Value>,
+    pub(super) tool_call_id: Option<Value>,
     #[serde(default)]
-    name: Option<Value>,
+    pub(super) name: Option<Value>,
     #[serde(rename = "_metadata", default)]
-    metadata: Option<Value>,
+    pub(super) metadata: Option<Value>,
 }
 
 /// The prefix of the role a converted session gives every message of a sub-agent
@@ -114,6 +114,18 @@ pub fn read_message(
             return;
         }
     };
+    read_parsed(msg, raw, cur, pointer, legacy, out);
+}
+
+/// `read_message` of a message already read (`raw` is its text).
+pub(super) fn read_parsed(
+    msg: ChatMsg<'_>,
+    raw: &RawValue,
+    cur: &Cursor<'_>,
+    pointer: &str,
+    legacy: &mut Legacy,
+    out: &mut Collected,
+) {
     let (role, body, body_key) = match (&msg.role, &msg.from) {
         (Some(Value::String(r)), _) => (r.as_str(), msg.content, "content"),
         (_, Some(Value::String(f))) => (f.as_str(), msg.value.or(msg.content), "value"),
