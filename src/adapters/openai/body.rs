@@ -7,24 +7,27 @@ use serde_json::value::RawValue;
 
 use super::responses;
 
-/// The top-level fields that say what a record is.
+/// The top-level fields that say what a record is. A conversation's list (`messages`, `traj`,
+/// `conversations`) is `L`: its raw value, or its items split as the record is read
+/// (`Split`, for a record read as a dataset's conversation in one pass).
 #[derive(Deserialize, Default)]
-pub(super) struct Body<'a> {
+#[serde(bound(deserialize = "L: Deserialize<'de> + Default"))]
+pub(super) struct Body<'a, L = Option<&'a RawValue>> {
     #[serde(default)]
     pub(super) role: Option<Value>,
     #[serde(default)]
     pub(super) from: Option<Value>,
     #[serde(rename = "type", default)]
     pub(super) kind: Option<Value>,
-    #[serde(default, borrow)]
-    pub(super) messages: Option<&'a RawValue>,
+    #[serde(default)]
+    pub(super) messages: L,
     /// A converted session's metadata (`{"session_meta": {"cwd": …}}`).
     #[serde(default, borrow)]
     pub(super) meta: Option<&'a RawValue>,
-    #[serde(default, borrow)]
-    pub(super) traj: Option<&'a RawValue>,
-    #[serde(default, borrow)]
-    pub(super) conversations: Option<&'a RawValue>,
+    #[serde(default)]
+    pub(super) traj: L,
+    #[serde(default)]
+    pub(super) conversations: L,
     #[serde(default, borrow)]
     pub(super) input: Option<&'a RawValue>,
     #[serde(default, borrow)]
@@ -69,13 +72,41 @@ pub(super) struct Body<'a> {
     pub(super) error: Option<Value>,
 }
 
-impl Body<'_> {
+/// A record's conversation lists, each split into its items.
+pub(super) type Split<'a> = Option<Vec<&'a RawValue>>;
+
+impl<L> Body<'_, L> {
     pub(super) fn is_message(&self) -> bool {
         matches!(self.role, Some(Value::String(_)))
             || matches!(self.from, Some(Value::String(_)))
             || matches!(&self.kind, Some(Value::String(k)) if responses::ITEM_TYPES.contains(&k.as_str()))
     }
 
+    /// A dataset's conversation (`Reader::record`): a record that is not a message, a
+    /// function-calling benchmark's question, a logged request or response, nor a model's
+    /// reply, with a conversation list.
+    pub(super) fn is_dataset(&self) -> bool {
+        let benchmark_question = self.question.is_some() && self.function.is_some();
+        !self.is_message()
+            && !benchmark_question
+            && self.request.is_none()
+            && self.response.is_none()
+            && self.model.is_none()
+    }
+}
+
+impl<'a> Body<'a, Split<'a>> {
+    /// `conversation`, its items split.
+    pub(super) fn conversation_split(&self) -> Option<(&[&'a RawValue], &'static str)> {
+        self.messages
+            .as_deref()
+            .map(|m| (m, "messages"))
+            .or(self.traj.as_deref().map(|t| (t, "traj")))
+            .or(self.conversations.as_deref().map(|c| (c, "conversations")))
+    }
+}
+
+impl Body<'_> {
     pub(super) fn conversation(&self) -> Option<(&RawValue, &'static str)> {
         self.messages
             .map(|m| (m, "messages"))

@@ -11,7 +11,7 @@ use crate::adapters::Emit;
 use crate::adapters::common::content::Problem;
 use crate::adapters::common::cursor::{Cursor, child};
 use super::BFCL;
-use super::body::{Body, failure, http_status};
+use super::body::{Body, Split, failure, http_status};
 use super::conv::{Conv, Entry};
 
 /// Reads the records of one file into traces.
@@ -57,6 +57,17 @@ impl<'i> Reader<'i> {
         default_id: &str,
         out: &mut dyn Emit,
     ) {
+        // A dataset's conversation (most records of a dataset file) is read in one pass, its
+        // list split as the record is read; anything else, or a list that does not read as one,
+        // is read as before.
+        if raw.get().starts_with('{')
+            && let Ok(body) = serde_json::from_str::<Body<'_, Split<'_>>>(raw.get())
+            && body.is_dataset()
+            && let Some((list, key)) = body.conversation_split()
+        {
+            self.dataset(&body, List::Split(list), key, cur, ptr, default_id, out);
+            return;
+        }
         let mut problems = Vec::new();
         let body: Body<'_> = if raw.get().starts_with('{') {
             serde_json::from_str(raw.get()).unwrap_or_default()
@@ -102,7 +113,7 @@ impl<'i> Reader<'i> {
                 }
             }
         } else if let Some((list, key)) = body.conversation().filter(|_| body.model.is_none()) {
-            self.dataset(&body, list, key, cur, ptr, default_id, out);
+            self.dataset(&body, List::Raw(list), key, cur, ptr, default_id, out);
         } else if session_metadata(raw) {
             // A session file's metadata line before its messages (nanobot's `{"_type":
             // "metadata", "key", "created_at", …}`): nothing to lint.
@@ -227,10 +238,10 @@ impl<'i> Reader<'i> {
     /// A conversation record of a dataset (tau-bench, ShareGPT, saved message lists): its own
     /// trace, emitted at once.
     #[allow(clippy::too_many_arguments)]
-    pub(super) fn dataset(
+    pub(super) fn dataset<L>(
         &mut self,
-        body: &Body<'_>,
-        list: &RawValue,
+        body: &Body<'_, L>,
+        list: List<'_>,
         key: &str,
         cur: &Cursor<'_>,
         ptr: &str,
@@ -258,15 +269,21 @@ impl<'i> Reader<'i> {
             entries.push((Entry::System(s), child(ptr, "system")));
         }
         let p = child(ptr, key);
-        if list.get().starts_with('[') {
-            entries.extend(items(list, &p, Entry::Item));
-        }
         let mut problems = Vec::new();
-        if !list.get().starts_with('[') {
-            problems.push(Problem {
+        match list {
+            List::Split(split) => entries.extend(
+                split
+                    .iter()
+                    .enumerate()
+                    .map(|(i, raw)| (Entry::Item(raw), child(&p, i))),
+            ),
+            List::Raw(list) if list.get().starts_with('[') => {
+                entries.extend(items(list, &p, Entry::Item));
+            }
+            List::Raw(list) => problems.push(Problem {
                 at: cur.at(list, p),
                 message: format!("`{key}` is not a list"),
-            });
+            }),
         }
         conv.append(&entries, cur, &mut problems);
         if !problems.is_empty() {
@@ -302,6 +319,12 @@ impl<'i> Reader<'i> {
 }
 
 /// The elements of a list as entries, with their pointers.
+/// A conversation's list: its raw value, or its items already split.
+pub(super) enum List<'a> {
+    Raw(&'a RawValue),
+    Split(&'a [&'a RawValue]),
+}
+
 fn items<'a>(
     list: &'a RawValue,
     ptr: &str,

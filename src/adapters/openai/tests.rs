@@ -770,3 +770,67 @@ fn a_sub_agent_is_known_by_its_role_however_it_is_written() {
     assert_eq!(of(r#"{"role":"user","content":"caf\u00e9 \u001b[0m"}"#), None);
     assert_eq!(of(r#"{"role":"tool","content":"assistant-subagent-x"}"#), None);
 }
+
+/// A dataset record read in one pass (its conversation list split as the record is read)
+/// gives what reading the record, then its list, gave: the same traces, steps, places and
+/// problems; a record of another shape, or whose list is not a list, is not read so.
+#[test]
+fn a_dataset_record_read_in_one_pass_reads_as_in_two() {
+    use super::body::{Body, Split};
+    use super::reader::{List, Reader};
+    use crate::adapters::common::cursor::Cursor;
+    use crate::model::{InputRef, LineIndex};
+    use serde_json::value::RawValue;
+
+    let text = std::fs::read_to_string(real_dir("openai-chat").join("tau-bench-gpt-4o-airline.subset.json"))
+        .unwrap();
+    let mut records: Vec<String> = serde_json::from_str::<Vec<Value>>(&text)
+        .unwrap()
+        .iter()
+        .map(Value::to_string)
+        .collect();
+    assert!(records.len() >= 3);
+    for odd in [
+        r#"{"task_id": 1, "messages": "not a list"}"#,
+        r#"{"task_id": 2, "traj": [{"role": "user", "content": "hi"}], "messages": null}"#,
+        r#"{"messages": [{"role": "user", "content": "hi"}], "model": "m"}"#,
+        r#"{"id": "x", "conversations": [{"from": "human", "value": "hi"}], "system": "be kind"}"#,
+        r#"{"task_id": 3, "traj": [5, "six", {"role": 7}], "tools": []}"#,
+        r#"{"messages": [], "messages": []}"#,
+    ] {
+        records.push(odd.to_owned());
+    }
+    let input = InputRef {
+        path: "t.json".into(),
+        format: "openai".into(),
+    };
+    let (mut split, mut not_split) = (0, 0);
+    for text in &records {
+        let raw = RawValue::from_string(text.clone()).unwrap();
+        let index = LineIndex::new(text);
+        let cur = Cursor::document(text, &index);
+        let body: Body<'_> = serde_json::from_str(raw.get()).unwrap_or_default();
+        let one = serde_json::from_str::<Body<'_, Split<'_>>>(raw.get())
+            .ok()
+            .filter(Body::is_dataset);
+        let Some(one) = one else {
+            not_split += 1;
+            continue;
+        };
+        let Some((items, key)) = one.conversation_split() else {
+            not_split += 1;
+            continue;
+        };
+        let (list, key_before) = body.conversation().unwrap();
+        assert_eq!(key, key_before);
+        let mut before = Parsed::default();
+        Reader::new(&input).dataset(&body, List::Raw(list), key, &cur, "/0", "d", &mut before);
+        let mut after = Parsed::default();
+        Reader::new(&input).dataset(&one, List::Split(items), key, &cur, "/0", "d", &mut after);
+        assert_eq!(format!("{after:?}"), format!("{before:?}"), "{text}");
+        split += 1;
+    }
+    // The real records, the `traj` beside a null list, the ShareGPT one, the odd items.
+    assert_eq!(split, records.len() - 3, "{split} of {} records split", records.len());
+    assert_eq!(not_split, 3);
+}
