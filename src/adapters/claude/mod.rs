@@ -79,17 +79,21 @@ pub fn parse_lines(
                 // of another shape is read from its raw value. A line that does not read as a
                 // record, and a tool or flat event (located as a whole), are read through the
                 // line's raw value, as before.
-                if let Ok(rec) = serde_json::from_str::<Record<'_, MsgBlocks<'_>>>(&line.text)
-                    && !located_whole(&rec)
-                {
-                    read_fields(&mut session, rec, None, &cur, "", out);
-                    continue;
-                }
-                if let Ok(rec) = serde_json::from_str::<Record<'_>>(&line.text)
-                    && !located_whole(&rec)
-                {
-                    read_fields(&mut session, rec, None, &cur, "", out);
-                    continue;
+                match serde_json::from_str::<Record<'_, MsgBlocks<'_>>>(&line.text) {
+                    Ok(rec) if !located_whole(&rec) => {
+                        read_fields(&mut session, rec, None, &cur, "", out);
+                        continue;
+                    }
+                    // Located whole (its type says so, however its message reads).
+                    Ok(_) => {}
+                    Err(_) => {
+                        if let Ok(rec) = serde_json::from_str::<Record<'_>>(&line.text)
+                            && !located_whole(&rec)
+                        {
+                            read_fields(&mut session, rec, None, &cur, "", out);
+                            continue;
+                        }
+                    }
                 }
                 let raw: &RawValue = match serde_json::from_str(&line.text) {
                     Ok(r) => r,
