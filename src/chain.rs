@@ -17,7 +17,7 @@ pub const MAX_STEPS: usize = 12;
 pub const MAX_FOLLOWS: usize = 32;
 /// Most findings of one run looked at when chaining (untrusted input: a run may carry a great
 /// many); the rest never join a chain.
-const MAX_LOOKED_AT: usize = 4096;
+pub(crate) const MAX_LOOKED_AT: usize = 4096;
 
 /// One run's first failure and the findings that follow from it.
 #[derive(Debug, Clone, PartialEq)]

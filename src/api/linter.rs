@@ -544,6 +544,7 @@ impl Linter {
             cap: self.max_findings,
             details: false,
             on_trace: Some(&mut tell),
+            spill_at: None,
         };
         run.stream(expand_issues, baseline)
             .map_err(Error::from_setup)

@@ -10,6 +10,7 @@ use std::path::Path;
 
 use anyhow::{Context, bail};
 
+use crate::lint::listing::Kept;
 use crate::adapters::{self, InputFormat, Limits};
 use crate::baseline::{self, BaselineRun};
 use crate::cli::{CheckArgs, FailOn};
@@ -360,16 +361,29 @@ pub fn run(args: &CheckArgs) -> anyhow::Result<ExitStatus> {
         cap,
         details: false,
         on_trace: None,
+        // Text on stdout lists the findings once all are in: they wait out of memory, unless
+        // the report goes on to a Phoenix server.
+        spill_at: (!phoenix.writes_back()).then_some(crate::lint::spill::SPILL_AT),
     };
-    let report = run.stream(expand_issues, baseline);
+    let report = run.stream_listed(expand_issues, baseline);
     unused_expectations(&linter);
-    let report = report?;
+    let (mut report, kept) = report?;
+    let spilled = match kept {
+        Kept::Findings(findings) => {
+            report.findings = findings;
+            None
+        }
+        Kept::Spilled(s) => Some(s),
+    };
     if full {
         render_all(args, &settings, &report, &cwd)?;
     } else {
         let stdout = std::io::stdout();
         let mut out = std::io::BufWriter::new(super::PipeSafe::new(stdout.lock()));
-        reporters::text::render(&report, settings.text, &mut out)?;
+        match &spilled {
+            Some(listed) => reporters::text::render_listed(&report, &**listed, settings.text, &mut out)?,
+            None => reporters::text::render(&report, settings.text, &mut out)?,
+        }
         out.flush()?;
     }
     phoenix.write_back(

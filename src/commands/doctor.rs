@@ -79,6 +79,7 @@ pub fn run(args: &DoctorArgs) -> anyhow::Result<ExitStatus> {
         cap: Some(0),
         details: true,
         on_trace: None,
+        spill_at: None,
     };
     let report = run.stream(expand_issues, None)?;
     let mut d = crate::doctor::diagnose(&report, &gates, &record_gates);

@@ -119,6 +119,12 @@ impl PhoenixInputs {
         })
     }
 
+    /// The report's findings are to be written back to a server (so the run must keep them
+    /// in the report).
+    pub(crate) fn writes_back(&self) -> bool {
+        self.write_back && !self.read.is_empty()
+    }
+
     /// Write the report's findings back to each server, when asked; a note per server on
     /// stderr (unless `quiet`).
     #[allow(clippy::print_stderr)]

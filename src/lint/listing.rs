@@ -10,6 +10,8 @@ use std::collections::BinaryHeap;
 
 use crate::finding::{Finding, Tier};
 
+use super::spill::{Key, Spill, SpilledListing};
+
 /// The default `--max-findings`.
 pub(crate) const DEFAULT_MAX_FINDINGS: usize = 100_000;
 
@@ -19,7 +21,9 @@ pub(crate) struct Listing {
     cap: Option<usize>,
     /// Kept findings by slot (a slot freed by an eviction is taken by the next one kept),
     /// boxed: a slot is a pointer, so the table's spare capacity costs little.
-    slots: Vec<Option<(u64, Box<Finding>)>>,
+    slots: Vec<Option<(u64, Slot)>>,
+    /// Where kept findings are stored instead of in `slots` (`Listing::spilled`).
+    spill: Option<Spill>,
     free: Vec<usize>,
     /// The kept findings' (rank, order, slot), worst on top.
     worst: BinaryHeap<(u8, u64, usize)>,
@@ -27,6 +31,31 @@ pub(crate) struct Listing {
     offered: u64,
     /// Per input: findings offered, findings left out.
     per_input: Vec<(usize, usize)>,
+}
+
+/// A kept finding: whole, or its key in `Listing::spill`.
+#[derive(Debug)]
+enum Slot {
+    Whole(Box<Finding>),
+    Stored(Box<Key>),
+}
+
+/// What a listing kept, in report order.
+#[derive(Debug)]
+pub(crate) enum Kept {
+    Findings(Vec<Finding>),
+    Spilled(Box<SpilledListing>),
+}
+
+impl Kept {
+    /// The findings as values; a spilled listing decodes them all.
+    #[cfg(test)]
+    pub(crate) fn findings(self) -> Vec<Finding> {
+        match self {
+            Kept::Findings(v) => v,
+            Kept::Spilled(s) => s.decode_all().unwrap(),
+        }
+    }
 }
 
 /// Lower is more important.
@@ -50,6 +79,29 @@ impl Listing {
         }
     }
 
+    /// Keep at most `cap` findings, stored out of memory past `spill_at` bytes of them
+    /// (`spill::Spill`): for a report that reads them one at a time (text).
+    pub(crate) fn spilled(cap: Option<usize>, spill_at: usize) -> Self {
+        Self {
+            cap,
+            spill: Some(Spill::new(spill_at)),
+            ..Self::default()
+        }
+    }
+
+    /// Make a spilled listing's temporary file with `open` (tests: one that fails).
+    #[cfg(test)]
+    pub(crate) fn open_with(&mut self, open: fn() -> std::io::Result<std::fs::File>) {
+        if let Some(s) = self.spill.as_mut() {
+            s.open_with(open);
+        }
+    }
+
+    /// Findings are stored out of memory.
+    pub(crate) fn spills(&self) -> bool {
+        self.spill.is_some()
+    }
+
     /// Offer the next finding in report order.
     pub(crate) fn offer(&mut self, f: Finding) {
         let order = self.offered;
@@ -67,7 +119,11 @@ impl Listing {
                 Some(&(worst_rank, _, slot)) if r < worst_rank => {
                     self.worst.pop();
                     if let Some((_, out)) = self.slots[slot].take() {
-                        self.per_input[out.input].1 += 1;
+                        let input = match &out {
+                            Slot::Whole(f) => f.input,
+                            Slot::Stored(k) => k.input(),
+                        };
+                        self.per_input[input].1 += 1;
                     }
                     self.free.push(slot);
                 }
@@ -84,7 +140,11 @@ impl Listing {
                 self.slots.len() - 1
             }
         };
-        self.slots[slot] = Some((order, Box::new(f)));
+        let kept = match self.spill.as_mut() {
+            Some(spill) => Slot::Stored(Box::new(spill.keep(f))),
+            None => Slot::Whole(Box::new(f)),
+        };
+        self.slots[slot] = Some((order, kept));
         self.worst.push((r, order, slot));
     }
 
@@ -98,14 +158,20 @@ impl Listing {
         self.slots
             .iter()
             .flatten()
-            .map(|(_, f)| (f.input, f.run_id.as_str()))
+            .map(|(_, kept)| match kept {
+                Slot::Whole(f) => (f.input, f.run_id.as_str()),
+                Slot::Stored(k) => (
+                    k.input(),
+                    self.spill.as_ref().map_or("", |s| s.run_id(k.run())),
+                ),
+            })
             .collect()
     }
 
     /// The kept findings in report order, and per input with findings left out: (input,
     /// offered, left out).
-    pub(crate) fn finish(self) -> (Vec<Finding>, Vec<(usize, usize, usize)>) {
-        let mut kept: Vec<(u64, Box<Finding>)> = self.slots.into_iter().flatten().collect();
+    pub(crate) fn finish(self) -> (Kept, Vec<(usize, usize, usize)>) {
+        let mut kept: Vec<(u64, Slot)> = self.slots.into_iter().flatten().collect();
         kept.sort_by_key(|(order, _)| *order);
         let cut = self
             .per_input
@@ -114,7 +180,27 @@ impl Listing {
             .filter(|(_, (_, out))| *out > 0)
             .map(|(i, (offered, out))| (i, *offered, *out))
             .collect();
-        (kept.into_iter().map(|(_, f)| *f).collect(), cut)
+        let kept = match self.spill {
+            Some(spill) => Kept::Spilled(Box::new(
+                spill.finish(
+                    kept.into_iter()
+                        .filter_map(|(_, s)| match s {
+                            Slot::Stored(k) => Some(*k),
+                            Slot::Whole(_) => None,
+                        })
+                        .collect(),
+                ),
+            )),
+            None => Kept::Findings(
+                kept.into_iter()
+                    .filter_map(|(_, s)| match s {
+                        Slot::Whole(f) => Some(*f),
+                        Slot::Stored(_) => None,
+                    })
+                    .collect(),
+            ),
+        };
+        (kept, cut)
     }
 
     /// The cap in force.
@@ -174,6 +260,7 @@ mod tests {
             l.offer(finding(0, Tier::Candidate, n));
         }
         let (kept, cut) = l.finish();
+        let kept = kept.findings();
         assert_eq!(messages(&kept).len(), 5);
         assert_eq!(kept[0].message, "finding 0");
         assert!(cut.is_empty());
@@ -189,6 +276,7 @@ mod tests {
         l.offer(finding(1, Tier::Candidate, 4));
         assert_eq!(l.omitted(), 2);
         let (kept, cut) = l.finish();
+        let kept = kept.findings();
         assert_eq!(
             messages(&kept),
             ["finding 0", "finding 1", "finding 3"],
@@ -204,7 +292,7 @@ mod tests {
         ignored.ignored = Some("known".into());
         l.offer(ignored);
         l.offer(finding(0, Tier::Candidate, 1));
-        let (kept, _) = l.finish();
+        let kept = l.finish().0.findings();
         assert_eq!(messages(&kept), ["finding 1"]);
     }
 
@@ -215,6 +303,6 @@ mod tests {
             l.offer(finding(0, Tier::Candidate, n));
         }
         assert_eq!(l.omitted(), 0);
-        assert_eq!(l.finish().0.len(), 1000);
+        assert_eq!(l.finish().0.findings().len(), 1000);
     }
 }

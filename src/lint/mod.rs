@@ -16,6 +16,7 @@ use crate::model::runtime::{self, Runtime};
 use crate::sources::builtin::{Agent, ClaudeCodeTools, Matched};
 
 pub(crate) mod listing;
+pub(crate) mod spill;
 mod outline;
 
 /// A built-in registry built once per run: the agent's capture it was built from.

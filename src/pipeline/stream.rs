@@ -15,7 +15,7 @@ use crate::baseline::BaselineRun;
 use crate::exit::ExitStatus;
 use crate::finding::{Finding, InputIssue, Tier};
 use crate::inputs::InputSpec;
-use crate::lint::listing::Listing;
+use crate::lint::listing::{Kept, Listing};
 use crate::lint::{Linter, ReportBuilder, Settle, TraceLint};
 use crate::reporters::Report;
 
@@ -59,6 +59,9 @@ pub(crate) struct Run<'a> {
     /// Told each trace's settled findings as soon as they are, in report order of inputs and
     /// in reading order within an input (the library's `Linter::lint_paths`).
     pub(crate) on_trace: Option<&'a mut OnTrace<'a>>,
+    /// For text on stdout alone: the listed findings go to a temporary file past this many
+    /// bytes (`lint::spill`), and `stream_listed` hands them over apart from the report.
+    pub(crate) spill_at: Option<usize>,
 }
 
 /// A callback for each linted trace: the input's path, the trace's run id, its settled findings.
@@ -126,11 +129,15 @@ impl Writer<'_, '_> {
                 if self.lean {
                     f.drop_wire_only();
                 }
-                // A copy made here, sized to fit, in this thread's memory: the finding was
-                // built by a worker among the trace's short-lived allocations, where, kept to
-                // the end of the run, it would pin the worker's memory (peak RSS on the 100k
-                // corpora, `--jobs 1`: 1 to 2 MB less).
-                self.listing.offer(f.clone());
+                // Kept as a value, a copy made here, sized to fit, in this thread's memory: the
+                // finding was built by a worker among the trace's short-lived allocations,
+                // where, kept to the end of the run, it would pin the worker's memory (peak RSS
+                // on the 100k corpora, `--jobs 1`: 1 to 2 MB less). Stored, it is encoded.
+                if self.listing.spills() {
+                    self.listing.offer(f);
+                } else {
+                    self.listing.offer(f.clone());
+                }
             }
         }
         // Outlines of traces whose findings all went past the cap are dropped now and then, so
@@ -206,8 +213,23 @@ impl Run<'_> {
     pub(crate) fn stream(
         self,
         expand_issues: Vec<InputIssue>,
-        mut baseline: Option<BaselineRun>,
+        baseline: Option<BaselineRun>,
     ) -> anyhow::Result<Report> {
+        let (mut report, kept) = self.stream_listed(expand_issues, baseline)?;
+        match kept {
+            Kept::Findings(findings) => report.findings = findings,
+            Kept::Spilled(_) => anyhow::bail!("internal error: a whole report was asked of a run that stores its findings"),
+        }
+        Ok(report)
+    }
+
+    /// `stream`, with the listed findings apart from the report (whose `findings` stay empty):
+    /// stored out of memory when `spill_at` says so, for the text report.
+    pub(crate) fn stream_listed(
+        self,
+        expand_issues: Vec<InputIssue>,
+        mut baseline: Option<BaselineRun>,
+    ) -> anyhow::Result<(Report, Kept)> {
         let mut builder = ReportBuilder::new();
         if !self.full && !self.settings.text.show_suppressions {
             builder.count_suppressions_only();
@@ -224,12 +246,17 @@ impl Run<'_> {
         )
         .report_only(self.settings.report_only)
         .with_baseline(baseline.as_mut());
+        let lean = !self.full && !self.details && per_trace && self.on_trace.is_none();
+        let listing = match self.spill_at {
+            Some(at) if lean => Listing::spilled(self.cap, at),
+            _ => Listing::new(self.cap),
+        };
         let mut w = Writer {
             builder,
             settle,
-            listing: Listing::new(self.cap),
+            listing,
             include_candidates: self.full || self.settings.text.include_candidates,
-            lean: !self.full && !self.details && per_trace && self.on_trace.is_none(),
+            lean,
             originals: HashSet::new(),
             on_trace: self.on_trace,
         };
@@ -377,7 +404,6 @@ impl Run<'_> {
         }
         let mut report = builder.finish_settled(settle);
         settle_baseline(&mut report, baseline, self.settings.report_only)?;
-        report.findings = listed;
-        Ok(report)
+        Ok((report, listed))
     }
 }

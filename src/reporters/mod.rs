@@ -94,6 +94,35 @@ impl Report {
     }
 }
 
+/// The findings a report lists, as the text report reads them: one at a time by index (a
+/// report's own, or those a text run stored out of memory, `lint::spill`).
+pub(crate) trait Listed {
+    /// Finding `i`, in report order.
+    fn finding(&self, i: usize) -> std::io::Result<std::borrow::Cow<'_, Finding>>;
+    /// `chain::first_failures` of the findings.
+    fn first_failures(&self) -> std::io::Result<Vec<crate::chain::Chain>>;
+    /// The indices of the findings in reading order (`Report::reading_order`).
+    fn reading_order(&self) -> std::io::Result<Vec<usize>>;
+}
+
+impl Listed for Vec<Finding> {
+    fn finding(&self, i: usize) -> std::io::Result<std::borrow::Cow<'_, Finding>> {
+        self.get(i).map(std::borrow::Cow::Borrowed).ok_or_else(|| {
+            std::io::Error::new(std::io::ErrorKind::InvalidInput, "no such finding")
+        })
+    }
+
+    fn first_failures(&self) -> std::io::Result<Vec<crate::chain::Chain>> {
+        Ok(crate::chain::first_failures(self))
+    }
+
+    fn reading_order(&self) -> std::io::Result<Vec<usize>> {
+        let mut order: Vec<usize> = (0..self.len()).collect();
+        order.sort_by(|a, b| reading_key(&self[*a]).cmp(&reading_key(&self[*b])));
+        Ok(order)
+    }
+}
+
 /// The sort key of `Report::reading_order`.
 fn reading_key(f: &Finding) -> impl Ord + '_ {
     let at = f.at();

@@ -12,7 +12,7 @@ use anstyle::{AnsiColor, Style};
 use crate::finding::{Finding, InputIssue, Tier};
 
 use super::escape::terminal;
-use super::{Report, TextOptions};
+use super::{Listed, Report, TextOptions};
 
 const BOLD: Style = Style::new().bold();
 const DIM: Style = Style::new().dimmed();
@@ -52,10 +52,24 @@ fn position(path: &str, line: u32, col: u32) -> String {
 /// then input by input, in line order), then the findings in reading order (hard defects, hard
 /// events, candidates; each by rule then location), then suppressions and the footer.
 pub fn render(report: &Report, opts: TextOptions, out: &mut dyn Write) -> io::Result<()> {
+    render_listed(report, &report.findings, opts, out)
+}
+
+/// Render the text report of `report` with the findings `listed` (the report's own, or those
+/// a text run kept out of memory: `report.findings` is not read).
+pub(crate) fn render_listed(
+    report: &Report,
+    listed: &dyn Listed,
+    opts: TextOptions,
+    out: &mut dyn Write,
+) -> io::Result<()> {
     let mut stream = TextStream::new(opts);
     stream.issues(report, out)?;
-    stream.first_failures(report, out)?;
-    stream.findings(report, report.reading_order(), out)?;
+    stream.first_failures(report, listed, out)?;
+    if !opts.hide_findings {
+        let order = listed.reading_order()?;
+        stream.findings(report, listed, &order, out)?;
+    }
     stream.tail(report, out)
 }
 
@@ -103,7 +117,12 @@ impl TextStream {
     /// themselves (at most `MAX_CHAINS_SHOWN` runs; the JSON report has every one). A run whose
     /// first failure is a hidden candidate, or from which no shown finding follows, prints
     /// nothing here.
-    pub fn first_failures(&mut self, report: &Report, out: &mut dyn Write) -> io::Result<()> {
+    pub(crate) fn first_failures(
+        &mut self,
+        report: &Report,
+        listed: &dyn Listed,
+        out: &mut dyn Write,
+    ) -> io::Result<()> {
         if self.opts.hide_findings || !self.opts.first_failures {
             return Ok(());
         }
@@ -111,16 +130,21 @@ impl TextStream {
             !f.baselined && (f.tier != Tier::Candidate || self.opts.include_candidates)
         };
         // A first failure that nothing follows from is the run's finding as printed below.
-        let chains: Vec<_> = report
-            .first_failures()
-            .into_iter()
-            .filter(|c| {
-                shown(&report.findings[c.head])
-                    && c.follows.iter().any(|i| shown(&report.findings[*i]))
-            })
-            .collect();
+        let mut chains = Vec::new();
+        for c in listed.first_failures()? {
+            if !shown(&*listed.finding(c.head)?) {
+                continue;
+            }
+            for i in &c.follows {
+                if shown(&*listed.finding(*i)?) {
+                    chains.push(c);
+                    break;
+                }
+            }
+        }
         for c in chains.iter().take(MAX_CHAINS_SHOWN) {
-            let head = &report.findings[c.head];
+            let head = listed.finding(c.head)?;
+            let head = &*head;
             let path = report.path_of(head.input);
             writeln!(
                 out,
@@ -131,10 +155,11 @@ impl TextStream {
             )?;
             write!(out, "    ")?;
             headline(path, head, &self.p, out)?;
-            for f in c.follows.iter().map(|i| &report.findings[*i]) {
-                if shown(f) {
+            for i in &c.follows {
+                let f = listed.finding(*i)?;
+                if shown(&f) {
                     write!(out, "    then ")?;
-                    headline(path, f, &self.p, out)?;
+                    headline(path, &f, &self.p, out)?;
                 }
             }
             if c.more_follows > 0 {
@@ -173,17 +198,21 @@ impl TextStream {
         Ok(())
     }
 
-    /// Findings in the order given (their paths from `report`). Hidden candidates print nothing.
-    pub fn findings<'f>(
+    /// The findings of `listed` in the order given (their paths from `report`). Hidden
+    /// candidates print nothing.
+    pub(crate) fn findings(
         &mut self,
         report: &Report,
-        findings: impl IntoIterator<Item = &'f Finding>,
+        listed: &dyn Listed,
+        order: &[usize],
         out: &mut dyn Write,
     ) -> io::Result<()> {
         if self.opts.hide_findings {
             return Ok(());
         }
-        for f in findings {
+        for i in order {
+            let f = listed.finding(*i)?;
+            let f = &*f;
             if f.baselined || f.tier == Tier::Candidate && !self.opts.include_candidates {
                 continue;
             }
