@@ -361,9 +361,14 @@ pub fn run(args: &CheckArgs) -> anyhow::Result<ExitStatus> {
         cap,
         details: false,
         on_trace: None,
-        // Text on stdout lists the findings once all are in: they wait out of memory, unless
-        // the report goes on to a Phoenix server.
-        spill_at: (!phoenix.writes_back()).then_some(crate::lint::spill::SPILL_AT),
+        // The reports are written once every finding is in: the findings wait out of memory,
+        // unless a report that reads them whole (SARIF, HTML, GitHub) or the Phoenix server
+        // takes them.
+        spill_at: (reporters::reads_listed(settings.output)
+            && args.files.sarif.is_none()
+            && args.files.html.is_none()
+            && !phoenix.writes_back())
+        .then_some(crate::lint::spill::SPILL_AT),
     };
     let report = run.stream_listed(expand_issues, baseline);
     unused_expectations(&linter);
@@ -375,15 +380,16 @@ pub fn run(args: &CheckArgs) -> anyhow::Result<ExitStatus> {
         }
         Kept::Spilled(s) => Some(s),
     };
+    let listed: &dyn reporters::Listed = match &spilled {
+        Some(s) => &**s,
+        None => &report.findings,
+    };
     if full {
-        render_all(args, &settings, &report, &cwd)?;
+        render_all(args, &settings, &report, listed, &cwd)?;
     } else {
         let stdout = std::io::stdout();
         let mut out = std::io::BufWriter::new(super::PipeSafe::new(stdout.lock()));
-        match &spilled {
-            Some(listed) => reporters::text::render_listed(&report, &**listed, settings.text, &mut out)?,
-            None => reporters::text::render(&report, settings.text, &mut out)?,
-        }
+        reporters::text::render_listed(&report, listed, settings.text, &mut out)?;
         out.flush()?;
     }
     phoenix.write_back(
@@ -501,6 +507,7 @@ fn render_all(
     args: &CheckArgs,
     settings: &Settings,
     report: &reporters::Report,
+    listed: &dyn reporters::Listed,
     cwd: &Path,
 ) -> anyhow::Result<()> {
     let opts = RenderOptions {
@@ -517,5 +524,5 @@ fn render_all(
         html: args.files.html.as_deref(),
         text: args.text.as_deref(),
     };
-    write_reports(report, &opts, settings.output, &side)
+    write_reports(report, listed, &opts, settings.output, &side)
 }

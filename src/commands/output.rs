@@ -24,6 +24,7 @@ pub(crate) struct Side<'a> {
 #[allow(clippy::print_stderr)]
 pub(crate) fn write_reports(
     report: &reporters::Report,
+    listed: &dyn reporters::Listed,
     opts: &RenderOptions,
     output: OutputFormat,
     side: &Side<'_>,
@@ -42,7 +43,9 @@ pub(crate) fn write_reports(
     ];
     for (path, format) in files {
         if let Some(path) = path {
-            write_file(path, |out| reporters::render(format, report, opts, out))?;
+            write_file(path, |out| {
+                reporters::render_listed(format, report, listed, opts, out)
+            })?;
         }
     }
     if let Some(path) = side.text {
@@ -55,7 +58,7 @@ pub(crate) fn write_reports(
             sarif_max_results: opts.sarif_max_results,
         };
         write_file(path, |out| {
-            reporters::render(OutputFormat::Text, report, &plain, out)
+            reporters::render_listed(OutputFormat::Text, report, listed, &plain, out)
         })?;
     }
     if output == OutputFormat::Github {
@@ -63,7 +66,7 @@ pub(crate) fn write_reports(
     }
     let stdout = std::io::stdout();
     let mut out = std::io::BufWriter::new(super::PipeSafe::new(stdout.lock()));
-    reporters::render(output, report, opts, &mut out)?;
+    reporters::render_listed(output, report, listed, opts, &mut out)?;
     out.flush()?;
     Ok(())
 }

@@ -165,7 +165,7 @@ pub fn lint(args: &ToolsLintArgs) -> anyhow::Result<ExitStatus> {
         html: args.files.html.as_deref(),
         text: None,
     };
-    super::output::write_reports(&report, &opts, settings.output, &side)?;
+    super::output::write_reports(&report, &report.findings, &opts, settings.output, &side)?;
     Ok(report.exit)
 }
 

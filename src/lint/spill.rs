@@ -306,6 +306,14 @@ impl SpilledListing {
 }
 
 impl Listed for SpilledListing {
+    fn len(&self) -> usize {
+        self.keys.len()
+    }
+
+    fn is_ignored(&self, i: usize) -> io::Result<bool> {
+        self.keys.get(i).map(|k| k.ignored).ok_or_else(corrupt)
+    }
+
     fn finding(&self, i: usize) -> io::Result<Cow<'_, Finding>> {
         let key = self.keys.get(i).ok_or_else(corrupt)?;
         match &key.body {
@@ -639,7 +647,9 @@ impl Dec<'_> {
 mod tests {
     use super::*;
     use crate::lint::listing::{Kept, Listing};
-    use crate::reporters::{Report, TextOptions, text};
+    use std::path::Path;
+
+    use crate::reporters::{OutputFormat, RenderOptions, Report, TextOptions, text};
 
     /// The report of every real run file in the repository, with each finding also listed
     /// twice more at the same place under another run id and message (findings alike in all a
@@ -657,6 +667,11 @@ mod tests {
             all.extend([f, other_run, other_message]);
         }
         all.sort_by(|a, b| a.sort_key().cmp(&b.sort_key()));
+        // Some ignored by an `[[ignore]]` (listed apart in JSON, last in reading order, never
+        // in a chain).
+        for f in all.iter_mut().step_by(7) {
+            f.ignored = Some("known".into());
+        }
         report.findings = all;
         report
     }
@@ -723,6 +738,29 @@ mod tests {
                 assert!(whole.contains("first failure in") == first_failures);
                 assert_eq!(text_of(&bare, &listed, opts), whole, "spill_at {spill_at}");
             }
+            // The JSON report (chains by index, findings then ignored ones) and JSON Lines.
+            let opts = RenderOptions {
+                text: TextOptions::default(),
+                base: crate::reporters::paths::PathBase::new(Path::new("/"), Path::new("/")),
+                sarif_max_results: None,
+            };
+            for format in [OutputFormat::Json, OutputFormat::JsonLines] {
+                let render = |report: &Report, listed: &dyn Listed| {
+                    let mut out = Vec::new();
+                    crate::reporters::render_listed(format, report, listed, &opts, &mut out)
+                        .unwrap();
+                    String::from_utf8(out).unwrap()
+                };
+                let whole = render(report, &report.findings);
+                assert!(whole.contains("\"known\""), "{format:?}: no ignored finding");
+                assert_eq!(render(&bare, &listed), whole, "{format:?}, spill_at {spill_at}");
+            }
+            // A report that reads the findings whole refuses a listing kept apart.
+            let mut out = Vec::new();
+            assert!(
+                crate::reporters::render_listed(OutputFormat::Sarif, &bare, &listed, &opts, &mut out)
+                    .is_err()
+            );
         }
     }
 

@@ -59,8 +59,9 @@ pub(crate) struct Run<'a> {
     /// Told each trace's settled findings as soon as they are, in report order of inputs and
     /// in reading order within an input (the library's `Linter::lint_paths`).
     pub(crate) on_trace: Option<&'a mut OnTrace<'a>>,
-    /// For text on stdout alone: the listed findings go to a temporary file past this many
-    /// bytes (`lint::spill`), and `stream_listed` hands them over apart from the report.
+    /// For reports that read the findings one at a time (`reporters::reads_listed`): the listed
+    /// findings go to a temporary file past this many bytes (`lint::spill`), and
+    /// `stream_listed` hands them over apart from the report.
     pub(crate) spill_at: Option<usize>,
 }
 
@@ -248,7 +249,7 @@ impl Run<'_> {
         .with_baseline(baseline.as_mut());
         let lean = !self.full && !self.details && per_trace && self.on_trace.is_none();
         let listing = match self.spill_at {
-            Some(at) if lean => Listing::spilled(self.cap, at),
+            Some(at) if !self.details && self.on_trace.is_none() => Listing::spilled(self.cap, at),
             _ => Listing::new(self.cap),
         };
         let mut w = Writer {

@@ -12,10 +12,11 @@
 use std::io::{self, Write};
 
 use serde::Serialize;
+use serde::ser::{Error as _, SerializeSeq as _};
 
 use crate::finding::Finding;
 
-use super::Report;
+use super::{Listed, Report};
 
 /// The JSON Schema of this output.
 #[cfg_attr(not(any(test, feature = "__internal")), allow(dead_code))] // used by tests only
@@ -31,8 +32,8 @@ struct V1Report<'a> {
     summary: &'a super::Summary,
     /// Each run's first failure and the findings that follow from it, before the findings.
     first_failures: Vec<V1Chain<'a>>,
-    findings: Vec<V1Finding<'a>>,
-    ignored: Vec<V1Finding<'a>>,
+    findings: Findings<'a>,
+    ignored: Findings<'a>,
     suppressions: Vec<V1Suppression<'a>>,
     coverage: Vec<V1Coverage<'a>>,
     inputs: Vec<V1Input<'a>>,
@@ -46,88 +47,107 @@ struct V1Report<'a> {
 #[derive(Serialize)]
 struct V1Chain<'a> {
     file: &'a str,
-    run_id: &'a str,
-    first: V1ChainFinding<'a>,
-    follows: Vec<V1ChainFinding<'a>>,
+    run_id: String,
+    first: V1ChainFinding,
+    follows: Vec<V1ChainFinding>,
     more_follows: usize,
-    steps: Vec<V1ChainStep<'a>>,
+    steps: Vec<V1ChainStep>,
     more_steps: usize,
 }
 
 /// A finding of a chain: its place in `findings` and enough to read it there.
 #[derive(Serialize)]
-struct V1ChainFinding<'a> {
+struct V1ChainFinding {
     finding: usize,
-    rule: &'a str,
-    tier: &'a str,
+    rule: &'static str,
+    tier: &'static str,
     line: u32,
     column: u32,
-    tool: Option<&'a str>,
-    message: &'a str,
+    tool: Option<String>,
+    message: String,
 }
 
 #[derive(Serialize)]
-struct V1ChainStep<'a> {
+struct V1ChainStep {
     step: usize,
     line: u32,
     column: u32,
     pointer: String,
     note: String,
     /// The rule of the first finding of the chain that cites the step.
-    rule: &'a str,
+    rule: &'static str,
 }
 
 /// The report's chains, each finding named by its index in the active `findings` array.
-fn chains(report: &Report) -> Vec<V1Chain<'_>> {
+fn chains<'a>(report: &'a Report, listed: &dyn Listed) -> io::Result<Vec<V1Chain<'a>>> {
     // Active findings keep the report's order: an index among them is a place in `findings`.
-    let mut active_index = vec![0; report.findings.len()];
+    let mut active_index = vec![0; listed.len()];
     let mut n = 0;
-    for (i, f) in report.findings.iter().enumerate() {
-        active_index[i] = n;
-        if f.ignored.is_none() {
+    for (i, place) in active_index.iter_mut().enumerate() {
+        *place = n;
+        if !listed.is_ignored(i)? {
             n += 1;
         }
     }
-    let entry = |i: usize| {
-        let f = &report.findings[i];
+    let entry = |i: usize| -> io::Result<V1ChainFinding> {
+        let f = listed.finding(i)?;
         let at = f.at();
-        V1ChainFinding {
+        Ok(V1ChainFinding {
             finding: active_index[i],
             rule: f.rule.as_str(),
             tier: f.tier.as_str(),
             line: at.line,
             column: at.column,
-            tool: f.tool.as_deref(),
-            message: &f.message,
-        }
-    };
-    report
-        .first_failures()
-        .into_iter()
-        .map(|c| {
-            let head = &report.findings[c.head];
-            V1Chain {
-                file: report.path_of(head.input),
-                run_id: &head.run_id,
-                first: entry(c.head),
-                follows: c.follows.iter().map(|i| entry(*i)).collect(),
-                more_follows: c.more_follows,
-                steps: c
-                    .steps
-                    .iter()
-                    .map(|s| V1ChainStep {
-                        step: s.step,
-                        line: s.at.line,
-                        column: s.at.column,
-                        pointer: s.at.pointer.clone(),
-                        note: s.note.to_string(),
-                        rule: report.findings[s.finding].rule.as_str(),
-                    })
-                    .collect(),
-                more_steps: c.more_steps,
-            }
+            tool: f.tool.clone(),
+            message: f.message.clone(),
         })
-        .collect()
+    };
+    let mut out = Vec::new();
+    for c in listed.first_failures()? {
+        let head = listed.finding(c.head)?;
+        let mut steps = Vec::with_capacity(c.steps.len());
+        for s in &c.steps {
+            steps.push(V1ChainStep {
+                step: s.step,
+                line: s.at.line,
+                column: s.at.column,
+                pointer: s.at.pointer.clone(),
+                note: s.note.to_string(),
+                rule: listed.finding(s.finding)?.rule.as_str(),
+            });
+        }
+        out.push(V1Chain {
+            file: report.path_of(head.input),
+            run_id: head.run_id.clone(),
+            first: entry(c.head)?,
+            follows: c.follows.iter().map(|i| entry(*i)).collect::<io::Result<_>>()?,
+            more_follows: c.more_follows,
+            steps,
+            more_steps: c.more_steps,
+        });
+    }
+    Ok(out)
+}
+
+/// The active (or the ignored) findings of `listed`, written one at a time as they are read.
+struct Findings<'a> {
+    report: &'a Report,
+    listed: &'a dyn Listed,
+    ignored: bool,
+}
+
+impl Serialize for Findings<'_> {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        let mut seq = s.serialize_seq(None)?;
+        for i in 0..self.listed.len() {
+            if self.listed.is_ignored(i).map_err(S::Error::custom)? != self.ignored {
+                continue;
+            }
+            let f = self.listed.finding(i).map_err(S::Error::custom)?;
+            seq.serialize_element(&finding(self.report, &f, false))?;
+        }
+        seq.end()
+    }
 }
 
 #[derive(Serialize, Clone, Copy)]
@@ -287,7 +307,8 @@ fn finding<'a>(report: &'a Report, f: &'a Finding, extent: bool) -> V1Finding<'a
 /// Build the v1 value (also used by tests that validate against the schema).
 #[cfg_attr(not(any(test, feature = "__internal")), allow(dead_code))] // used by tests only
 pub fn to_value(report: &Report) -> serde_json::Value {
-    serde_json::to_value(build(report)).expect("plain data serialises")
+    let v1 = build(report, &report.findings).expect("a report's own findings read");
+    serde_json::to_value(v1).expect("plain data serialises")
 }
 
 const TOOL: V1Tool = V1Tool {
@@ -334,27 +355,25 @@ fn fail_on(report: &Report) -> &'static str {
     report.fail_on.map_or("hard_defect", |t| t.as_str())
 }
 
-fn build(report: &Report) -> V1Report<'_> {
-    V1Report {
+fn build<'a>(report: &'a Report, listed: &'a dyn Listed) -> io::Result<V1Report<'a>> {
+    Ok(V1Report {
         version: 1,
         tool: TOOL,
         ok: report.exit.code() == 0,
         exit_code: report.exit.code(),
         fail_on: fail_on(report),
         summary: &report.summary,
-        first_failures: chains(report),
-        findings: report
-            .findings
-            .iter()
-            .filter(|f| f.ignored.is_none())
-            .map(|f| finding(report, f, false))
-            .collect(),
-        ignored: report
-            .findings
-            .iter()
-            .filter(|f| f.ignored.is_some())
-            .map(|f| finding(report, f, false))
-            .collect(),
+        first_failures: chains(report, listed)?,
+        findings: Findings {
+            report,
+            listed,
+            ignored: false,
+        },
+        ignored: Findings {
+            report,
+            listed,
+            ignored: true,
+        },
         suppressions: report
             .suppressions
             .iter()
@@ -365,7 +384,7 @@ fn build(report: &Report) -> V1Report<'_> {
         input_errors: report.issues.iter().map(issue).collect(),
         unmatched_ignores: &report.unmatched_ignores,
         baseline: report.baseline.as_ref(),
-    }
+    })
 }
 
 /// One JSON Lines record: the envelope plus exactly one of `finding`, `suppression` or
@@ -469,7 +488,27 @@ fn outline<'a>(report: &'a Report, o: &'a super::Outline) -> V1Outline<'a> {
 
 /// Render JSON Lines: every finding (ignored ones carry `ignore_reason`), then suppressions, input
 /// errors, inputs and trace outlines, then the closing `run` record; one compact object per line.
-pub fn render_lines(report: &Report, out: &mut dyn Write) -> io::Result<()> {
+/// The findings are those of `listed`, read one at a time.
+pub(crate) fn render_lines_listed(
+    report: &Report,
+    listed: &dyn Listed,
+    out: &mut dyn Write,
+) -> io::Result<()> {
+    let line = |record: V1Record<'_>, out: &mut dyn Write| -> io::Result<()> {
+        serde_json::to_writer(
+            &mut *out,
+            &V1Line {
+                version: 1,
+                tool: TOOL,
+                record,
+            },
+        )?;
+        writeln!(out)
+    };
+    for i in 0..listed.len() {
+        let f = listed.finding(i)?;
+        line(V1Record::Finding(finding(report, &f, true)), out)?;
+    }
     let run = V1Run {
         fail_on: fail_on(report),
         report_only: report.report_only,
@@ -479,15 +518,9 @@ pub fn render_lines(report: &Report, out: &mut dyn Write) -> io::Result<()> {
         unmatched_ignores: &report.unmatched_ignores,
     };
     let records = report
-        .findings
+        .suppressions
         .iter()
-        .map(|f| V1Record::Finding(finding(report, f, true)))
-        .chain(
-            report
-                .suppressions
-                .iter()
-                .map(|s| V1Record::Suppression(suppression(report, s))),
-        )
+        .map(|s| V1Record::Suppression(suppression(report, s)))
         .chain(report.issues.iter().map(|i| V1Record::InputError(issue(i))))
         .chain(report.inputs.iter().map(|i| V1Record::Input(line_input(i))))
         .chain(
@@ -498,22 +531,19 @@ pub fn render_lines(report: &Report, out: &mut dyn Write) -> io::Result<()> {
         )
         .chain(std::iter::once(V1Record::Run(run)));
     for record in records {
-        serde_json::to_writer(
-            &mut *out,
-            &V1Line {
-                version: 1,
-                tool: TOOL,
-                record,
-            },
-        )?;
-        writeln!(out)?;
+        line(record, out)?;
     }
     Ok(())
 }
 
 /// Render the JSON report (pretty, with a trailing newline).
-pub fn render(report: &Report, out: &mut dyn Write) -> io::Result<()> {
-    serde_json::to_writer_pretty(&mut *out, &build(report))?;
+/// The findings are those of `listed`, read one at a time.
+pub(crate) fn render_listed(
+    report: &Report,
+    listed: &dyn Listed,
+    out: &mut dyn Write,
+) -> io::Result<()> {
+    serde_json::to_writer_pretty(&mut *out, &build(report, listed)?)?;
     writeln!(out)
 }
 
@@ -536,7 +566,8 @@ mod tests {
     #[test]
     fn json_lines_are_self_describing_and_valid() {
         let mut out = Vec::new();
-        render_lines(&sample::report(), &mut out).unwrap();
+        let report = sample::report();
+        render_lines_listed(&report, &report.findings, &mut out).unwrap();
         let text = String::from_utf8(out).unwrap();
         let validator = line_validator();
         let mut kinds = Vec::new();

@@ -97,8 +97,14 @@ impl Report {
 /// The findings a report lists, as the text report reads them: one at a time by index (a
 /// report's own, or those a text run stored out of memory, `lint::spill`).
 pub(crate) trait Listed {
+    /// How many.
+    fn len(&self) -> usize;
     /// Finding `i`, in report order.
     fn finding(&self, i: usize) -> std::io::Result<std::borrow::Cow<'_, Finding>>;
+    /// Finding `i` is ignored (`[[ignore]]`).
+    fn is_ignored(&self, i: usize) -> std::io::Result<bool> {
+        Ok(self.finding(i)?.ignored.is_some())
+    }
     /// `chain::first_failures` of the findings.
     fn first_failures(&self) -> std::io::Result<Vec<crate::chain::Chain>>;
     /// The indices of the findings in reading order (`Report::reading_order`).
@@ -106,6 +112,10 @@ pub(crate) trait Listed {
 }
 
 impl Listed for Vec<Finding> {
+    fn len(&self) -> usize {
+        Vec::len(self)
+    }
+
     fn finding(&self, i: usize) -> std::io::Result<std::borrow::Cow<'_, Finding>> {
         self.get(i).map(std::borrow::Cow::Borrowed).ok_or_else(|| {
             std::io::Error::new(std::io::ErrorKind::InvalidInput, "no such finding")
@@ -173,6 +183,33 @@ pub fn render(
     opts: &RenderOptions,
     out: &mut dyn Write,
 ) -> std::io::Result<()> {
+    render_listed(format, report, &report.findings, opts, out)
+}
+
+/// The formats that read a report's findings one at a time (`Listed`), so that a run writing
+/// only these can keep its findings out of memory (`lint::spill`); the others read
+/// `Report::findings`.
+pub(crate) fn reads_listed(format: OutputFormat) -> bool {
+    matches!(
+        format,
+        OutputFormat::Text | OutputFormat::Json | OutputFormat::JsonLines
+    )
+}
+
+/// `render` with the findings `listed` (the report's own, or kept apart from it for a format
+/// that `reads_listed`).
+pub(crate) fn render_listed(
+    format: OutputFormat,
+    report: &Report,
+    listed: &dyn Listed,
+    opts: &RenderOptions,
+    out: &mut dyn Write,
+) -> std::io::Result<()> {
+    if !reads_listed(format) && listed.len() != report.findings.len() {
+        return Err(std::io::Error::other(format!(
+            "internal error: the {format:?} report needs the findings in the report"
+        )));
+    }
     // JSON text: U+2028, U+2029 and U+0085 escaped like the other invisible characters.
     let json = |render: &dyn Fn(&mut dyn Write) -> std::io::Result<()>, out: &mut dyn Write| {
         let mut safe = escape::JsonSafe::new(out);
@@ -180,9 +217,9 @@ pub fn render(
         safe.flush()
     };
     match format {
-        OutputFormat::Text => text::render(report, opts.text, out),
-        OutputFormat::Json => json(&|o| json::render(report, o), out),
-        OutputFormat::JsonLines => json(&|o| json::render_lines(report, o), out),
+        OutputFormat::Text => text::render_listed(report, listed, opts.text, out),
+        OutputFormat::Json => json(&|o| json::render_listed(report, listed, o), out),
+        OutputFormat::JsonLines => json(&|o| json::render_lines_listed(report, listed, o), out),
         OutputFormat::Sarif => json(
             &|o| sarif::render(report, &opts.base, opts.sarif_max_results, o),
             out,

@@ -69,7 +69,7 @@ pub fn run(args: &ReportArgs) -> anyhow::Result<ExitStatus> {
         html: args.files.html.as_deref(),
         text: None,
     };
-    super::output::write_reports(&report, &opts, output, &side)?;
+    super::output::write_reports(&report, &report.findings, &opts, output, &side)?;
     Ok(report.exit)
 }
 
