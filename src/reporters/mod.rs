@@ -10,6 +10,7 @@ pub mod github;
 pub mod html;
 pub mod json;
 pub mod paths;
+mod listed;
 mod report;
 #[cfg(test)]
 pub(crate) mod sample;
@@ -19,6 +20,9 @@ pub mod text;
 use std::io::Write;
 
 use crate::finding::{Finding, RuleId, Tier};
+
+pub(crate) use listed::Listed;
+use listed::reading_key;
 
 pub use report::{
     BaselineReport, ExcerptCut, InputSummary, LostCoverage, Outline, OutlineStep, OutputFormat,
@@ -92,60 +96,6 @@ impl Report {
     pub(crate) fn path_of(&self, input: usize) -> &str {
         self.inputs.get(input).map_or("-", |i| i.path.as_str())
     }
-}
-
-/// The findings a report lists, as the text report reads them: one at a time by index (a
-/// report's own, or those a text run stored out of memory, `lint::spill`).
-pub(crate) trait Listed {
-    /// How many.
-    fn len(&self) -> usize;
-    /// Finding `i`, in report order.
-    fn finding(&self, i: usize) -> std::io::Result<std::borrow::Cow<'_, Finding>>;
-    /// Finding `i` is ignored (`[[ignore]]`).
-    fn is_ignored(&self, i: usize) -> std::io::Result<bool> {
-        Ok(self.finding(i)?.ignored.is_some())
-    }
-    /// `chain::first_failures` of the findings.
-    fn first_failures(&self) -> std::io::Result<Vec<crate::chain::Chain>>;
-    /// The indices of the findings in reading order (`Report::reading_order`).
-    fn reading_order(&self) -> std::io::Result<Vec<usize>>;
-}
-
-impl Listed for Vec<Finding> {
-    fn len(&self) -> usize {
-        Vec::len(self)
-    }
-
-    fn finding(&self, i: usize) -> std::io::Result<std::borrow::Cow<'_, Finding>> {
-        self.get(i).map(std::borrow::Cow::Borrowed).ok_or_else(|| {
-            std::io::Error::new(std::io::ErrorKind::InvalidInput, "no such finding")
-        })
-    }
-
-    fn first_failures(&self) -> std::io::Result<Vec<crate::chain::Chain>> {
-        Ok(crate::chain::first_failures(self))
-    }
-
-    fn reading_order(&self) -> std::io::Result<Vec<usize>> {
-        let mut order: Vec<usize> = (0..self.len()).collect();
-        order.sort_by(|a, b| reading_key(&self[*a]).cmp(&reading_key(&self[*b])));
-        Ok(order)
-    }
-}
-
-/// The sort key of `Report::reading_order`.
-fn reading_key(f: &Finding) -> impl Ord + '_ {
-    let at = f.at();
-    (
-        f.ignored.is_some(),
-        std::cmp::Reverse(f.tier),
-        f.rule,
-        f.input,
-        at.line,
-        at.column,
-        f.run_id.as_str(),
-        f.message.as_str(),
-    )
 }
 
 impl RenderOptions {
