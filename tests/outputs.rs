@@ -574,3 +574,66 @@ fn a_trajectorys_score_and_reasons_reach_json_sarif_and_html() {
         "the HTML report shows the score and the reasons"
     );
 }
+
+/// Inputs written in the order given whatever order the workers finish them in: a big first
+/// input keeps one worker busy while the other lints every small one after it, whose findings
+/// wait (out of memory, in the run's store) until the big one is written. Two workers write the
+/// same text and JSON reports, byte for byte, as one.
+#[test]
+fn inputs_that_finish_early_wait_and_are_written_in_order() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let lines =
+        std::fs::read_to_string(root.join("fixtures/differential/r3-derivability.jsonl")).unwrap();
+    let mut big = String::new();
+    for k in 0..300 {
+        for line in lines.lines() {
+            let mut v: Value = serde_json::from_str(line).unwrap();
+            let id = format!("{}-{k}", v["run_id"].as_str().unwrap());
+            v["run_id"] = Value::String(id);
+            big.push_str(&v.to_string());
+            big.push('\n');
+        }
+    }
+    std::fs::write(dir.path().join("a-big.jsonl"), big).unwrap();
+    let small = std::fs::read(root.join("fixtures/seed000/transcript.jsonl")).unwrap();
+    for n in 0..40 {
+        std::fs::write(dir.path().join(format!("b-{n:02}.jsonl")), &small).unwrap();
+    }
+    let tools = root.join("fixtures/seed000/tools.json");
+    let run = |jobs: &str, format: &str| {
+        tracelint(&[
+            "check",
+            dir.path().to_str().unwrap(),
+            "--tools",
+            tools.to_str().unwrap(),
+            "--no-config",
+            "--include-candidates",
+            "--jobs",
+            jobs,
+            "--format",
+            format,
+        ])
+    };
+    for format in ["text", "json"] {
+        let one = run("1", format);
+        let two = run("2", format);
+        // Findings, and no input error.
+        assert!(
+            matches!(one.status.code(), Some(1 | 2)),
+            "{}",
+            String::from_utf8_lossy(&one.stderr)
+        );
+        assert_eq!(two.status.code(), one.status.code());
+        let text = String::from_utf8(two.stdout.clone()).unwrap();
+        assert!(
+            text.contains("b-39.jsonl") && text.contains("a-big.jsonl"),
+            "{text}"
+        );
+        assert!(
+            String::from_utf8_lossy(&one.stdout) == text,
+            "{format}: two workers wrote another report than one"
+        );
+        assert_eq!(one.stderr, two.stderr);
+    }
+}

@@ -10,7 +10,7 @@ use std::collections::BinaryHeap;
 
 use crate::finding::{Finding, Tier};
 
-use super::spill::{Key, Spill, SpilledListing};
+use super::spill::{Key, Parked, Spill, SpilledListing};
 
 /// The default `--max-findings`.
 pub(crate) const DEFAULT_MAX_FINDINGS: usize = 100_000;
@@ -94,6 +94,23 @@ impl Listing {
     pub(crate) fn open_with(&mut self, open: fn() -> std::io::Result<std::fs::File>) {
         if let Some(s) = self.spill.as_mut() {
             s.open_with(open);
+        }
+    }
+
+    /// Store the findings of a trace that waits for an earlier input (`Spill::park`); `Err`
+    /// gives them back when this listing stores nothing.
+    pub(crate) fn park(&mut self, findings: Vec<Finding>) -> Result<Parked, Vec<Finding>> {
+        match self.spill.as_mut() {
+            Some(s) => Ok(s.park(findings)),
+            None => Err(findings),
+        }
+    }
+
+    /// The findings `park` stored.
+    pub(crate) fn unpark(&self, parked: Parked) -> std::io::Result<Vec<Finding>> {
+        match self.spill.as_ref() {
+            Some(s) => s.unpark(parked),
+            None => Ok(Vec::new()),
         }
     }
 

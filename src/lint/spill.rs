@@ -112,6 +112,11 @@ impl Store {
         let Some(file) = self.file.as_mut() else {
             return;
         };
+        // Reads (of parked findings) may have moved the file's position since the last write.
+        if file.seek(SeekFrom::Start(self.on_disk)).is_err() {
+            self.stuck = true;
+            return;
+        }
         match file.write_all(&self.memory) {
             Ok(()) => {
                 self.on_disk += self.memory.len() as u64;
@@ -183,6 +188,16 @@ struct Tables {
     kinds: Table<FindingType>,
     tiers: Table<Tier>,
     signals: Table<&'static str>,
+}
+
+/// The findings of a trace parked in the store (`Spill::park`).
+#[derive(Debug, Default)]
+pub(crate) struct Parked(Vec<Slot>);
+
+#[derive(Debug)]
+enum Slot {
+    At { offset: u64, len: u32 },
+    Whole(Box<Finding>),
 }
 
 /// The listed findings' records, with what decoding them needs.
@@ -269,6 +284,58 @@ impl Spill {
         }
         self.scratch = buf;
         key
+    }
+
+    /// Store the findings of a linted trace that waits for an earlier input to be written, in
+    /// their order, each with its input and run id; `unpark` gives them back.
+    pub(crate) fn park(&mut self, findings: Vec<Finding>) -> Parked {
+        let mut parked = Vec::with_capacity(findings.len());
+        for f in findings {
+            if f.score.is_some() {
+                parked.push(Slot::Whole(Box::new(f)));
+                continue;
+            }
+            let mut buf = std::mem::take(&mut self.scratch);
+            buf.clear();
+            let mut e = Enc(&mut buf);
+            e.number(f.input as u64);
+            e.text(&f.run_id);
+            encode(&f, &mut self.tables, &mut buf);
+            match u32::try_from(buf.len()) {
+                Ok(len) => parked.push(Slot::At {
+                    offset: self.store.push(&buf),
+                    len,
+                }),
+                Err(_) => parked.push(Slot::Whole(Box::new(f))),
+            }
+            self.scratch = buf;
+        }
+        Parked(parked)
+    }
+
+    /// The findings `park` stored, as they were.
+    pub(crate) fn unpark(&self, parked: Parked) -> io::Result<Vec<Finding>> {
+        let mut buf = Vec::new();
+        let mut out = Vec::with_capacity(parked.0.len());
+        for p in parked.0 {
+            match p {
+                Slot::Whole(f) => out.push(*f),
+                Slot::At { offset, len } => {
+                    self.store.read(offset, len, &mut buf)?;
+                    let mut d = Dec {
+                        bytes: &buf,
+                        at: 0,
+                    };
+                    let input = usize::try_from(d.number()?).map_err(|_| corrupt())?;
+                    let run_id = d.text()?;
+                    let mut f = decode_from(&mut d, &self.tables)?;
+                    f.input = input;
+                    f.run_id = run_id;
+                    out.push(f);
+                }
+            }
+        }
+        Ok(out)
     }
 
     /// The run id of run `n`.
@@ -485,7 +552,11 @@ fn encode(f: &Finding, tables: &mut Tables, out: &mut Vec<u8>) {
 }
 
 fn decode(bytes: &[u8], tables: &Tables) -> io::Result<Finding> {
-    let mut d = Dec { bytes, at: 0 };
+    decode_from(&mut Dec { bytes, at: 0 }, tables)
+}
+
+/// Decode the rest of `d` as one finding (but its input and run id).
+fn decode_from(d: &mut Dec<'_>, tables: &Tables) -> io::Result<Finding> {
     let rule = tables.rules.get(d.number()?)?;
     let kind = tables.kinds.get(d.number()?)?;
     let tier = tables.tiers.get(d.number()?)?;
@@ -532,7 +603,7 @@ fn decode(bytes: &[u8], tables: &Tables) -> io::Result<Finding> {
     let n = d.count()?;
     let fields = (0..n).map(|_| d.text()).collect::<io::Result<Vec<_>>>()?;
     let baselined = d.number()? != 0;
-    if d.at != bytes.len() {
+    if d.at != d.bytes.len() {
         return Err(corrupt());
     }
     Ok(Finding {
@@ -776,6 +847,40 @@ mod tests {
             assert!(!listed.spilled());
             assert_eq!(listed.decode_all().unwrap(), report.findings);
         }
+    }
+
+    /// Findings parked while others are stored and read back come back as they were: reads
+    /// between writes do not move where the next records go.
+    #[test]
+    fn parked_findings_come_back_as_they_were() {
+        let report = real_report();
+        let findings = &report.findings;
+        let mut listing = Listing::spilled(None, 1);
+        let (a, rest) = findings.split_at(findings.len() / 3);
+        let (b, c) = rest.split_at(rest.len() / 2);
+        let mut first = a.to_vec();
+        for (i, f) in first.iter_mut().enumerate() {
+            f.input = i % 5;
+        }
+        let parked_a = listing.park(first.clone()).unwrap();
+        for f in b {
+            listing.offer(f.clone());
+        }
+        // Read back (the file's position moves), then store more.
+        assert_eq!(listing.unpark(parked_a).unwrap(), first);
+        let parked_c = listing.park(c.to_vec()).unwrap();
+        for f in &first {
+            listing.offer(f.clone());
+        }
+        assert_eq!(listing.unpark(parked_c).unwrap(), c);
+        let Kept::Spilled(s) = listing.finish().0 else {
+            panic!("a spilled listing kept its findings whole")
+        };
+        let expected: Vec<Finding> = b.iter().chain(&first).cloned().collect();
+        assert_eq!(s.decode_all().unwrap(), expected);
+        // A listing that stores nothing gives the findings back.
+        let mut whole = Listing::new(None);
+        assert_eq!(whole.park(c.to_vec()).unwrap_err(), c);
     }
 
     /// A record cut short or changed reads as an error, never a panic or another finding.

@@ -16,6 +16,7 @@ use crate::exit::ExitStatus;
 use crate::finding::{Finding, InputIssue, Tier};
 use crate::inputs::InputSpec;
 use crate::lint::listing::{Kept, Listing};
+use crate::lint::spill::Parked;
 use crate::lint::{Linter, ReportBuilder, Settle, TraceLint};
 use crate::reporters::Report;
 
@@ -71,8 +72,9 @@ pub(crate) type OnTrace<'a> = dyn FnMut(&str, &str, &[Finding]) + 'a;
 /// What arrived for one input and is not written yet.
 #[derive(Default)]
 struct Pending {
-    /// Linted traces in the order the input holds them, not written yet.
-    traces: Vec<TraceLint>,
+    /// Linted traces in the order the input holds them, not written yet; the findings of one
+    /// that waits for an earlier input are parked in the listing's store.
+    traces: Vec<(TraceLint, Option<Parked>)>,
     /// Traces linted ahead of an earlier one (by their place), waiting for it.
     early: BTreeMap<usize, TraceLint>,
     /// The place of the next trace `traces` takes.
@@ -97,9 +99,23 @@ struct Writer<'w, 'c> {
     originals: HashSet<String>,
     /// `Run::on_trace`.
     on_trace: Option<&'c mut OnTrace<'c>>,
+    /// Parked findings that could not be read back.
+    error: Option<std::io::Error>,
 }
 
 impl Writer<'_, '_> {
+    /// Give a waiting trace its parked findings back.
+    fn restore(&mut self, t: &mut TraceLint, parked: Option<Parked>) {
+        if let Some(p) = parked {
+            match self.listing.unpark(p) {
+                Ok(findings) => t.outcome.findings = findings,
+                Err(e) => {
+                    self.error.get_or_insert(e);
+                }
+            }
+        }
+    }
+
     /// Settle one batch of an input's findings (any order) in report order and keep those the
     /// text shows.
     fn write(&mut self, input: usize, run_id: &str, findings: Vec<Finding>) {
@@ -171,7 +187,8 @@ impl Writer<'_, '_> {
             // Trace by trace, so each is told its own findings (no baseline: see `stream`);
             // listed as one batch in report order, as a run without `on_trace` lists them.
             let mut all = Vec::new();
-            for t in pending.traces.drain(..) {
+            for (mut t, parked) in std::mem::take(&mut pending.traces) {
+                self.restore(&mut t, parked);
                 if let Some(t) = unless_mirrored(&mut self.builder, input, t, &self.originals) {
                     let run_id = t.run_id.clone();
                     let findings = self.builder.trace_streamed(input, t);
@@ -188,7 +205,8 @@ impl Writer<'_, '_> {
             return;
         }
         let mut findings = Vec::new();
-        for t in pending.traces.drain(..) {
+        for (mut t, parked) in std::mem::take(&mut pending.traces) {
+            self.restore(&mut t, parked);
             if let Some(t) = unless_mirrored(&mut self.builder, input, t, &self.originals) {
                 findings.extend(self.builder.trace_streamed(input, t));
             }
@@ -260,6 +278,7 @@ impl Run<'_> {
             lean,
             originals: HashSet::new(),
             on_trace: self.on_trace,
+            error: None,
         };
         for issue in expand_issues {
             w.builder.issue(issue);
@@ -319,7 +338,16 @@ impl Run<'_> {
                                     continue;
                                 }
                             }
-                            p.traces.push(t);
+                            // Waiting for an earlier input (a slow one read by another
+                            // worker): its findings wait in the listing's store, not here.
+                            let mut parked = None;
+                            if i > next && !t.outcome.findings.is_empty() {
+                                match w.listing.park(std::mem::take(&mut t.outcome.findings)) {
+                                    Ok(stored) => parked = Some(stored),
+                                    Err(back) => t.outcome.findings = back,
+                                }
+                            }
+                            p.traces.push((t, parked));
                         }
                     }
                     Event::Issue(i, issue) => {
@@ -337,8 +365,9 @@ impl Run<'_> {
                 }
                 while !holding && next < pending.len() {
                     let p = &mut pending[next];
-                    if per_trace && p.traces.iter().all(|t| t.ordered && !t.mirror) {
-                        for t in std::mem::take(&mut p.traces) {
+                    if per_trace && p.traces.iter().all(|(t, _)| t.ordered && !t.mirror) {
+                        for (mut t, parked) in std::mem::take(&mut p.traces) {
+                            w.restore(&mut t, parked);
                             // The run id is copied only for a callback (the library's).
                             let run_id = match w.on_trace {
                                 Some(_) => t.run_id.clone(),
@@ -352,7 +381,7 @@ impl Run<'_> {
                     // Held back: OTel runs that may continue in a later input, and sub-agent
                     // mirrors whose own file may come later. This input and every later one
                     // are written once all are read.
-                    if !done.deferred.is_empty() || p.traces.iter().any(|t| t.mirror) {
+                    if !done.deferred.is_empty() || p.traces.iter().any(|(t, _)| t.mirror) {
                         holding = true;
                         break;
                     }
@@ -395,8 +424,12 @@ impl Run<'_> {
             mut builder,
             settle,
             listing,
+            error,
             ..
         } = w;
+        if let Some(e) = error {
+            anyhow::bail!("cannot read back the findings kept in a temporary file: {e}");
+        }
         let cap = listing.cap().unwrap_or(usize::MAX);
         let (listed, cut) = listing.finish();
         // A run that lists no finding (`doctor`) has nothing to say about those it left out.
