@@ -364,11 +364,8 @@ pub fn run(args: &CheckArgs) -> anyhow::Result<ExitStatus> {
         // The reports are written once every finding is in: the findings wait out of memory,
         // unless a report that reads them whole (SARIF, HTML, GitHub) or the Phoenix server
         // takes them.
-        spill_at: (reporters::reads_listed(settings.output)
-            && args.files.sarif.is_none()
-            && args.files.html.is_none()
-            && !phoenix.writes_back())
-        .then_some(crate::lint::spill::SPILL_AT),
+        spill_at: (side(args).reads_listed(settings.output) && !phoenix.writes_back())
+            .then_some(crate::lint::spill::SPILL_AT),
     };
     let report = run.stream_listed(expand_issues, baseline);
     unused_expectations(&linter);
@@ -518,11 +515,15 @@ fn render_all(
         },
         sarif_max_results: sarif_cap(args.sarif_max_results),
     };
-    let side = Side {
+    write_reports(report, listed, &opts, settings.output, &side(args))
+}
+
+/// The side outputs `args` ask for.
+fn side(args: &CheckArgs) -> Side<'_> {
+    Side {
         json: args.files.json.as_deref(),
         sarif: args.files.sarif.as_deref(),
         html: args.files.html.as_deref(),
         text: args.text.as_deref(),
-    };
-    write_reports(report, listed, &opts, settings.output, &side)
+    }
 }

@@ -18,6 +18,14 @@ pub(crate) struct Side<'a> {
     pub(crate) text: Option<&'a Path>,
 }
 
+impl Side<'_> {
+    /// Every report written (this `output` on stdout and these side outputs) reads the findings
+    /// one at a time (`reporters::reads_listed`), so a run may keep them out of memory.
+    pub(crate) fn reads_listed(&self, output: OutputFormat) -> bool {
+        reporters::reads_listed(output) && self.sarif.is_none() && self.html.is_none()
+    }
+}
+
 /// Warn about what the SARIF log or annotations leave out, write the side outputs (first, so a
 /// CI upload step finds them whatever the exit code), the job summary for GitHub output, then
 /// `output` to stdout.

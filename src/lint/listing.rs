@@ -110,7 +110,9 @@ impl Listing {
     pub(crate) fn unpark(&self, parked: Parked) -> std::io::Result<Vec<Finding>> {
         match self.spill.as_ref() {
             Some(s) => s.unpark(parked),
-            None => Ok(Vec::new()),
+            None => Err(std::io::Error::other(
+                "internal error: findings parked in a listing that stores none",
+            )),
         }
     }
 

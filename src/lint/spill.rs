@@ -19,6 +19,7 @@ use crate::chain::{self, Chain};
 use crate::finding::{Evidence, Finding, FindingType, RuleId, Tier};
 use crate::model::location::{End, Location};
 use crate::reporters::Listed;
+use crate::reporters::listed::reading_key;
 
 /// Bytes of records held in memory before they go to the temporary file: a run listing fewer
 /// never makes one.
@@ -60,7 +61,7 @@ impl Key {
         self.run
     }
 
-    /// Sorts as the text report's reading order does, up to the run id and message.
+    /// Sorts as `reading_key` does, up to what the key does not hold (run id and message).
     fn coarse(&self) -> (bool, std::cmp::Reverse<Tier>, RuleId, usize, u32, u32) {
         (
             self.ignored,
@@ -419,14 +420,14 @@ impl Listed for SpilledListing {
                 .collect::<io::Result<Vec<_>>>()?;
             let global = |local: usize| indices[local];
             for mut c in chain::first_failures(&findings) {
-                let head = &findings[c.head];
+                let (input, line, column, rule, run_id, message) = findings[c.head].sort_key();
                 let key = (
-                    head.input,
-                    head.at().line,
-                    head.at().column,
-                    head.rule,
-                    head.run_id.clone(),
-                    head.message.clone(),
+                    input,
+                    line,
+                    column,
+                    rule,
+                    run_id.to_owned(),
+                    message.to_owned(),
                 );
                 c.head = global(c.head);
                 for f in &mut c.follows {
@@ -443,8 +444,7 @@ impl Listed for SpilledListing {
     }
 
     /// Sorted on what memory keeps; findings alike in all of it (the same rule at the same
-    /// place) are decoded and ordered by run id and message, as `Report::reading_order` orders
-    /// them.
+    /// place) are decoded and ordered by the reading order's own key (`reading_key`).
     fn reading_order(&self) -> io::Result<Vec<usize>> {
         let mut order: Vec<usize> = (0..self.keys.len()).collect();
         order.sort_by_key(|i| self.keys[*i].coarse());
@@ -458,13 +458,10 @@ impl Listed for SpilledListing {
             if end - start > 1 {
                 let mut tied = order[start..end]
                     .iter()
-                    .map(|i| {
-                        let f = self.finding(*i)?;
-                        Ok((f.run_id.clone(), f.message.clone(), *i))
-                    })
+                    .map(|i| Ok((self.finding(*i)?, *i)))
                     .collect::<io::Result<Vec<_>>>()?;
-                tied.sort();
-                for (slot, (_, _, i)) in order[start..end].iter_mut().zip(tied) {
+                tied.sort_by(|(a, _), (b, _)| reading_key(a).cmp(&reading_key(b)));
+                for (slot, (_, i)) in order[start..end].iter_mut().zip(tied) {
                     *slot = i;
                 }
             }

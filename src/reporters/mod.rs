@@ -10,7 +10,7 @@ pub mod github;
 pub mod html;
 pub mod json;
 pub mod paths;
-mod listed;
+pub(crate) mod listed;
 mod report;
 #[cfg(test)]
 pub(crate) mod sample;
