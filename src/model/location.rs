@@ -138,6 +138,9 @@ pub struct LineIndex {
     starts: Vec<usize>,
     /// The line number of the text's first line (for a record that is line N of a JSONL file).
     first_line: u32,
+    /// Characters before the text on its first line (for a value that begins mid-line in the
+    /// enclosing file): added to every column of that line.
+    first_column: usize,
     /// Columns counted on along the current line.
     columns: Columns,
 }
@@ -179,12 +182,19 @@ impl LineIndex {
 
     /// Index `text`, whose first line is line `first_line` of the enclosing file.
     pub fn starting_at(text: &str, first_line: u32) -> Self {
+        Self::starting_at_column(text, first_line, 1)
+    }
+
+    /// Index `text`, which begins at line `first_line`, column `first_column` (1-based,
+    /// in characters) of the enclosing file: one element of a JSON array read on its own.
+    pub fn starting_at_column(text: &str, first_line: u32, first_column: u32) -> Self {
         let mut starts = Vec::with_capacity(text.len() / 64 + 1);
         starts.push(0);
         starts.extend(memchr::memchr_iter(b'\n', text.as_bytes()).map(|i| i + 1));
         Self {
             starts,
             first_line,
+            first_column: usize::try_from(first_column.saturating_sub(1)).unwrap_or(usize::MAX),
             columns: Columns::default(),
         }
     }
@@ -203,6 +213,11 @@ impl LineIndex {
             .columns
             .column(text, start, offset)
             .unwrap_or(offset - start);
+        let col = if line == 0 {
+            col.saturating_add(self.first_column)
+        } else {
+            col
+        };
         (
             self.first_line
                 .saturating_add(u32::try_from(line).unwrap_or(u32::MAX)),

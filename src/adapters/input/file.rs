@@ -13,7 +13,8 @@ use super::read::read_zip;
 
 /// Read one input file. OTel span files — read as `otel`, or recognised as OTLP JSON from their
 /// first bytes — are streamed in two passes (`otel::parse_seekable`), so memory follows the
-/// largest trace, not the file; everything else goes through `parse_reader`.
+/// largest trace, not the file; so is a JSON array of OpenAI-shaped records (`array`, an
+/// element at a time); everything else goes through `parse_reader`.
 pub fn parse_file<R: Read + Seek>(
     mut file: R,
     path: &str,
@@ -40,6 +41,13 @@ pub fn parse_file<R: Read + Seek>(
         return read_zip(file, path, opts, out);
     }
     if !stream {
+        if let Some(read) = super::array::parse_seekable(&mut file, path, opts, out) {
+            return read;
+        }
+        if let Err(e) = file.seek(SeekFrom::Start(0)) {
+            out.issue(InputIssue::file(path, format!("cannot read: {e}")));
+            return ReadOutcome::Failed;
+        }
         return parse_reader(BufReader::with_capacity(256 << 10, file), path, opts, out);
     }
     let input = InputRef {

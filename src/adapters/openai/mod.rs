@@ -149,6 +149,54 @@ pub fn parse_document(text: &str, input: &InputRef, out: &mut dyn Emit) {
     reader.finish(out);
 }
 
+/// One element of a top-level JSON array, read on its own: its text and where it begins in the
+/// file (1-based line, and column in characters).
+#[derive(Debug)]
+pub struct Element {
+    pub text: String,
+    pub line: u32,
+    pub column: u32,
+}
+
+/// Parse an OpenAI-shaped JSON array an element at a time, exactly as `parse_document` reads
+/// the whole array: the caller has checked that the file is one valid, non-empty JSON array.
+/// An element that cannot be read (or no longer reads as JSON) ends the input with its issue.
+pub fn parse_elements(
+    elements: &mut dyn Iterator<Item = Result<Element, InputIssue>>,
+    input: &InputRef,
+    out: &mut dyn Emit,
+) {
+    let mut reader = Reader::new(input);
+    for (i, element) in elements.enumerate() {
+        let element = match element {
+            Ok(e) => e,
+            Err(issue) => {
+                reader.stream.partial();
+                out.issue(issue);
+                break;
+            }
+        };
+        let raw: &RawValue = match serde_json::from_str(&element.text) {
+            Ok(r) => r,
+            Err(_) => {
+                reader.stream.partial();
+                out.issue(InputIssue::at(
+                    &input.path,
+                    element.line,
+                    element.column,
+                    "the file changed while it was read; lint it again",
+                ));
+                break;
+            }
+        };
+        let index = LineIndex::starting_at_column(&element.text, element.line, element.column);
+        let cur = Cursor::document(&element.text, &index);
+        let default_id = format!("{}[{i}]", input.path);
+        reader.record(raw, &cur, &child("", i), &default_id, out);
+    }
+    reader.finish(out);
+}
+
 /// Parse OpenAI-shaped JSON Lines: messages (one conversation), conversations (one trace each),
 /// or a request/response log.
 pub fn parse_lines(
