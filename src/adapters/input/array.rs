@@ -120,6 +120,33 @@ enum State {
     Done,
 }
 
+/// A line and a column (in characters, 0-based) reached in the file.
+#[derive(Debug, Clone, Copy)]
+struct Place {
+    line: u32,
+    column: u32,
+}
+
+impl Place {
+    /// Move past `bytes`.
+    fn advance(&mut self, bytes: &[u8]) {
+        let chars = |b: &[u8]| {
+            let n = b.iter().filter(|&&c| c & 0xC0 != 0x80).count();
+            u32::try_from(n).unwrap_or(u32::MAX)
+        };
+        match memchr::memrchr(b'\n', bytes) {
+            Some(last) => {
+                let lines = memchr::memchr_iter(b'\n', bytes).count();
+                self.line = self
+                    .line
+                    .saturating_add(u32::try_from(lines).unwrap_or(u32::MAX));
+                self.column = chars(&bytes[last + 1..]);
+            }
+            None => self.column = self.column.saturating_add(chars(bytes)),
+        }
+    }
+}
+
 /// The first pass: the spans of the elements of the one JSON array `reader` holds, each element
 /// checked to be valid JSON; with `detect_format`, the array's first elements must be detected as
 /// OpenAI-shaped. `None` for anything else (no array, an empty one, an element that is not an
@@ -129,9 +156,11 @@ fn outline<R: BufRead>(mut reader: R, detect_format: bool) -> Option<Vec<Span>> 
     let mut heads: Vec<Value> = Vec::new();
     let mut decided = !detect_format;
     let mut element = Vec::new();
-    let (mut state, mut depth, mut in_string, mut escaped) = (State::Start, 0u32, false, false);
-    let (mut offset, mut line, mut column) = (0u64, 1u32, 0u32);
-    let mut start = (0u64, 0u32, 0u32);
+    let (mut state, mut depth) = (State::Start, 0u32);
+    let (mut in_string, mut escaped) = (false, false);
+    let mut offset = 0u64;
+    let mut place = Place { line: 1, column: 0 };
+    let mut start = (0u64, place);
     loop {
         let chunk = match reader.fill_buf() {
             Ok(c) => c,
@@ -142,84 +171,92 @@ fn outline<R: BufRead>(mut reader: R, detect_format: bool) -> Option<Vec<Span>> 
             break;
         }
         let n = chunk.len();
-        // Bytes of the chunk from which the element in progress continues.
-        let mut from = 0;
-        for (i, &b) in chunk.iter().enumerate() {
-            let here = (offset + i as u64, line, column);
-            if b == b'\n' {
-                line = line.saturating_add(1);
-                column = 0;
-            } else if b & 0xC0 != 0x80 {
-                column = column.saturating_add(1);
+        // Bytes of the chunk already counted into `place`, and where the element in progress
+        // continues from.
+        let (mut counted, mut from) = (0, 0);
+        let mut i = 0;
+        while i < n {
+            if state == State::Element && in_string {
+                if escaped {
+                    escaped = false;
+                    i += 1;
+                    continue;
+                }
+                match memchr::memchr2(b'"', b'\\', &chunk[i..]) {
+                    None => i = n,
+                    Some(k) => {
+                        i += k + 1;
+                        if chunk[i - 1] == b'\\' {
+                            escaped = true;
+                        } else {
+                            in_string = false;
+                        }
+                    }
+                }
+                continue;
             }
+            let b = chunk[i];
+            i += 1;
             let ws = matches!(b, b' ' | b'\t' | b'\n' | b'\r');
             match state {
+                State::Element => match b {
+                    b'"' => in_string = true,
+                    b'{' | b'[' => {
+                        depth += 1;
+                        if depth > MAX_DEPTH {
+                            return None;
+                        }
+                    }
+                    b'}' | b']' => {
+                        depth -= 1;
+                        if depth > 0 {
+                            continue;
+                        }
+                        element.extend_from_slice(&chunk[from..i]);
+                        let text = std::str::from_utf8(&element).ok()?;
+                        serde_json::from_str::<serde::de::IgnoredAny>(text).ok()?;
+                        if !decided {
+                            heads.push(json_pos::skim(text, 4).ok()?);
+                        }
+                        spans.push(Span {
+                            start: start.0,
+                            len: element.len(),
+                            line: start.1.line,
+                            column: start.1.column.saturating_add(1),
+                        });
+                        state = State::After;
+                        if !decided && heads.len() == HEAD_ELEMENTS {
+                            if !is_openai(std::mem::take(&mut heads)) {
+                                return None;
+                            }
+                            decided = true;
+                        }
+                    }
+                    _ => {}
+                },
                 State::Start if ws => {}
                 State::Start if b == b'[' => state = State::Open,
                 State::Open | State::Comma if ws => {}
                 State::Open | State::Comma if b == b'{' => {
+                    place.advance(&chunk[counted..i - 1]);
+                    counted = i - 1;
+                    start = (offset + counted as u64, place);
                     state = State::Element;
                     depth = 1;
-                    start = here;
-                    from = i;
+                    from = counted;
                     element.clear();
                 }
                 State::After if ws => {}
                 State::After if b == b',' => state = State::Comma,
                 State::After if b == b']' => state = State::Done,
                 State::Done if ws => {}
-                State::Element => {
-                    if in_string {
-                        if escaped {
-                            escaped = false;
-                        } else if b == b'\\' {
-                            escaped = true;
-                        } else if b == b'"' {
-                            in_string = false;
-                        }
-                        continue;
-                    }
-                    match b {
-                        b'"' => in_string = true,
-                        b'{' | b'[' => {
-                            depth += 1;
-                            if depth > MAX_DEPTH {
-                                return None;
-                            }
-                        }
-                        b'}' | b']' => {
-                            depth -= 1;
-                            if depth == 0 {
-                                element.extend_from_slice(&chunk[from..=i]);
-                                let text = std::str::from_utf8(&element).ok()?;
-                                serde_json::from_str::<serde::de::IgnoredAny>(text).ok()?;
-                                if !decided {
-                                    heads.push(json_pos::skim(text, 4).ok()?);
-                                }
-                                spans.push(Span {
-                                    start: start.0,
-                                    len: element.len(),
-                                    line: start.1,
-                                    column: start.2.saturating_add(1),
-                                });
-                                state = State::After;
-                                if !decided && heads.len() == HEAD_ELEMENTS {
-                                    if !is_openai(std::mem::take(&mut heads)) {
-                                        return None;
-                                    }
-                                    decided = true;
-                                }
-                            }
-                        }
-                        _ => {}
-                    }
-                }
                 _ => return None,
             }
         }
         if state == State::Element {
             element.extend_from_slice(&chunk[from..]);
         }
+        place.advance(&chunk[counted..]);
         offset += n as u64;
         reader.consume(n);
     }
@@ -244,7 +281,14 @@ mod tests {
     use super::*;
 
     fn spans(text: &str, detect_format: bool) -> Option<Vec<(u32, u32, String)>> {
-        let found = outline(text.as_bytes(), detect_format)?;
+        let found = outline(text.as_bytes(), detect_format);
+        // Read in chunks of every small size (a chunk ending inside a string, after a
+        // backslash, in a character of several bytes …): the same spans.
+        for capacity in 1..=9 {
+            let chunked = BufReader::with_capacity(capacity, text.as_bytes());
+            assert_eq!(outline(chunked, detect_format), found, "chunks of {capacity}");
+        }
+        let found = found?;
         Some(
             found
                 .iter()
@@ -258,11 +302,11 @@ mod tests {
 
     #[test]
     fn finds_each_element_with_its_line_and_column() {
-        let text = "[\n  {\"a\": \"]}\\\"{\"},\n  {\"é\": [1, {}]}, {\"b\": 2}\n]\n";
+        let text = "[\n  {\"a\": \"]}\\\"{\\\\\"},\n  {\"é\": [1, {}]}, {\"b\": 2}\n]\n";
         assert_eq!(
             spans(text, false),
             Some(vec![
-                (2, 3, "{\"a\": \"]}\\\"{\"}".to_owned()),
+                (2, 3, "{\"a\": \"]}\\\"{\\\\\"}".to_owned()),
                 (3, 3, "{\"é\": [1, {}]}".to_owned()),
                 (3, 19, "{\"b\": 2}".to_owned()),
             ])
