@@ -138,6 +138,10 @@ pub(crate) struct Sink<'a, 's> {
     /// on, at most `MAX_IN_FLIGHT` at a time (past that the reader lints the trace itself).
     scope: Option<&'s rayon::Scope<'a>>,
     in_flight: &'a std::sync::atomic::AtomicUsize,
+    /// Inputs being read in the run right now: a trace is handed to the pool only while fewer
+    /// than its threads read, since otherwise no thread is free to lint it and it would wait,
+    /// whole, for the end of its input (up to `MAX_IN_FLIGHT` of them per input and thread).
+    readers: &'a std::sync::atomic::AtomicUsize,
     /// Traces emitted so far (the writer puts them back in this order).
     seq: usize,
     /// This is the run's last input: its latest linted trace is kept in `last` rather than
@@ -188,6 +192,7 @@ impl<'a> Emit for Sink<'a, '_> {
         let seq = self.seq;
         self.seq += 1;
         if let Some(scope) = self.scope
+            && self.readers.load(Ordering::Acquire) < rayon::current_num_threads()
             && self.in_flight.load(Ordering::Acquire) < MAX_IN_FLIGHT * rayon::current_num_threads()
         {
             self.in_flight.fetch_add(1, Ordering::AcqRel);
@@ -238,6 +243,7 @@ pub(crate) fn read_input(
     parse_only: bool,
     defer_otel: OtelHold<'_>,
     events: Option<(usize, &Sender<Event>)>,
+    readers: &std::sync::atomic::AtomicUsize,
     last_input: bool,
 ) -> InputResult {
     let in_flight = std::sync::atomic::AtomicUsize::new(0);
@@ -253,7 +259,7 @@ pub(crate) fn read_input(
                     parse_only,
                     defer_otel,
                     events,
-                    &in_flight,
+                    (&in_flight, readers),
                     Some(scope),
                 )
                 .holding_last(last_input),
@@ -263,7 +269,14 @@ pub(crate) fn read_input(
     read_into(
         spec,
         settings,
-        Sink::new(linter, parse_only, defer_otel, events, &in_flight, None)
+        Sink::new(
+            linter,
+            parse_only,
+            defer_otel,
+            events,
+            (&in_flight, readers),
+            None,
+        )
             .holding_last(last_input),
     )
 }
@@ -274,7 +287,10 @@ impl<'a, 's> Sink<'a, 's> {
         parse_only: bool,
         defer_otel: OtelHold<'a>,
         events: Option<(usize, &'a Sender<Event>)>,
-        in_flight: &'a std::sync::atomic::AtomicUsize,
+        (in_flight, readers): (
+            &'a std::sync::atomic::AtomicUsize,
+            &'a std::sync::atomic::AtomicUsize,
+        ),
         scope: Option<&'s rayon::Scope<'a>>,
     ) -> Self {
         Sink {
@@ -284,6 +300,7 @@ impl<'a, 's> Sink<'a, 's> {
             events,
             scope,
             in_flight,
+            readers,
             seq: 0,
             hold_last: false,
             last: None,

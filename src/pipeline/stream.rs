@@ -295,14 +295,19 @@ impl Run<'_> {
         // Each worker takes the next input in order, so inputs finish roughly in the order they
         // are written: little waits in the writer, and the writer never trails the workers.
         let taken = std::sync::atomic::AtomicUsize::new(0);
+        // Workers reading an input right now (see `read::Sink`: a trace goes to the pool only
+        // while a thread is free to lint it).
+        let readers = std::sync::atomic::AtomicUsize::new(0);
         self.pool.in_place_scope(|scope| -> anyhow::Result<()> {
             for _ in 0..self.pool.current_num_threads() {
                 let tx = tx.clone();
-                let taken = &taken;
+                let (taken, readers) = (&taken, &readers);
                 scope.spawn(move |_| {
+                    use std::sync::atomic::Ordering;
                     loop {
-                        let i = taken.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                        let i = taken.fetch_add(1, Ordering::Relaxed);
                         let Some(spec) = self.specs.get(i) else { break };
+                        readers.fetch_add(1, Ordering::AcqRel);
                         let result = read_input(
                             spec,
                             self.settings,
@@ -310,8 +315,10 @@ impl Run<'_> {
                             self.parse_only,
                             self.defer_otel,
                             Some((i, &tx)),
+                            readers,
                             i + 1 == self.specs.len(),
                         );
+                        readers.fetch_sub(1, Ordering::AcqRel);
                         drop(tx.send(Event::Done(i, result)));
                     }
                 });
