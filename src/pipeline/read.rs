@@ -242,11 +242,16 @@ pub(crate) fn read_input(
     linter: &Linter,
     parse_only: bool,
     defer_otel: OtelHold<'_>,
-    events: Option<(usize, &Sender<Event>)>,
-    readers: &std::sync::atomic::AtomicUsize,
+    events: Option<(usize, &Sender<Event>, &std::sync::atomic::AtomicUsize)>,
     last_input: bool,
 ) -> InputResult {
     let in_flight = std::sync::atomic::AtomicUsize::new(0);
+    // Streaming: the input's index, the writer, and how many inputs the run reads right now.
+    let none_read = std::sync::atomic::AtomicUsize::new(0);
+    let (events, readers) = match events {
+        Some((input, tx, readers)) => (Some((input, tx)), readers),
+        None => (None, &none_read),
+    };
     // Traces are linted across the pool only when streaming (the writer reorders them) and
     // when there is another thread to lint them.
     if events.is_some() && rayon::current_num_threads() > 1 {

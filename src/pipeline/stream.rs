@@ -314,8 +314,7 @@ impl Run<'_> {
                             self.linter,
                             self.parse_only,
                             self.defer_otel,
-                            Some((i, &tx)),
-                            readers,
+                            Some((i, &tx, readers)),
                             i + 1 == self.specs.len(),
                         );
                         readers.fetch_sub(1, Ordering::AcqRel);
