@@ -19,7 +19,7 @@ use serde_json::Value;
 use serde_json::value::RawValue;
 
 use crate::finding::InputIssue;
-use crate::model::{InputRef, LineIndex};
+use crate::model::{InputRef, LineIndex, Trace};
 
 use crate::adapters::Emit;
 use crate::adapters::common::cursor::{Cursor, child};
@@ -192,9 +192,48 @@ pub fn parse_elements(
         let index = LineIndex::starting_at_column(&element.text, element.line, element.column);
         let cur = Cursor::document(&element.text, &index);
         let default_id = format!("{}[{i}]", input.path);
-        reader.record(raw, &cur, &child("", i), &default_id, out);
+        // What the element gives is passed on once its text is freed: a trace is then linted
+        // without the text it was read from beside it.
+        let mut held = Held::default();
+        reader.record(raw, &cur, &child("", i), &default_id, &mut held);
+        drop(element);
+        held.pass_on(out);
     }
     reader.finish(out);
+}
+
+/// What reading one element emitted, in order.
+#[derive(Default)]
+struct Held(Vec<Emitted>);
+
+enum Emitted {
+    Trace(Trace),
+    Issue(InputIssue),
+    Note(String),
+}
+
+impl Emit for Held {
+    fn trace(&mut self, trace: Trace) {
+        self.0.push(Emitted::Trace(trace));
+    }
+    fn issue(&mut self, issue: InputIssue) {
+        self.0.push(Emitted::Issue(issue));
+    }
+    fn note(&mut self, note: String) {
+        self.0.push(Emitted::Note(note));
+    }
+}
+
+impl Held {
+    fn pass_on(self, out: &mut dyn Emit) {
+        for emitted in self.0 {
+            match emitted {
+                Emitted::Trace(t) => out.trace(t),
+                Emitted::Issue(i) => out.issue(i),
+                Emitted::Note(n) => out.note(n),
+            }
+        }
+    }
 }
 
 /// Parse OpenAI-shaped JSON Lines: messages (one conversation), conversations (one trace each),
