@@ -185,7 +185,7 @@ fn parse_export(
     // Chronological; ties keep file order (a stable sort).
     observations.sort_by_key(|o| o.start.unwrap_or(i128::MAX));
     let units = units(&observations, &trace_info, &mut trace);
-    assemble(&units, &mut trace, Unanswered::KeepWithoutToolRecords);
+    assemble(units, &mut trace, Unanswered::KeepWithoutToolRecords);
     if trace.steps.is_empty() {
         return out.issue(issue(
             "nothing to lint: the trace's observations carry no tool calls or messages",

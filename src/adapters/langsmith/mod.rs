@@ -135,7 +135,7 @@ fn tree(raw: &RawValue, cur: &Cursor<'_>, ptr: &str, input: &InputRef, out: &mut
             );
         }
     }
-    assemble(&units, &mut trace, Unanswered::KeepWithoutToolRecords);
+    assemble(units, &mut trace, Unanswered::KeepWithoutToolRecords);
     out.trace(trace);
 }
 

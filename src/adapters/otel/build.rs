@@ -90,7 +90,7 @@ pub fn build(key: &str, spans: Vec<Span>, input: &InputRef, default_id: &str) ->
             trace.embedded_tools.push(t.to_spec());
         }
     }
-    assemble(&units, &mut trace, Unanswered::Keep);
+    assemble(units, &mut trace, Unanswered::Keep);
     if !key.is_empty() {
         trace.attributes.push((TRACE_ID.to_owned(), key.to_owned()));
     }

@@ -71,9 +71,11 @@ pub enum Unanswered {
 /// A model call's position: (unit, message, call).
 type CallPos = (usize, usize, usize);
 
-/// Append the steps of `units` (already in trace order) to `trace`.
-pub fn assemble(units: &[Unit], trace: &mut Trace, policy: Unanswered) {
-    let joins = join(units);
+/// Append the steps of `units` (already in trace order) to `trace`. Each unit's arguments and
+/// results move into the trace's steps (a unit gives each to one step at most): the units are
+/// consumed, and the largest parts of a trace are never held twice.
+pub fn assemble(mut units: Vec<Unit>, trace: &mut Trace, policy: Unanswered) {
+    let joins = join(&units);
     let has_tool_units = units.iter().any(|u| matches!(u, Unit::Tool(_)));
     let keep_unanswered = policy == Unanswered::Keep || !has_tool_units;
     // Ids assigned to emitted calls, and which of them still wait for a result from a message.
@@ -84,11 +86,18 @@ pub fn assemble(units: &[Unit], trace: &mut Trace, policy: Unanswered) {
     // holds a turn more often than emitted so far (a user who says "yes" twice said it twice).
     let mut seen: HashMap<(u8, String), usize> = HashMap::new();
     let mut first_llm = true;
-    for (u, unit) in units.iter().enumerate() {
+    for u in 0..units.len() {
+        // The unit assembled now, taken from; the others are only read.
+        let (before, rest) = units.split_at_mut(u);
+        let Some((unit, after)) = rest.split_first_mut() else {
+            break;
+        };
+        let others = Others { before, after };
         match unit {
             Unit::Llm(llm) => {
                 let mut here: HashMap<(u8, String), usize> = HashMap::new();
-                for m in &llm.input {
+                for mi in 0..llm.input.len() {
+                    let m = &llm.input[mi];
                     let role = effective_role(m);
                     let key = (role_key(role), m.text.clone());
                     let count = here.entry(key.clone()).or_default();
@@ -100,20 +109,23 @@ pub fn assemble(units: &[Unit], trace: &mut Trace, policy: Unanswered) {
                         seen.insert(key, count.max(before));
                         message(trace, llm, m);
                     }
-                    for r in &m.results {
+                    for ri in 0..llm.input[mi].results.len() {
+                        let r = &llm.input[mi].results[ri];
                         let slot = awaiting.iter().position(|(id, name)| match &r.call_id {
                             Some(rid) => rid == id,
                             None => r.name.as_deref() == Some(name.as_str()),
                         });
                         if let Some(slot) = slot {
                             let (id, _) = awaiting.remove(slot);
-                            let mut result =
-                                ToolResult::new(Some(id), r.content.clone(), ResultStatus::Unknown);
-                            result.status = match r.is_error {
+                            let status = match r.is_error {
                                 Some(true) => ResultStatus::Error,
                                 Some(false) => ResultStatus::Ok,
                                 None => ResultStatus::Unknown,
                             };
+                            let content = std::mem::take(&mut llm.input[mi].results[ri].content);
+                            let mut result =
+                                ToolResult::new(Some(id), content, ResultStatus::Unknown);
+                            result.status = status;
                             trace.push(
                                 StepKind::ToolResult(result),
                                 llm.at.clone(),
@@ -123,17 +135,19 @@ pub fn assemble(units: &[Unit], trace: &mut Trace, policy: Unanswered) {
                     }
                 }
                 first_llm = false;
-                for (mi, m) in llm.output.iter().enumerate() {
+                for mi in 0..llm.output.len() {
+                    let m = &llm.output[mi];
                     if !m.text.is_empty() {
                         *seen
                             .entry((role_key(effective_role(m)), m.text.clone()))
                             .or_default() += 1;
                         message(trace, llm, m);
                     }
-                    for (ci, call) in m.calls.iter().enumerate() {
+                    for ci in 0..llm.output[mi].calls.len() {
                         let pos = (u, mi, ci);
+                        let call = &llm.output[mi].calls[ci];
                         let tool = joins.by_call.get(&pos).copied();
-                        let id = match tool.and_then(|t| tool_unit(units, t)) {
+                        let id = match tool.and_then(|t| others.tool(t)) {
                             Some(t) => call
                                 .id
                                 .clone()
@@ -161,11 +175,12 @@ pub fn assemble(units: &[Unit], trace: &mut Trace, policy: Unanswered) {
                         };
                         if emit_here {
                             emitted_ids.insert(pos, id.clone());
+                            let call = &mut llm.output[mi].calls[ci];
                             let step = ToolCall {
                                 call_id: Some(id),
                                 name: call.name.clone(),
-                                args: call.args.clone(),
-                                raw_args: call.raw.clone(),
+                                args: take_args(&mut call.args),
+                                raw_args: call.raw.take(),
                                 origin: CallOrigin::Model,
                             };
                             trace.push(StepKind::ToolCall(step), llm.at.clone(), llm.meta.clone());
@@ -177,7 +192,8 @@ pub fn assemble(units: &[Unit], trace: &mut Trace, policy: Unanswered) {
                 let model = joins.by_tool.get(&u).copied();
                 let id = match model {
                     Some(pos) => emitted_ids.get(&pos).cloned().unwrap_or_else(|| {
-                        model_call(units, pos)
+                        others
+                            .model_call(pos)
                             .and_then(|c| c.id.clone())
                             .or_else(|| tool.call_id.clone())
                             .unwrap_or_else(|| tool.fallback_id.clone())
@@ -191,13 +207,16 @@ pub fn assemble(units: &[Unit], trace: &mut Trace, policy: Unanswered) {
                     let step = ToolCall {
                         call_id: Some(id.clone()),
                         name: tool.name.clone(),
-                        args: tool.args.clone(),
-                        raw_args: tool.raw_args.clone(),
+                        args: take_args(&mut tool.args),
+                        raw_args: tool.raw_args.take(),
                         origin: CallOrigin::ToolRecord,
                     };
                     trace.push(StepKind::ToolCall(step), tool.at.clone(), tool.meta.clone());
                 }
-                let mut result = tool.result.clone();
+                let mut result = std::mem::replace(
+                    &mut tool.result,
+                    ToolResult::new(None, serde_json::Value::Null, ResultStatus::Unknown),
+                );
                 result.call_id = Some(id);
                 trace.push(
                     StepKind::ToolResult(result),
@@ -205,6 +224,46 @@ pub fn assemble(units: &[Unit], trace: &mut Trace, policy: Unanswered) {
                     tool.meta.clone(),
                 );
             }
+        }
+    }
+}
+
+/// A unit's arguments, moved out (a unit gives them to one step only).
+fn take_args(args: &mut Args) -> Args {
+    std::mem::replace(args, Args::Unknown(String::new()))
+}
+
+/// The units around the one being assembled: `before` holds those before it, `after` those
+/// after it; indices are the units' own.
+struct Others<'a> {
+    before: &'a [Unit],
+    after: &'a [Unit],
+}
+
+impl<'a> Others<'a> {
+    fn unit(&self, i: usize) -> Option<&'a Unit> {
+        let u = self.before.len();
+        match i.cmp(&u) {
+            std::cmp::Ordering::Less => self.before.get(i),
+            std::cmp::Ordering::Greater => self.after.get(i - u - 1),
+            std::cmp::Ordering::Equal => None,
+        }
+    }
+
+    fn tool(&self, i: usize) -> Option<&'a ToolUnit> {
+        match self.unit(i)? {
+            Unit::Tool(t) => Some(t),
+            Unit::Llm(_) => None,
+        }
+    }
+
+    fn model_call(
+        &self,
+        (u, m, c): CallPos,
+    ) -> Option<&'a crate::adapters::common::chat::EmittedCall> {
+        match self.unit(u)? {
+            Unit::Llm(l) => l.output.get(m)?.calls.get(c),
+            Unit::Tool(_) => None,
         }
     }
 }
@@ -249,20 +308,6 @@ fn synthetic_id(llm: &LlmUnit, message: usize, call: usize) -> String {
         .clone()
         .unwrap_or_else(|| format!("{}:{}", llm.at.line, llm.at.column));
     format!("{base}#{message}.{call}")
-}
-
-fn tool_unit(units: &[Unit], i: usize) -> Option<&ToolUnit> {
-    match units.get(i)? {
-        Unit::Tool(t) => Some(t),
-        Unit::Llm(_) => None,
-    }
-}
-
-fn model_call(units: &[Unit], (u, m, c): CallPos) -> Option<&crate::adapters::common::chat::EmittedCall> {
-    match units.get(u)? {
-        Unit::Llm(l) => l.output.get(m)?.calls.get(c),
-        Unit::Tool(_) => None,
-    }
 }
 
 /// Which model call each tool record answers.

@@ -58,7 +58,7 @@ fn render(units: &[Unit], policy: Unanswered) -> Vec<String> {
             format: "x".into(),
         },
     );
-    assemble(units, &mut t, policy);
+    assemble(units.to_vec(), &mut t, policy);
     t.steps
         .iter()
         .map(|s| match &s.kind {
