@@ -29,8 +29,14 @@ pub fn build(key: &str, spans: Vec<Span>, input: &InputRef, default_id: &str) ->
     let mut units = Vec::with_capacity(spans.len());
     let mut tools: Vec<ToolDef> = Vec::new();
     let mut session = None;
+    // Each span is freed once read: what it gives moves into the units, and a trace's spans
+    // and its units are never all held at once.
+    let mut spans: Vec<Option<Span>> = spans.into_iter().map(Some).collect();
     for &i in &order {
-        let span = &spans[i];
+        let Some(span) = spans.get_mut(i).and_then(Option::take) else {
+            continue;
+        };
+        let span = &span;
         session = session.or_else(|| {
             text(&span.attrs, "session.id")
                 .or_else(|| text(&span.attrs, "gen_ai.conversation.id"))
