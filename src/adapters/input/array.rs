@@ -47,18 +47,7 @@ pub(super) fn parse_seekable<R: Read + Seek>(
     opts: &ReadOptions,
     out: &mut dyn Emit,
 ) -> Option<ReadOutcome> {
-    if opts.format.is_some_and(|f| f != InputFormat::OpenAi) {
-        return None;
-    }
-    let size = file.seek(SeekFrom::End(0)).ok()?;
-    if size > opts.limits.max_record as u64 {
-        return None; // read whole, which says it is too large
-    }
-    file.seek(SeekFrom::Start(0)).ok()?;
-    let spans = outline(
-        BufReader::with_capacity(256 << 10, &mut *file),
-        opts.format.is_none(),
-    )?;
+    let spans = spans_of(file, opts)?;
     let input = InputRef {
         path: path.to_owned(),
         format: InputFormat::OpenAi.name().to_owned(),
@@ -82,6 +71,29 @@ pub(super) fn parse_seekable<R: Read + Seek>(
     }
     tally.finish(path, InputFormat::OpenAi, &scan);
     Some(ReadOutcome::Read(InputFormat::OpenAi))
+}
+
+/// What `parse_seekable` would read `file` as, found without reading it whole: `Some` when it
+/// reads it an element at a time (the first pass alone runs), `None` when the file is to be read
+/// whole.
+pub(super) fn detect_seekable<R: Read + Seek>(file: &mut R, opts: &ReadOptions) -> Option<ReadOutcome> {
+    spans_of(file, opts).map(|_| ReadOutcome::Read(InputFormat::OpenAi))
+}
+
+/// The first pass over `file`, from its start, when it may be read an element at a time.
+fn spans_of<R: Read + Seek>(file: &mut R, opts: &ReadOptions) -> Option<Vec<Span>> {
+    if opts.format.is_some_and(|f| f != InputFormat::OpenAi) {
+        return None;
+    }
+    let size = file.seek(SeekFrom::End(0)).ok()?;
+    if size > opts.limits.max_record as u64 {
+        return None; // read whole, which says it is too large
+    }
+    file.seek(SeekFrom::Start(0)).ok()?;
+    outline(
+        BufReader::with_capacity(256 << 10, &mut *file),
+        opts.format.is_none(),
+    )
 }
 
 /// One element's text, read from where the first pass found it.
@@ -346,6 +358,13 @@ mod tests {
         let mut whole = Parsed::default();
         let file = std::fs::File::open(path).unwrap();
         let whole_read = parse_reader(BufReader::new(file), &name, opts, &mut whole);
+        // What a file is read as, found without reading it: the same both ways too.
+        let mut file = std::fs::File::open(path).unwrap();
+        let detected = detect_seekable(&mut file, opts);
+        let file = std::fs::File::open(path).unwrap();
+        let detected_whole = super::super::read::detect_reader(BufReader::new(file), &name, opts);
+        assert_eq!(detected, Some(detected_whole), "{name}");
+        assert_eq!(detected, Some(read), "{name}");
         Some((
             format!("{read:?}\n{streamed:#?}"),
             format!("{whole_read:?}\n{whole:#?}"),

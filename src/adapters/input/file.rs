@@ -59,7 +59,8 @@ pub fn parse_file<R: Read + Seek>(
 }
 
 /// The format `parse_file` would read a file as (or why it would read nothing), found without
-/// running the adapter: only what decides the format is read (the whole of a JSON document).
+/// running the adapter: only what decides the format is read (the whole of a JSON document,
+/// or, for an array read an element at a time, its first pass).
 pub(crate) fn file_format<R: Read + Seek>(mut file: R, path: &str, opts: &ReadOptions) -> ReadOutcome {
     let mut head = vec![0; 4096];
     let Ok(filled) = read_head(&mut file, &mut head) else {
@@ -77,6 +78,12 @@ pub(crate) fn file_format<R: Read + Seek>(mut file: R, path: &str, opts: &ReadOp
     }
     if inspect::is_zip(&head[..filled]) && opts.format.is_none_or(|f| f == InputFormat::Inspect) {
         return ReadOutcome::Read(InputFormat::Inspect);
+    }
+    if let Some(read) = super::array::detect_seekable(&mut file, opts) {
+        return read;
+    }
+    if file.seek(SeekFrom::Start(0)).is_err() {
+        return ReadOutcome::Failed;
     }
     super::read::detect_reader(BufReader::with_capacity(256 << 10, file), path, opts)
 }
