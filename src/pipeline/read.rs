@@ -252,6 +252,8 @@ pub(crate) fn read_input(
         Some((input, tx, readers)) => (Some((input, tx)), readers),
         None => (None, &none_read),
     };
+    // Traces of this input in the pool, and inputs the run reads right now.
+    let counts = (&in_flight, readers);
     // Traces are linted across the pool only when streaming (the writer reorders them) and
     // when there is another thread to lint them.
     if events.is_some() && rayon::current_num_threads() > 1 {
@@ -259,30 +261,15 @@ pub(crate) fn read_input(
             read_into(
                 spec,
                 settings,
-                Sink::new(
-                    linter,
-                    parse_only,
-                    defer_otel,
-                    events,
-                    (&in_flight, readers),
-                    Some(scope),
-                )
-                .holding_last(last_input),
+                Sink::new(linter, parse_only, defer_otel, events, counts, Some(scope))
+                    .holding_last(last_input),
             )
         });
     }
     read_into(
         spec,
         settings,
-        Sink::new(
-            linter,
-            parse_only,
-            defer_otel,
-            events,
-            (&in_flight, readers),
-            None,
-        )
-            .holding_last(last_input),
+        Sink::new(linter, parse_only, defer_otel, events, counts, None).holding_last(last_input),
     )
 }
 
