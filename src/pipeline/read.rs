@@ -191,7 +191,10 @@ impl<'a> Emit for Sink<'a, '_> {
         };
         let seq = self.seq;
         self.seq += 1;
+        // With `--parse-only` there is nothing to lint: handing a trace over would cost more
+        // than it saves.
         if let Some(scope) = self.scope
+            && !self.parse_only
             && self.readers.load(Ordering::Acquire) < rayon::current_num_threads()
             && self.in_flight.load(Ordering::Acquire) < MAX_IN_FLIGHT * rayon::current_num_threads()
         {
