@@ -40,22 +40,23 @@ struct Span {
 
 /// Read `file` an element at a time when it is a JSON array of OpenAI-shaped records (the
 /// format given, or detected as `parse_reader` would detect it); `None`, with nothing emitted
-/// and the file's position anywhere, when it is to be read whole instead.
+/// and the file's position anywhere, when it is to be read whole instead. `head` is the file's
+/// first bytes: a file that does not open with `[` is not read any further here.
 pub(super) fn parse_seekable<R: Read + Seek>(
     file: &mut R,
+    head: &[u8],
     path: &str,
     opts: &ReadOptions,
     out: &mut dyn Emit,
 ) -> Option<ReadOutcome> {
-    let spans = spans_of(file, opts)?;
+    let spans = spans_of(file, head, opts)?;
     let input = InputRef {
         path: path.to_owned(),
         format: InputFormat::OpenAi.name().to_owned(),
     };
     let mut tally = empty::Tally::new(out);
-    let mut buf = Vec::new();
     let mut elements = spans.iter().map(|span| {
-        read_span(file, span, &mut buf).map_err(|e| {
+        read_span(file, span).map_err(|e| {
             InputIssue::at(path, span.line, span.column, format!("cannot read: {e}"))
         })
     });
@@ -76,13 +77,19 @@ pub(super) fn parse_seekable<R: Read + Seek>(
 /// What `parse_seekable` would read `file` as, found without reading it whole: `Some` when it
 /// reads it an element at a time (the first pass alone runs), `None` when the file is to be read
 /// whole.
-pub(super) fn detect_seekable<R: Read + Seek>(file: &mut R, opts: &ReadOptions) -> Option<ReadOutcome> {
-    spans_of(file, opts).map(|_| ReadOutcome::Read(InputFormat::OpenAi))
+pub(super) fn detect_seekable<R: Read + Seek>(
+    file: &mut R,
+    head: &[u8],
+    opts: &ReadOptions,
+) -> Option<ReadOutcome> {
+    spans_of(file, head, opts).map(|_| ReadOutcome::Read(InputFormat::OpenAi))
 }
 
-/// The first pass over `file`, from its start, when it may be read an element at a time.
-fn spans_of<R: Read + Seek>(file: &mut R, opts: &ReadOptions) -> Option<Vec<Span>> {
-    if opts.format.is_some_and(|f| f != InputFormat::OpenAi) {
+/// The first pass over `file`, from its start, when it may be read an element at a time (its
+/// first bytes, `head`, open an array: anything else costs no read).
+fn spans_of<R: Read + Seek>(file: &mut R, head: &[u8], opts: &ReadOptions) -> Option<Vec<Span>> {
+    let opens_array = head.iter().find(|b| !matches!(b, b' ' | b'\t' | b'\n' | b'\r')) == Some(&b'[');
+    if !opens_array || opts.format.is_some_and(|f| f != InputFormat::OpenAi) {
         return None;
     }
     let size = file.seek(SeekFrom::End(0)).ok()?;
@@ -97,12 +104,11 @@ fn spans_of<R: Read + Seek>(file: &mut R, opts: &ReadOptions) -> Option<Vec<Span
 }
 
 /// One element's text, read from where the first pass found it.
-fn read_span<R: Read + Seek>(file: &mut R, span: &Span, buf: &mut Vec<u8>) -> std::io::Result<Element> {
+fn read_span<R: Read + Seek>(file: &mut R, span: &Span) -> std::io::Result<Element> {
     file.seek(SeekFrom::Start(span.start))?;
-    buf.clear();
-    buf.resize(span.len, 0);
-    file.read_exact(buf)?;
-    let text = String::from_utf8(std::mem::take(buf)).map_err(|_| {
+    let mut bytes = vec![0; span.len];
+    file.read_exact(&mut bytes)?;
+    let text = String::from_utf8(bytes).map_err(|_| {
         std::io::Error::new(
             std::io::ErrorKind::InvalidData,
             "the file changed while it was read; lint it again",
@@ -354,13 +360,14 @@ mod tests {
         let name = path.display().to_string();
         let mut streamed = Parsed::default();
         let mut file = std::fs::File::open(path).unwrap();
-        let read = parse_seekable(&mut file, &name, opts, &mut streamed)?;
+        let head = std::fs::read(path).unwrap();
+        let read = parse_seekable(&mut file, &head, &name, opts, &mut streamed)?;
         let mut whole = Parsed::default();
         let file = std::fs::File::open(path).unwrap();
         let whole_read = parse_reader(BufReader::new(file), &name, opts, &mut whole);
         // What a file is read as, found without reading it: the same both ways too.
         let mut file = std::fs::File::open(path).unwrap();
-        let detected = detect_seekable(&mut file, opts);
+        let detected = detect_seekable(&mut file, &head, opts);
         let file = std::fs::File::open(path).unwrap();
         let detected_whole = super::super::read::detect_reader(BufReader::new(file), &name, opts);
         assert_eq!(detected, Some(detected_whole), "{name}");

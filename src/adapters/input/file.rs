@@ -41,7 +41,7 @@ pub fn parse_file<R: Read + Seek>(
         return read_zip(file, path, opts, out);
     }
     if !stream {
-        if let Some(read) = super::array::parse_seekable(&mut file, path, opts, out) {
+        if let Some(read) = super::array::parse_seekable(&mut file, &head[..filled], path, opts, out) {
             return read;
         }
         if let Err(e) = file.seek(SeekFrom::Start(0)) {
@@ -79,7 +79,7 @@ pub(crate) fn file_format<R: Read + Seek>(mut file: R, path: &str, opts: &ReadOp
     if inspect::is_zip(&head[..filled]) && opts.format.is_none_or(|f| f == InputFormat::Inspect) {
         return ReadOutcome::Read(InputFormat::Inspect);
     }
-    if let Some(read) = super::array::detect_seekable(&mut file, opts) {
+    if let Some(read) = super::array::detect_seekable(&mut file, &head[..filled], opts) {
         return read;
     }
     if file.seek(SeekFrom::Start(0)).is_err() {
