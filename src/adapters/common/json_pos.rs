@@ -139,7 +139,63 @@ pub struct LineReader<R> {
     max_record: usize,
     line: u32,
     buf: Vec<u8>,
+    /// `buf` holds a line read already (`LineReader::holding`), not yet returned.
+    held: bool,
     done: bool,
+}
+
+/// A line at least this long is handed over in the reader's own buffer instead of copied out
+/// of it (a record of many megabytes is not held twice); shorter ones are copied, so the buffer
+/// is reused.
+const HAND_OVER: usize = 1 << 20;
+
+/// A line read past this many bytes is gathered in pieces of this size and joined once at its
+/// end, into a buffer of its exact length. Grown by doubling, a line of 64 MiB would be copied
+/// into buffers of 1, 2, 4… 128 MiB, and the allocator keep the address space of every smaller
+/// one (the hostile-input tests hold a run to 512 MiB of it).
+const PIECE: usize = 1 << 20;
+
+/// The pieces of a long line being read, past the first `PIECE` bytes (which are in the
+/// reader's buffer).
+#[derive(Debug, Default)]
+pub(crate) struct Pieces(Vec<Vec<u8>>);
+
+impl Pieces {
+    /// The line's length so far, `buf` holding its start.
+    pub(crate) fn len(&self, buf: &[u8]) -> usize {
+        buf.len() + self.0.iter().map(Vec::len).sum::<usize>()
+    }
+
+    /// Append `bytes` to the line whose start is in `buf`.
+    pub(crate) fn push(&mut self, buf: &mut Vec<u8>, mut bytes: &[u8]) {
+        if self.0.is_empty() && buf.len() + bytes.len() <= PIECE {
+            buf.extend_from_slice(bytes);
+            return;
+        }
+        while !bytes.is_empty() {
+            match self.0.last_mut() {
+                Some(piece) if piece.len() < PIECE => {
+                    let n = (PIECE - piece.len()).min(bytes.len());
+                    piece.extend_from_slice(&bytes[..n]);
+                    bytes = &bytes[n..];
+                }
+                _ => self.0.push(Vec::with_capacity(PIECE)),
+            }
+        }
+    }
+
+    /// The whole line, in `buf`.
+    pub(crate) fn join(&mut self, buf: &mut Vec<u8>) {
+        if self.0.is_empty() {
+            return;
+        }
+        let mut whole = Vec::with_capacity(self.len(buf));
+        whole.extend_from_slice(buf);
+        for piece in self.0.drain(..) {
+            whole.extend_from_slice(&piece);
+        }
+        *buf = whole;
+    }
 }
 
 impl<R: BufRead> LineReader<R> {
@@ -151,14 +207,33 @@ impl<R: BufRead> LineReader<R> {
             max_record,
             line: 0,
             buf: Vec::new(),
+            held: false,
             done: false,
         }
+    }
+
+    /// A reader whose first line is `line` (read already, with or without its line ending),
+    /// then whatever `inner` holds: `line` is not copied.
+    pub fn holding(line: Vec<u8>, inner: R, path: impl Into<String>, max_record: usize) -> Self {
+        let mut reader = Self::new(inner, path, max_record);
+        reader.buf = line;
+        reader.held = true;
+        reader
     }
 
     /// Read one physical line into `buf`, keeping at most `max_record + 1` bytes; returns
     /// `(bytes read, truncated)` or `None` at the end.
     fn read_line(&mut self) -> std::io::Result<Option<bool>> {
+        if std::mem::take(&mut self.held) {
+            if self.buf.last() == Some(&b'\n') {
+                self.buf.pop();
+            }
+            let truncated = self.buf.len() > self.max_record + 1;
+            self.buf.truncate(self.max_record + 1);
+            return Ok(Some(truncated));
+        }
         self.buf.clear();
+        let mut pieces = Pieces::default();
         let mut read_any = false;
         let mut truncated = false;
         loop {
@@ -168,6 +243,7 @@ impl<R: BufRead> LineReader<R> {
                 Err(e) => return Err(e),
             };
             if available.is_empty() {
+                pieces.join(&mut self.buf);
                 return Ok(read_any.then_some(truncated));
             }
             read_any = true;
@@ -175,13 +251,14 @@ impl<R: BufRead> LineReader<R> {
                 Some(i) => (&available[..i], i + 1, true),
                 None => (available, available.len(), false),
             };
-            let room = (self.max_record + 1).saturating_sub(self.buf.len());
+            let room = (self.max_record + 1).saturating_sub(pieces.len(&self.buf));
             if chunk.len() > room {
                 truncated = true;
             }
-            self.buf.extend_from_slice(&chunk[..chunk.len().min(room)]);
+            pieces.push(&mut self.buf, &chunk[..chunk.len().min(room)]);
             self.inner.consume(used);
             if end {
+                pieces.join(&mut self.buf);
                 return Ok(Some(truncated));
             }
         }
@@ -222,18 +299,34 @@ impl<R: BufRead> Iterator for LineReader<R> {
                     ),
                 )));
             }
-            let mut bytes = self.buf.as_slice();
-            if self.line == 1 {
-                bytes = bytes.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(bytes);
+            let mut start = 0;
+            if self.line == 1 && self.buf.starts_with(b"\xEF\xBB\xBF") {
+                start = 3;
             }
-            let bytes = bytes.strip_suffix(b"\r").unwrap_or(bytes);
+            let mut end = self.buf.len();
+            if end > start && self.buf[end - 1] == b'\r' {
+                end -= 1;
+            }
+            let bytes = &self.buf[start..end];
             if bytes.iter().all(u8::is_ascii_whitespace) {
                 continue;
             }
-            return Some(match std::str::from_utf8(bytes) {
-                Ok(s) => Ok(Line {
+            let text = if bytes.len() >= HAND_OVER {
+                let mut owned = std::mem::take(&mut self.buf);
+                owned.truncate(end);
+                owned.drain(..start);
+                // What the buffer grew to past the line (up to as much again) is given back.
+                if owned.capacity() - owned.len() > owned.len() / 8 {
+                    owned.shrink_to_fit();
+                }
+                String::from_utf8(owned).map_err(|e| e.utf8_error())
+            } else {
+                std::str::from_utf8(bytes).map(str::to_owned)
+            };
+            return Some(match text {
+                Ok(text) => Ok(Line {
                     number: self.line,
-                    text: s.to_owned(),
+                    text,
                 }),
                 Err(e) => Err(InputIssue::at(
                     &self.path,
@@ -286,6 +379,89 @@ mod tests {
         );
         assert_eq!(got[2].as_ref().unwrap_err().line, 3);
         assert!(matches!(&got[3], Ok(l) if l.number == 4));
+    }
+
+    /// A reader handed its first line reads exactly as one that read that line itself.
+    #[test]
+    fn a_held_first_line_reads_as_a_read_one() {
+        let big = |prefix: &[u8], suffix: &[u8]| {
+            let mut v = prefix.to_vec();
+            v.extend(std::iter::repeat_n(b'a', HAND_OVER + 5));
+            v.extend_from_slice(suffix);
+            v
+        };
+        let firsts: Vec<Vec<u8>> = vec![
+            b"{\"a\":1}\n".to_vec(),
+            b"\xEF\xBB\xBF{\"a\":1}\r\n".to_vec(),
+            b"{\"a\":1}".to_vec(),
+            b"   \n".to_vec(),
+            b"0123456789abcdef\n".to_vec(),
+            b"012345678\n".to_vec(),
+            b"\xff\xfe\n".to_vec(),
+            big(b"\xEF\xBB\xBF", b"\r\n"),
+            big(b"", b""),
+            big(b"\xff", b"\n"),
+            big(b"ab", b"\xff\n"),
+        ];
+        for first in firsts {
+            for rest in [&b""[..], b"{}\n\n{\"b\":2}\r\n", b"\xEF\xBB\xBF{}"] {
+                // A line read without its line ending is the file's last.
+                if first.last() != Some(&b'\n') && !rest.is_empty() {
+                    continue;
+                }
+                for max in [8, 2 * HAND_OVER] {
+                    let whole: Vec<u8> = [&first[..], rest].concat();
+                    let want: Vec<_> = LineReader::new(&whole[..], "f.jsonl", max).collect();
+                    let got: Vec<_> =
+                        LineReader::holding(first.clone(), rest, "f.jsonl", max).collect();
+                    assert_eq!(got, want, "{:?} then {rest:?}, max {max}", &first[..first.len().min(20)]);
+                }
+            }
+        }
+    }
+
+    /// Lines longer than a piece, read in chunks that straddle the pieces' bounds, come out
+    /// whole, and are cut at the limit wherever it falls.
+    #[test]
+    fn long_lines_are_read_whole_across_pieces() {
+        let line = |n: usize| -> Vec<u8> { (0..n).map(|i| b'a' + (i % 26) as u8).collect() };
+        for n in [PIECE - 1, PIECE, PIECE + 1, 3 * PIECE + 7] {
+            let mut input = line(n);
+            input.extend_from_slice(b"\n{}\n");
+            input.extend(line(n));
+            for chunk in [999, 4096] {
+                let reader = std::io::BufReader::with_capacity(chunk, &input[..]);
+                let got: Vec<_> = LineReader::new(reader, "f.jsonl", 4 * PIECE).collect();
+                let texts: Vec<_> = got.iter().map(|l| l.as_ref().unwrap().text.len()).collect();
+                assert_eq!(texts, [n, 2, n], "{n} in chunks of {chunk}");
+                let want = String::from_utf8(line(n)).unwrap();
+                assert!(got[0].as_ref().unwrap().text == want);
+                assert!(got[2].as_ref().unwrap().text == want);
+                for max in [n - 2, n - 1, n] {
+                    let reader = std::io::BufReader::with_capacity(chunk, &input[..]);
+                    let got: Vec<_> = LineReader::new(reader, "f.jsonl", max).collect();
+                    let long = got.iter().filter(|l| l.is_err()).count();
+                    assert_eq!(long, if max < n { 2 } else { 0 }, "{n}, max {max}");
+                    assert_eq!(got.len(), 3);
+                }
+            }
+        }
+    }
+
+    /// A line of a megabyte or more is handed over in the buffer it was read into.
+    #[test]
+    fn a_long_line_is_not_copied() {
+        // Exactly as long as it holds, so that nothing is given back (which may move it).
+        let mut first = Vec::with_capacity(HAND_OVER + 3);
+        first.push(b'{');
+        first.extend(std::iter::repeat_n(b' ', HAND_OVER));
+        first.extend_from_slice(b"}\n");
+        let at = first.as_ptr();
+        let got: Vec<_> = LineReader::holding(first, &b"{}"[..], "f.jsonl", 4 * HAND_OVER).collect();
+        let line = got[0].as_ref().unwrap();
+        assert_eq!((line.number, line.text.len()), (1, HAND_OVER + 2));
+        assert_eq!(line.text.as_ptr(), at);
+        assert_eq!(got[1].as_ref().unwrap().number, 2);
     }
 
     #[test]

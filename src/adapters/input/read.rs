@@ -10,7 +10,7 @@ use crate::model::InputRef;
 
 use crate::adapters::input::detect::{DETECT_LINES, Undetected, companion, looks_like_tools};
 
-use crate::adapters::common::json_pos::{Line, LineReader};
+use crate::adapters::common::json_pos::{Line, LineReader, Pieces};
 use crate::adapters::{Body, Container, EMPTY_FILE, Emit, Head, InputFormat, Limits, cline, common::json_pos, detect, input::empty, inspect, parse_body};
 
 /// Lines looked at, at most, to find the records a JSON Lines input's format is detected from.
@@ -205,8 +205,9 @@ fn read_or_detect<R: BufRead>(
         // The line the first record is on, less one: an over-long first record skipped, or
         // the text lines before the first record.
         let base = skipped.saturating_add(preamble.as_ref().map_or(0, |p| p.lines));
-        let rest = LineReader::new(reader, path, limits.max_record).map(renumber(base.saturating_add(1)));
-        let first_line = LineReader::new(&first[..], path, limits.max_record).map(renumber(base));
+        // The first line is handed over as read (not copied: it may be a record of many
+        // megabytes), then the rest is read.
+        let lines = LineReader::holding(first, reader, path, limits.max_record).map(renumber(base));
         let too_long = (skipped > 0).then(|| {
             Err(InputIssue::at(
                 path,
@@ -218,7 +219,7 @@ fn read_or_detect<R: BufRead>(
                 ),
             ))
         });
-        let mut all = too_long.into_iter().chain(first_line).chain(rest);
+        let mut all = too_long.into_iter().chain(lines);
         let mut buffered: Vec<Result<Line, InputIssue>> = Vec::new();
         let format = match format {
             Some(f) => f,
@@ -490,6 +491,8 @@ fn read_first_line<R: BufRead>(
     buf: &mut Vec<u8>,
     truncated: &mut bool,
 ) -> std::io::Result<()> {
+    // A long line is gathered in pieces and joined at its end (`Pieces`).
+    let mut pieces = Pieces::default();
     loop {
         let available = match reader.fill_buf() {
             Ok(b) => b,
@@ -497,19 +500,22 @@ fn read_first_line<R: BufRead>(
             Err(e) => return Err(e),
         };
         if available.is_empty() {
+            pieces.join(buf);
             return Ok(());
         }
         let (take, end) = match memchr::memchr(b'\n', available) {
             Some(i) => (i + 1, true),
             None => (available.len(), false),
         };
-        buf.extend_from_slice(&available[..take]);
+        pieces.push(buf, &available[..take]);
         reader.consume(take);
         if end {
+            pieces.join(buf);
             return Ok(());
         }
-        if buf.len() > max {
+        if pieces.len(buf) > max {
             *truncated = true;
+            pieces.join(buf);
             return Ok(());
         }
     }

@@ -25,7 +25,8 @@ pub(super) fn parse_step(raw: &RawValue) -> Result<(StepKind, StepMeta, Option<V
     let kind = match m.get("type").and_then(Value::as_str) {
         Some("message") => StepKind::Message(Message {
             role: parse_role(m.get("role"))?,
-            content: text_of(m.get("content")),
+            // Moved out of the step, not copied.
+            content: text_of(m.remove("content")),
         }),
         Some("tool_call") => {
             schema = m.remove("schema").filter(Value::is_object);
@@ -152,10 +153,10 @@ fn id_of(v: Option<&Value>) -> Option<String> {
 }
 
 /// Message text: the string itself, typed blocks' text joined, or JSON text for anything else.
-fn text_of(v: Option<&Value>) -> String {
+fn text_of(v: Option<Value>) -> String {
     match v {
         None | Some(Value::Null) => String::new(),
-        Some(Value::String(s)) => s.clone(),
+        Some(Value::String(s)) => s,
         Some(Value::Array(items))
             if items
                 .iter()
