@@ -92,7 +92,7 @@ source_digest() {
     (
         cd "$ACTION_PATH"
         set --
-        for p in Cargo.lock Cargo.toml askama.toml build.rs README.md src data fixtures/demo; do
+        for p in .cargo/config.toml Cargo.lock Cargo.toml askama.toml build.rs README.md src data fixtures/demo; do
             if [ -e "$p" ]; then set -- "$@" "$p"; fi
         done
         find "$@" -type f -print0 | LC_ALL=C sort -z | xargs -0 "${hasher[@]}"
@@ -266,7 +266,11 @@ cmd_install() {
                     fail "cannot install tracelint $v from crates.io (is that version published, and is crates.io reachable?)"
             else
                 echo "tracelint: cargo install --locked --path $ACTION_PATH --root $root"
-                cargo install --locked --root "$root" --path "$ACTION_PATH" ||
+                # Run from the checkout, so that its build settings (.cargo/config.toml: the
+                # allocator's) apply; cargo reads them from the folder it runs in.
+                local at_root=$root
+                case $at_root in /*) ;; *) at_root=$PWD/$at_root ;; esac
+                (cd "$ACTION_PATH" && cargo install --locked --root "$at_root" --path .) ||
                     fail "cannot build tracelint from $ACTION_PATH (see the cargo output above)"
             fi
         fi

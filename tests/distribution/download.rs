@@ -242,6 +242,10 @@ fn a_released_ref_downloads_its_asset_and_any_other_ref_is_built() {
         crate::install::path_install(root)
     );
     assert_eq!(
+        crate::install::cargo_folders(&calls),
+        format!("{}\n", repo().display())
+    );
+    assert_eq!(
         job.release.requests()[before..],
         [format!("/v{OURS}/source-digest.txt")],
         "no asset is downloaded for another ref"
@@ -353,7 +357,9 @@ fn the_source_digest_follows_what_the_crate_compiles() {
     let scratch = tempfile::tempdir().expect("a temp dir");
     let copy = scratch.path().join("checkout");
     std::fs::create_dir_all(copy.join("fixtures")).expect("create a folder");
+    std::fs::create_dir_all(copy.join(".cargo")).expect("create a folder");
     for p in [
+        ".cargo/config.toml",
         "Cargo.lock",
         "Cargo.toml",
         "askama.toml",
@@ -385,6 +391,10 @@ fn the_source_digest_follows_what_the_crate_compiles() {
         ("src/main.rs", "a source file"),
         ("fixtures/demo/tools.json", "a file the demo embeds"),
         ("Cargo.lock", "the lock file"),
+        (
+            ".cargo/config.toml",
+            "the build's settings (the allocator's)",
+        ),
     ] {
         let path = copy.join(file);
         let before = std::fs::read(&path).expect("read");

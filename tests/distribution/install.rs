@@ -26,12 +26,17 @@ fn clean_with() -> Vec<(&'static str, &'static str)> {
     ]
 }
 
-/// The recorded `cargo` call that builds the action's checkout into `root`.
+/// The recorded `cargo` call that builds the action's checkout into `root`: run in the checkout
+/// (where cargo reads its build settings, `.cargo/config.toml`), given as `.`.
 pub(crate) fn path_install(root: &str) -> String {
-    format!(
-        "install --locked --root {root} --path {}\n",
-        repo().display()
-    )
+    format!("install --locked --root {root} --path .\n")
+}
+
+/// The folders the recorded `cargo` calls ran in (`calls` is `Job::fake_cargo`'s log).
+pub(crate) fn cargo_folders(calls: &std::path::Path) -> String {
+    let mut log = calls.as_os_str().to_owned();
+    log.push(".cwd");
+    std::fs::read_to_string(log).expect("cargo ran")
 }
 
 #[test]
@@ -55,6 +60,7 @@ fn cache_miss_runs_cargo_install_locked_then_the_saved_binary_is_restored() {
         std::fs::read_to_string(&calls).expect("cargo ran"),
         path_install(&root)
     );
+    assert_eq!(cargo_folders(&calls), format!("{}\n", repo().display()));
     assert_eq!(
         first.step("install").outputs["bin"],
         format!("{root}/bin/tracelint")

@@ -108,7 +108,7 @@ impl Job {
         let dir = self.path("fake-cargo");
         let log = self.path("cargo-calls.log");
         let script = format!(
-            "#!/usr/bin/env bash\nprintf '%s\\n' \"$*\" >>'{log}'\nroot=''\nprev=''\n\
+            "#!/usr/bin/env bash\nprintf '%s\\n' \"$*\" >>'{log}'\nprintf '%s\\n' \"$PWD\" >>'{log}.cwd'\nroot=''\nprev=''\n\
              for a in \"$@\"; do if [ \"$prev\" = --root ]; then root=$a; fi; prev=$a; done\n{body}\n",
             log = log.display()
         );
