@@ -46,7 +46,15 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitStatus> {
 /// `check` writes through `PipeSafe` and exits with the status it decided.
 #[allow(clippy::print_stderr)]
 pub(crate) fn main() -> std::process::ExitCode {
-    main_with(std::env::args_os().collect()).into()
+    let status = main_with(std::env::args_os().collect());
+    // A signal killed the servers this run was reading: the handler thread ends the run with
+    // the signal's code, not this one with what the failed read said.
+    if crate::sources::stdio::ending_signal().is_some() {
+        loop {
+            std::thread::park();
+        }
+    }
+    status.into()
 }
 
 /// [`main`] with the command line given (the first item is the program's name), returning the

@@ -124,6 +124,8 @@ impl StdioServer {
             use std::os::unix::process::CommandExt;
             command.process_group(0);
         }
+        // Before the server runs: a signal from then on kills its group (not us alone).
+        install_signal_handler();
         let mut child = command.spawn().map_err(|e| {
             let hint = if e.kind() == io::ErrorKind::NotFound {
                 " (is it installed and on PATH?)"
@@ -132,10 +134,12 @@ impl StdioServer {
             };
             format!("cannot start server `{}`: {e}{hint}", cmd.program)
         })?;
+        running::add(child.id());
         let (Some(stdin), Some(stdout), Some(stderr)) =
             (child.stdin.take(), child.stdout.take(), child.stderr.take())
         else {
             kill_now(&mut child);
+            running::remove(child.id());
             return Err("cannot start server: its pipes are missing".into());
         };
         let tail = Arc::new(Mutex::new(VecDeque::new()));
@@ -149,19 +153,16 @@ impl StdioServer {
             })
             .and_then(|_| LineTransport::new(stdout, stdin, max_line));
         match started {
-            Ok(lines) => {
-                install_signal_handler();
-                running::add(child.id());
-                Ok(StdioServer {
+            Ok(lines) => Ok(StdioServer {
                     child,
                     lines,
                     stderr: tail,
                     stderr_done,
                     finished: false,
-                })
-            }
+                }),
             Err(e) => {
                 kill_now(&mut child);
+                running::remove(child.id());
                 Err(format!("cannot start server threads: {e}"))
             }
         }
@@ -328,12 +329,28 @@ fn install_signal_handler() {
                     .name("signals".into())
                     .spawn(move || {
                         if let Some(sig) = signals.forever().next() {
+                            // Noted before the servers die: the run their death ends (a listing
+                            // that lost its server) exits with the signal's code too.
+                            ENDING.store(sig, std::sync::atomic::Ordering::SeqCst);
                             kill_running();
                             std::process::exit(128 + sig);
                         }
                     });
             }
         });
+    }
+}
+
+/// The ending signal the handler caught, once it has (0 before).
+static ENDING: std::sync::atomic::AtomicI32 = std::sync::atomic::AtomicI32::new(0);
+
+/// The ending signal that is ending the run, if one is: the handler is about to exit with the
+/// shell's code for it (the command that lost its servers must not exit before it, nor beside
+/// it: two threads in `exit` at once may crash).
+pub fn ending_signal() -> Option<i32> {
+    match ENDING.load(std::sync::atomic::Ordering::SeqCst) {
+        0 => None,
+        sig => Some(sig),
     }
 }
 
